@@ -1,0 +1,65 @@
+"""Crash-safe file writes: temp file in the same directory, fsync, rename, fsync of the directory.
+
+Rules:
+- The target is either the old file or the complete new file, never a mix, at every instant.
+- Every step goes through `FileSystem`, so tests can inject a failure at any step.
+- A failed write removes its temp file and re-raises; it never touches the old file.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+
+class FileSystem:
+    """The OS calls that atomic writes make; tests substitute one that fails on demand."""
+
+    def open_write(self, path: Path):
+        return open(path, "xb")
+
+    def write(self, handle, data: bytes) -> None:
+        handle.write(data)
+
+    def fsync(self, handle) -> None:
+        handle.flush()
+        os.fsync(handle.fileno())
+
+    def rename(self, src: Path, dst: Path) -> None:
+        os.replace(src, dst)
+
+    def fsync_dir(self, directory: Path) -> None:
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def remove(self, path: Path) -> None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+DEFAULT_FS = FileSystem()
+
+
+def atomic_write(path, data: bytes, *, fs: FileSystem = DEFAULT_FS, tmp_suffix: str | None = None) -> None:
+    """Write `data` to `path` atomically and durably."""
+    path = Path(path)
+    tmp = path.with_name(path.name + (tmp_suffix or f".{secrets.token_hex(4)}.tmp"))
+    try:
+        with fs.open_write(tmp) as handle:
+            fs.write(handle, data)
+            fs.fsync(handle)
+        fs.rename(tmp, path)
+    except BaseException:
+        fs.remove(tmp)
+        raise
+    fs.fsync_dir(path.parent)
+
+
+def atomic_write_text(path, text: str, *, fs: FileSystem = DEFAULT_FS, tmp_suffix: str | None = None) -> None:
+    """Write UTF-8 `text` to `path` atomically and durably."""
+    atomic_write(path, text.encode("utf-8"), fs=fs, tmp_suffix=tmp_suffix)

@@ -1,0 +1,50 @@
+"""Render numbers as Java prints them (Double.toString), for JSON that matches Kafka's tools."""
+from __future__ import annotations
+
+import math
+
+
+def java_double(x: float) -> str:
+    """Format `x` like Java's Double.toString: '1024.0', '1.048576E7', '1.0E-4', 'NaN', 'Infinity'."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    mag = abs(x)
+    if 1e-3 <= mag < 1e7:
+        return _plain(x)
+    return _scientific(x)
+
+
+def _digits(x: float) -> tuple[str, int]:
+    """Return the shortest round-trip digits of |x| and the decimal exponent of the first digit."""
+    text = repr(abs(x))
+    if "e" in text:
+        m, _, e = text.partition("e")
+        digits = m.replace(".", "")
+        return digits.rstrip("0") or "0", int(e)
+    int_part, _, frac = text.partition(".")
+    if int_part != "0":
+        digits = (int_part + frac).rstrip("0") or "0"
+        return digits, len(int_part) - 1
+    stripped = frac.lstrip("0")
+    return stripped.rstrip("0") or "0", -(len(frac) - len(stripped)) - 1
+
+
+def _plain(x: float) -> str:
+    digits, exp = _digits(x)
+    sign = "-" if x < 0 else ""
+    if exp >= 0:
+        whole = digits[: exp + 1].ljust(exp + 1, "0")
+        frac = digits[exp + 1:] or "0"
+    else:
+        whole, frac = "0", "0" * (-exp - 1) + digits
+    return f"{sign}{whole}.{frac}"
+
+
+def _scientific(x: float) -> str:
+    digits, exp = _digits(x)
+    sign = "-" if x < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exp}"

@@ -1,0 +1,149 @@
+"""The metadata record frame (MetadataRecordSerde): uvarint frameVersion=1, apiKey, version, then body.
+
+Rules:
+- Frame version 1 only; frame 0 (2.8 preview) and others are rejected with Kafka's messages.
+- apiKey and version are read as unsigned varints and rejected above 32767.
+- The body is decoded by the compiled codec; leftover bytes are an error.
+- A type or version newer than the schemas raises UnknownRecordError, which tools may show generically.
+"""
+from __future__ import annotations
+
+import re
+
+from ..protocol import codec
+from ..protocol.primitives import read_uvarint, uvarint_bytes
+from ..protocol.schema import SchemaError, load
+
+FRAME_VERSION = 1
+
+# apiKey -> record name (metadata/src/main/resources/common/metadata); ids 6, 13 and 16 are unused.
+METADATA_RECORD_TYPES = {
+    0: "RegisterBrokerRecord", 1: "UnregisterBrokerRecord", 2: "TopicRecord", 3: "PartitionRecord",
+    4: "ConfigRecord", 5: "PartitionChangeRecord", 7: "FenceBrokerRecord", 8: "UnfenceBrokerRecord",
+    9: "RemoveTopicRecord", 10: "DelegationTokenRecord", 11: "UserScramCredentialRecord",
+    12: "FeatureLevelRecord", 14: "ClientQuotaRecord", 15: "ProducerIdsRecord",
+    17: "BrokerRegistrationChangeRecord", 18: "AccessControlEntryRecord", 19: "RemoveAccessControlEntryRecord",
+    20: "NoOpRecord", 21: "ZkMigrationStateRecord", 22: "RemoveUserScramCredentialRecord",
+    23: "BeginTransactionRecord", 24: "EndTransactionRecord", 25: "AbortTransactionRecord",
+    26: "RemoveDelegationTokenRecord", 27: "RegisterControllerRecord", 28: "ClearElrRecord",
+}
+RECORD_API_KEYS = {name: key for key, name in METADATA_RECORD_TYPES.items()}
+
+
+class MetadataParseError(ValueError):
+    """A metadata record value is not a valid frame (Kafka's MetadataParseException)."""
+
+
+class UnknownRecordError(MetadataParseError):
+    """The record's type or version is not in the schemas; api_key/version/body say what it was."""
+
+    def __init__(self, message: str, api_key: int, version: int, body: bytes):
+        super().__init__(message)
+        self.api_key, self.version, self.body = api_key, version, body
+
+
+class ApiMessageAndVersion:
+    """A decoded metadata record: the message, its schema version and its api key."""
+
+    __slots__ = ("message", "version", "api_key")
+
+    def __init__(self, message, version: int, api_key: int | None = None):
+        self.message = message
+        self.version = version
+        self.api_key = message.api_key if api_key is None else api_key
+
+    @property
+    def name(self) -> str:
+        """Return the record's schema name ('TopicRecord')."""
+        return METADATA_RECORD_TYPES[self.api_key]
+
+    def __eq__(self, other):
+        return (isinstance(other, ApiMessageAndVersion) and self.api_key == other.api_key
+                and self.version == other.version and self.message == other.message)
+
+    def __repr__(self) -> str:
+        return f"ApiMessageAndVersion({self.message!r}, version={self.version})"
+
+
+_ENUM = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def type_enum_name(name: str) -> str:
+    """Return MetadataRecordType's enum name: '_' only before an upper-case letter after a lower-case one."""
+    return _ENUM.sub("_", name).upper()
+
+
+_decoders: dict[tuple[int, int], object] = {}
+
+
+def _decoder(api_key: int, version: int, body: bytes):
+    fn = _decoders.get((api_key, version))
+    if fn is not None:
+        return fn
+    name = METADATA_RECORD_TYPES.get(api_key)
+    try:
+        spec = load(name) if name else None
+    except SchemaError:
+        spec = None
+    if spec is None:
+        raise UnknownRecordError(f"Unknown metadata id {api_key}", api_key, version, body)
+    if version not in spec.valid_versions:
+        raise UnknownRecordError(f"{name} has no version {version} (known: {spec.valid_versions})",
+                                 api_key, version, body)
+    fn = _decoders[(api_key, version)] = codec.raw_decoder(name, version)
+    return fn
+
+
+def read_frame(value: bytes) -> tuple[int, int, int]:
+    """Read the frame header; return (api_key, version, body position)."""
+    frame, pos = read_uvarint(value, 0)
+    if frame != FRAME_VERSION:
+        if frame == 0:
+            raise MetadataParseError(
+                "Could not deserialize metadata record with frame version 0. Note that upgrades from the "
+                "preview release of KRaft in 2.8 to newer versions are not supported.")
+        raise MetadataParseError(f"Could not deserialize metadata record due to unknown frame version "
+                                 f"{frame}(only frame version 1 is supported)")
+    api_key, pos = read_uvarint(value, pos)
+    version, pos = read_uvarint(value, pos)
+    if api_key > 32767 or version > 32767:
+        raise MetadataParseError(f"Value for api key or version is too large: {api_key}, {version}")
+    return api_key, version, pos
+
+
+def read_metadata_record(value: bytes) -> ApiMessageAndVersion:
+    """Decode one metadata record value into an ApiMessageAndVersion."""
+    if not value:
+        raise MetadataParseError("Empty metadata record value")
+    try:
+        api_key, version, pos = read_frame(value)
+    except (IndexError, ValueError) as e:
+        if isinstance(e, MetadataParseError):
+            raise
+        raise MetadataParseError(f"Failed to read metadata record frame: {e}") from None
+    decode = _decoder(api_key, version, value[pos:])
+    end = len(value)
+    try:
+        message, stop = decode(value, pos, end)
+    except Exception as e:  # the generated decoders raise CodecError, struct.error, IndexError...
+        raise MetadataParseError(f"Failed to deserialize record with type {api_key}: {e}") from None
+    if stop != end:
+        raise MetadataParseError(f"Found {end - stop} byte(s) of garbage after {api_key}")
+    return ApiMessageAndVersion(message, version, api_key)
+
+
+def write_metadata_record(record: ApiMessageAndVersion) -> bytes:
+    """Encode an ApiMessageAndVersion into a frame-version-1 record value."""
+    name = METADATA_RECORD_TYPES[record.api_key]
+    out = bytearray(uvarint_bytes(FRAME_VERSION))
+    out += uvarint_bytes(record.api_key)
+    out += uvarint_bytes(record.version)
+    codec.encoder(name, record.version)(record.message, out)
+    return bytes(out)
+
+
+def record_to_json(record: ApiMessageAndVersion) -> str:
+    """Render as kafka-dump-log does: {"type":"<ENUM>","version":N,"data":{...}}."""
+    name = METADATA_RECORD_TYPES[record.api_key]
+    data = codec.json_renderer(name, record.version)(record.message)
+    return f'{{"type":"{type_enum_name(name)}","version":{record.version},"data":{data}}}'
