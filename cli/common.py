@@ -1,0 +1,110 @@
+"""What every kraftsman command shares: exit codes, the injected environment and the error boundary.
+
+Rules:
+- Only the cli layer prints; library errors reach users as one line on stderr, never a traceback
+  (set KRAFTSMAN_DEBUG=1 or pass --debug to see it).
+- Exit codes are an IntEnum documented in the README; Kafka-compatible tools keep Kafka's codes.
+- Heavy modules are imported inside commands, never at module import.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Callable, TextIO
+
+
+class ExitStatus(IntEnum):
+    """Process exit codes shared by all tools."""
+
+    OK = 0
+    ERROR = 1             # Kafka's generic failure code (bad input, failed operation)
+    CORRUPT = 2           # dump-log: some bytes could not be decoded; the rest was printed
+    USAGE = 64            # bad flags or arguments (BSD sysexits EX_USAGE)
+    UNAVAILABLE = 69      # cannot reach the cluster (EX_UNAVAILABLE)
+    INTERRUPTED = 130     # Ctrl-C
+
+
+class ToolError(Exception):
+    """An error a tool reports as one line with a given exit status."""
+
+    def __init__(self, message: str, status: int = ExitStatus.ERROR):
+        super().__init__(message)
+        self.message = message
+        self.status = int(status)
+
+
+@dataclass
+class Environment:
+    """The process surroundings a command uses, injected so tests run commands in-process."""
+
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+    cwd: str = field(default_factory=os.getcwd)
+    env: dict = field(default_factory=lambda: dict(os.environ))
+
+    @property
+    def stdout_isatty(self) -> bool:
+        """Tell whether stdout is a terminal."""
+        return bool(getattr(self.stdout, "isatty", lambda: False)())
+
+    @property
+    def stderr_isatty(self) -> bool:
+        """Tell whether stderr is a terminal."""
+        return bool(getattr(self.stderr, "isatty", lambda: False)())
+
+    @property
+    def debug(self) -> bool:
+        """Tell whether tracebacks were asked for."""
+        return self.env.get("KRAFTSMAN_DEBUG", "") not in ("", "0")
+
+
+def _expected_errors() -> tuple[type, ...]:
+    from kraftsman.storage.errors import KNOWN_ERRORS
+
+    return (ToolError,) + KNOWN_ERRORS
+
+
+def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | None = None,
+                env: Environment | None = None, prog: str = "kraftsman") -> int:
+    """Run `fn(argv, env)` behind the error boundary and return its exit status."""
+    env = env or Environment()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--debug" in argv:
+        argv.remove("--debug")
+        env.env["KRAFTSMAN_DEBUG"] = "1"
+    try:
+        return int(fn(argv, env) or 0)
+    except KeyboardInterrupt:
+        env.stderr.write("Interrupted.\n")
+        return ExitStatus.INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return ExitStatus.OK
+    except Exception as e:  # the boundary: everything becomes one line
+        if env.debug:
+            raise
+        status = e.status if isinstance(e, ToolError) else ExitStatus.ERROR
+        known = isinstance(e, _expected_errors())
+        text = str(e) if known else f"unexpected {type(e).__name__}: {e} (run with --debug for details)"
+        env.stderr.write(f"{prog}: {_one_line(text)}\n")
+        return status
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "failed"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def exit_with(fn: Callable[[list[str], Environment], int], prog: str) -> None:
+    """Run a console script entry point and exit with its status."""
+    sys.exit(run_command(fn, prog=prog))
