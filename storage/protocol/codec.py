@@ -119,6 +119,13 @@ class _Src:
     def __init__(self):
         self.lines: list[str] = []
         self.n = 0
+        self.names: dict[str, object] = {}
+
+    def struct_reader(self, fmt: str) -> str:
+        """Return the name of a precompiled Struct.unpack_from for `fmt` (shared across the module)."""
+        name = "_R_" + fmt.replace("?", "Z")
+        self.names.setdefault(name, struct.Struct(">" + fmt).unpack_from)
+        return name
 
     def tmp(self, base: str) -> str:
         self.n += 1
@@ -135,6 +142,9 @@ _FIXED = {"int8": ("_i8", 1), "int16": ("_i16", 2), "int32": ("_i32", 4), "int64
           "uint16": ("_u16", 2), "uint32": ("_u32", 4), "float64": ("_f64", 8)}
 _ARRAY_FMT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
               "float64": "d"}
+
+
+_CACHED_ARRAYS = 64
 
 
 def _is_flex(f: FieldSpec, version: int, flexible: bool) -> bool:
@@ -175,14 +185,22 @@ def _read_value(s: _Src, ind: int, target: str, f: FieldSpec, t: str, version: i
     elif t == "bool":
         s(ind, f"{target} = buf[pos] != 0; pos += 1")
     elif t == "uuid":
-        s(ind, f"{target} = _Uuid(buf[pos:pos + 16]); pos += 16")
+        s(ind, f"{target} = buf[pos:pos + 16]; pos += 16")
+        s(ind, "if pos > _end: raise CodecError('unexpected end of buffer', _end)")
     elif t in ("string", "bytes", "records"):
         n = s.tmp("n")
+        conv = ".decode('utf-8')" if t == "string" else ""
+        if flex:  # one-byte compact length: the usual case, one branch
+            s(ind, f"{n} = buf[pos]")
+            s(ind, f"if 0 < {n} < 128:")
+            s(ind + 1, f"{target} = buf[pos + 1:pos + {n}]{conv}; pos += {n}")
+            s(ind + 1, "if pos > _end: raise CodecError('unexpected end of buffer', _end)")
+            s(ind, "else:")
+            ind += 1
         _read_len(s, ind, n, flex, wide=t != "string")
         s(ind, f"if {n} < 0:")
         _null_or_fail(s, ind, target, nullable, f.name)
         s(ind, "else:")
-        conv = ".decode('utf-8')" if t == "string" else ""
         s(ind + 1, f"{target} = buf[pos:pos + {n}]{conv}; pos += {n}")
         s(ind + 1, "if pos > _end: raise CodecError('unexpected end of buffer', _end)")
     else:
@@ -206,14 +224,26 @@ def _read_field(s: _Src, ind: int, target: str, f: FieldSpec, version: int, flex
         _read_value(s, ind, target, f, f.type, version, flex, nullable)
         return
     n = s.tmp("n")
+    et = f.element_type
+    code = "16s" if et == "uuid" else _ARRAY_FMT.get(et)
+    if flex and code:  # one-byte compact count of fixed-size elements: one branch
+        s(ind, f"{n} = buf[pos]")
+        s(ind, f"if 0 < {n} < {_CACHED_ARRAYS + 1}:")
+        s(ind + 1, f"{target} = list(_C{code}[{n}](buf, pos + 1)); pos += _Z{code}[{n}]")
+        s(ind, "else:")
+        ind += 1
     _read_len(s, ind, n, flex, wide=True)
     s(ind, f"if {n} < 0:")
     _null_or_fail(s, ind, target, nullable, f.name)
+    if et == "uuid":
+        s(ind, f"elif {n} < {_CACHED_ARRAYS}:")
+        s(ind + 1, f"{target} = list(_A16s[{n}](buf, pos)); pos += 16 * {n}")
     s(ind, f"elif {n} > _end - pos:")
     s(ind + 1, f"raise CodecError('array {f.name} claims {{}} elements past the end of the buffer'.format({n}), pos)")
-    et = f.element_type
     if et in _ARRAY_FMT:
         size = _FIXED[et][1]
+        s(ind, f"elif {n} < {_CACHED_ARRAYS}:")
+        s(ind + 1, f"{target} = list(_A{_ARRAY_FMT[et]}[{n}](buf, pos)); pos += {size} * {n}")
         s(ind, "else:")
         s(ind + 1, f"{target} = list(_unpack_from('>%d{_ARRAY_FMT[et]}' % {n}, buf, pos)); pos += {size} * {n}")
         return
@@ -229,7 +259,7 @@ def _read_field(s: _Src, ind: int, target: str, f: FieldSpec, version: int, flex
 def _gen_decoder(s: _Src, struct_name: str, fields, version: int, flexible: bool) -> None:
     s(0, f"def _d_{struct_name}(buf, pos, _end):")
     s(1, f"o = _new(_S_{struct_name})")
-    tagged = []
+    tagged, run = [], []
     for f in fields:
         attr = "o." + snake_name(f.name)
         if version not in f.versions:
@@ -237,13 +267,33 @@ def _gen_decoder(s: _Src, struct_name: str, fields, version: int, flexible: bool
         elif flexible and version in f.tagged_versions:
             s(1, f"{attr} = {default_literal(f)}")
             tagged.append(f)
+        elif not f.is_array and f.type in _RUN_FMT:
+            run.append(f)
+            continue
         else:
+            _flush_run(s, run)
             _read_field(s, 1, attr, f, version, _is_flex(f, version, flexible))
+    _flush_run(s, run)
     s(1, "o._unknown_tagged_fields = None")
     if flexible:
         _gen_tag_reader(s, tagged, version)
     s(1, "return o, pos")
     s(0, "")
+
+
+_RUN_FMT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
+            "float64": "d", "bool": "?"}
+
+
+def _flush_run(s: _Src, run: list) -> None:
+    """Emit one unpack for a run of consecutive fixed-width fields (then empty the run)."""
+    if not run:
+        return
+    fmt = "".join(_RUN_FMT[f.type] for f in run)
+    targets = ", ".join("o." + snake_name(f.name) for f in run)
+    size = struct.calcsize(">" + fmt)
+    s(1, f"{targets}{',' if len(run) == 1 else ''} = {s.struct_reader(fmt)}(buf, pos); pos += {size}")
+    run.clear()
 
 
 def _gen_tag_reader(s: _Src, tagged, version: int) -> None:
@@ -444,11 +494,17 @@ def _base_namespace() -> dict:
     ns = {
         "Message": Message, "CodecError": CodecError, "_MISSING": MISSING, "_new": object.__new__,
         "_uvarint": P.read_uvarint, "_uv": P.uvarint_bytes, "_unpack_from": struct.unpack_from,
-        "_pack": struct.pack, "_Uuid": Uuid, "_ZERO": ZERO_UUID, "_first": lambda kv: kv[0],
+        "_pack": struct.pack, "_Uuid": Uuid, "_bnew": bytes.__new__, "_ZERO": ZERO_UUID, "_first": lambda kv: kv[0],
         "_NULL16": b"\xff\xff", "_NULL32": b"\xff\xff\xff\xff",
         "_js": encode_basestring, "_us": uuid_str, "_jd": java_double,
         "_b64": lambda b: base64.b64encode(b).decode("ascii"),
     }
+    for code in set(_ARRAY_FMT.values()):
+        ns["_A" + code] = tuple(struct.Struct(f">{n}{code}").unpack_from for n in range(_CACHED_ARRAYS))
+    ns["_A16s"] = tuple(struct.Struct(">" + "16s" * n).unpack_from for n in range(_CACHED_ARRAYS))
+    for code in set(_ARRAY_FMT.values()) | {"16s"}:  # indexed by the compact count byte (count + 1)
+        ns["_C" + code] = (None,) + ns["_A" + code]
+        ns["_Z" + code] = (0,) + tuple(1 + n * struct.calcsize(">" + code) for n in range(_CACHED_ARRAYS))
     for t, (fn, _) in _FIXED.items():
         st = getattr(P, t.upper())
         ns[fn] = st.unpack_from
@@ -513,6 +569,7 @@ def _compiled(name: str, version: int) -> dict:
         _gen_encoder(s, n, fields, version, flexible)
         _gen_json(s, n, fields, version, flexible)
     ns = _base_namespace()
+    ns.update(s.names)
     ns.update({f"_S_{n}": c for n, c in _classes(name).items()})
     exec(compile(s.text(), f"<kraftsman codec {name} v{version}>", "exec"), ns)
     return {"decode": ns[f"_d_{spec.name}"], "encode": ns[f"_e_{spec.name}"], "json": ns[f"_j_{spec.name}"],

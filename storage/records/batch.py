@@ -16,6 +16,7 @@ Rules:
 from __future__ import annotations
 
 import struct
+from typing import NamedTuple
 
 from ..protocol.primitives import read_uvarint, varint_bytes, varlong_bytes
 from .compression import CompressionError, compress, decompress, NAMES as COMPRESSION_NAMES
@@ -52,23 +53,20 @@ class CorruptRecordError(ValueError):
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-class Record:
-    """One record of a v2 batch, with absolute offset and timestamp."""
+class Record(NamedTuple):
+    """One record of a v2 batch, with absolute offset and timestamp (a tuple: cheap to build)."""
 
-    __slots__ = ("offset", "timestamp", "key", "value", "headers", "attributes", "sequence", "size_in_bytes")
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple = ()
+    attributes: int = 0
+    sequence: int = -1
+    size_in_bytes: int = 0
 
-    def __init__(self, offset, timestamp, key, value, headers=(), attributes=0, sequence=-1, size_in_bytes=0):
-        self.offset = offset
-        self.timestamp = timestamp
-        self.key = key
-        self.value = value
-        self.headers = headers
-        self.attributes = attributes
-        self.sequence = sequence
-        self.size_in_bytes = size_in_bytes
 
-    def __repr__(self) -> str:
-        return f"Record(offset={self.offset}, timestamp={self.timestamp}, key={self.key!r}, value={self.value!r})"
+_new_record = tuple.__new__
 
 
 def _varint(buf, pos):
@@ -193,46 +191,110 @@ class RecordBatch:
             raise CorruptRecordError(f"malformed record in batch at offset {self.base_offset}: {e}",
                                      self.position) from None
 
+    def raft_values(self):
+        """Yield (offset, value) of records shaped as the raft writes them, falling back to records().
+
+        Raft records have attributes 0, timestamp delta 0, a null key and no headers; the fast path
+        checks exactly that and hands any other shape to the general parser.
+        """
+        if self.compression:
+            for record in self.records():
+                yield record.offset, record.value
+            return
+        data, base, n = self.buffer, self.base_offset, self.records_count
+        pos, end = RECORD_BATCH_OVERHEAD, len(data)
+        for i in range(n):
+            b, b2 = data[pos], data[pos + 1]
+            if b < 128:
+                length, body = b >> 1, pos + 1
+            elif b2 < 128:
+                length, body = ((b & 0x7F) | (b2 << 7)) >> 1, pos + 2
+            else:
+                break
+            stop = body + length
+            if (b & 1 or data[body] or data[body + 1] or data[body + 3] != 1 or data[body + 2] >= 128
+                    or data[stop - 1] or stop > end):
+                break
+            value, vend = _read_blob(data, body + 4)
+            if vend != stop - 1 or value is None:
+                break
+            yield base + (data[body + 2] >> 1), value
+            pos = stop
+        else:
+            if pos == end:
+                return
+        for record in list(self.records())[i:]:
+            yield record.offset, record.value
+
     def __repr__(self) -> str:
         return (f"RecordBatch(base_offset={self.base_offset}, last_offset={self.last_offset}, "
                 f"count={self.records_count}, position={self.position}, control={self.is_control})")
 
 
 def _parse_records(data, count, base_offset, base_timestamp, base_sequence, base_pos):
+    """Parse `count` DefaultRecords; one-byte varints (the usual case) are decoded inline."""
     pos = 0
     end = len(data)
     for _ in range(count):
         start = pos
-        length, pos = _varint(data, pos)
+        b = data[pos]
+        if b < 128:
+            length, pos = (b >> 1) ^ -(b & 1), pos + 1
+        elif data[pos + 1] < 128:
+            raw = (b & 0x7F) | (data[pos + 1] << 7)
+            length, pos = (raw >> 1) ^ -(raw & 1), pos + 2
+        else:
+            length, pos = _varint(data, pos)
         body = pos
         if length < 0 or pos + length > end:
             raise CorruptRecordError(f"record length {length} runs past the end of the batch",
                                      None if base_pos is None else base_pos + start)
         attributes = data[pos]
-        ts_delta, pos = _varlong(data, pos + 1)
-        off_delta, pos = _varint(data, pos)
-        klen, pos = _varint(data, pos)
-        key = None
-        if klen >= 0:
-            key = data[pos:pos + klen]
-            pos += klen
-        vlen, pos = _varint(data, pos)
-        value = None
-        if vlen >= 0:
-            value = data[pos:pos + vlen]
-            pos += vlen
-        hcount, pos = _varint(data, pos)
-        headers = ()
-        if hcount:
+        b = data[pos + 1]
+        if b < 128:
+            ts_delta, pos = (b >> 1) ^ -(b & 1), pos + 2
+        else:
+            ts_delta, pos = _varlong(data, pos + 1)
+        b = data[pos]
+        if b < 128:
+            off_delta, pos = (b >> 1) ^ -(b & 1), pos + 1
+        else:
+            off_delta, pos = _varint(data, pos)
+        key, pos = _read_blob(data, pos)
+        value, pos = _read_blob(data, pos)
+        if data[pos] == 0:
+            headers, pos = (), pos + 1
+        else:
+            hcount, pos = _varint(data, pos)
             headers, pos = _parse_headers(data, pos, hcount)
         if pos != body + length:
             raise CorruptRecordError(f"record claims {length} bytes but its fields take {pos - body}",
                                      None if base_pos is None else base_pos + start)
         seq = -1 if base_sequence == -1 else (base_sequence + off_delta) & 0x7FFFFFFF
-        yield Record(base_offset + off_delta, base_timestamp + ts_delta, key, value, headers, attributes, seq,
-                     pos - start)
+        yield _new_record(Record, (base_offset + off_delta, base_timestamp + ts_delta, key, value, headers,
+                                   attributes, seq, pos - start))
     if pos != end:
         raise CorruptRecordError(f"{end - pos} bytes left after the last of {count} records", base_pos)
+
+
+def _read_blob(data, pos):
+    """Read a varint-length-prefixed key or value (-1 = null)."""
+    b = data[pos]
+    if b == 1:
+        return None, pos + 1
+    if b < 128 and not b & 1:
+        n = b >> 1
+        return data[pos + 1:pos + 1 + n], pos + 1 + n
+    b2 = data[pos + 1] if b >= 128 else 255
+    if b2 < 128 and not b & 1:
+        n = ((b & 0x7F) | (b2 << 7)) >> 1
+        return data[pos + 2:pos + 2 + n], pos + 2 + n
+    n, pos = _varint(data, pos)
+    if n < 0:
+        if n != -1:
+            raise CorruptRecordError(f"invalid negative key or value size {n}")
+        return None, pos
+    return data[pos:pos + n], pos + n
 
 
 def _parse_headers(data, pos, count):

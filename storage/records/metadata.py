@@ -9,6 +9,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..protocol import codec
 from ..protocol.primitives import read_uvarint, uvarint_bytes
@@ -42,27 +43,32 @@ class UnknownRecordError(MetadataParseError):
         self.api_key, self.version, self.body = api_key, version, body
 
 
-class ApiMessageAndVersion:
+class _MessageAndVersion(NamedTuple):
+    message: object
+    version: int
+    api_key: int
+
+
+class ApiMessageAndVersion(_MessageAndVersion):
     """A decoded metadata record: the message, its schema version and its api key."""
 
-    __slots__ = ("message", "version", "api_key")
+    __slots__ = ()
 
-    def __init__(self, message, version: int, api_key: int | None = None):
-        self.message = message
-        self.version = version
-        self.api_key = message.api_key if api_key is None else api_key
+    def __new__(cls, message, version: int, api_key: int | None = None):
+        return tuple.__new__(cls, (message, version, message.api_key if api_key is None else api_key))
+
+    @classmethod
+    def of(cls, message, version: int) -> "ApiMessageAndVersion":
+        """Wrap a generated record message with its version (the api key comes from its class)."""
+        return cls(message, version, message.api_key)
 
     @property
     def name(self) -> str:
         """Return the record's schema name ('TopicRecord')."""
         return METADATA_RECORD_TYPES[self.api_key]
 
-    def __eq__(self, other):
-        return (isinstance(other, ApiMessageAndVersion) and self.api_key == other.api_key
-                and self.version == other.version and self.message == other.message)
 
-    def __repr__(self) -> str:
-        return f"ApiMessageAndVersion({self.message!r}, version={self.version})"
+_new_amv = tuple.__new__
 
 
 _ENUM = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -111,17 +117,24 @@ def read_frame(value: bytes) -> tuple[int, int, int]:
     return api_key, version, pos
 
 
-def read_metadata_record(value: bytes) -> ApiMessageAndVersion:
-    """Decode one metadata record value into an ApiMessageAndVersion."""
+def _read_frame_checked(value: bytes) -> tuple[int, int, int]:
     if not value:
         raise MetadataParseError("Empty metadata record value")
     try:
-        api_key, version, pos = read_frame(value)
+        return read_frame(value)
     except (IndexError, ValueError) as e:
         if isinstance(e, MetadataParseError):
             raise
         raise MetadataParseError(f"Failed to read metadata record frame: {e}") from None
-    decode = _decoder(api_key, version, value[pos:])
+
+
+def read_metadata_record(value: bytes) -> ApiMessageAndVersion:
+    """Decode one metadata record value into an ApiMessageAndVersion."""
+    if len(value) >= 3 and value[0] == 1 and value[1] < 128 and value[2] < 128:
+        api_key, version, pos = value[1], value[2], 3  # the common one-byte frame
+    else:
+        api_key, version, pos = _read_frame_checked(value)
+    decode = _decoders.get((api_key, version)) or _decoder(api_key, version, value[pos:])
     end = len(value)
     try:
         message, stop = decode(value, pos, end)
@@ -129,7 +142,7 @@ def read_metadata_record(value: bytes) -> ApiMessageAndVersion:
         raise MetadataParseError(f"Failed to deserialize record with type {api_key}: {e}") from None
     if stop != end:
         raise MetadataParseError(f"Found {end - stop} byte(s) of garbage after {api_key}")
-    return ApiMessageAndVersion(message, version, api_key)
+    return _new_amv(ApiMessageAndVersion, (message, version, api_key))
 
 
 def write_metadata_record(record: ApiMessageAndVersion) -> bytes:
@@ -147,3 +160,65 @@ def record_to_json(record: ApiMessageAndVersion) -> str:
     name = METADATA_RECORD_TYPES[record.api_key]
     data = codec.json_renderer(name, record.version)(record.message)
     return f'{{"type":"{type_enum_name(name)}","version":{record.version},"data":{data}}}'
+
+
+def decode_data_batch(batch) -> list[tuple[int, ApiMessageAndVersion]]:
+    """Decode every record of a non-control batch into (offset, ApiMessageAndVersion), in order.
+
+    The fast path reads records shaped as the raft writes them (attributes 0, timestamp delta 0,
+    null key, no headers, one-byte frame) straight from the batch buffer; any other shape, and
+    compressed batches, go through the general record parser.
+    """
+    if batch.compression:
+        return [(r.offset, read_metadata_record(r.value)) for r in batch.records()]
+    out: list[tuple[int, ApiMessageAndVersion]] = []
+    try:
+        done = _decode_raft_shaped(batch, out)
+    except MetadataParseError:
+        raise
+    except Exception as e:  # struct.error / IndexError / CodecError from a malformed body
+        offset = out[-1][0] + 1 if out else batch.base_offset
+        raise MetadataParseError(f"Failed to deserialize record at offset {offset}: {e}") from None
+    if done < batch.records_count:
+        rest = list(batch.records())[done:]
+        out.extend((r.offset, read_metadata_record(r.value)) for r in rest)
+    return out
+
+
+def _decode_raft_shaped(batch, out: list) -> int:
+    data, base, end = batch.buffer, batch.base_offset, len(batch.buffer)
+    decoders, append, new, amv = _decoders, out.append, _new_amv, ApiMessageAndVersion
+    pos = 61
+    for i in range(batch.records_count):
+        b = data[pos]
+        if b < 128:
+            length, body = b >> 1, pos + 1
+        else:
+            length, body = ((b & 0x7F) | (data[pos + 1] << 7)) >> 1, pos + 2
+        od = data[body + 2]
+        if od < 128:
+            delta, k = od >> 1, body + 3
+        else:
+            delta, k = ((od & 0x7F) | (data[body + 3] << 7)) >> 1, body + 4
+        vb = data[k + 1]
+        if vb < 128:
+            vstart = k + 2
+            vend = vstart + (vb >> 1)
+        else:
+            vstart = k + 3
+            vend = vstart + (((vb & 0x7F) | (data[k + 2] << 7)) >> 1)
+        stop = body + length
+        if (b & 1 or data[body] or data[body + 1] or od & 1 or data[k] != 1 or vb & 1
+                or vend + 1 != stop or stop > end or data[vend] or data[vstart] != 1
+                or data[vstart + 1] >= 128 or data[vstart + 2] >= 128
+                or b >= 128 and data[pos + 1] >= 128 or od >= 128 and data[body + 3] >= 128
+                or vb >= 128 and data[k + 2] >= 128):
+            return i
+        key = (data[vstart + 1], data[vstart + 2])
+        fn = decoders.get(key) or _decoder(key[0], key[1], data[vstart + 3:vend])
+        message, mend = fn(data, vstart + 3, vend)
+        if mend != vend:
+            raise MetadataParseError(f"Found {vend - mend} byte(s) of garbage after {key[0]}")
+        append((base + delta, new(amv, (message, key[1], key[0]))))
+        pos = stop
+    return batch.records_count

@@ -1,0 +1,18 @@
+"""Shared pytest fixtures: where ../shared is, skipping cleanly when it is absent."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+KRAFT_REAL = SHARED / "fixtures" / "kraft-real"
+
+
+@pytest.fixture(scope="session")
+def kraft_real() -> Path:
+    """Return the real-Kafka fixture folder, or skip when ../shared is absent."""
+    if not (KRAFT_REAL / "data").is_dir():
+        pytest.skip(f"real Kafka fixtures not found at {KRAFT_REAL} (../shared is absent)")
+    return KRAFT_REAL

@@ -1,0 +1,51 @@
+"""Packaging guards: every package folder is listed in pyproject, and the layering contracts hold."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ROOTS = {"cli": "kraftsman.cli", "controller": "kraftsman.controller", "shell": "kraftsman.shell",
+         "storage": "kraftsman.storage"}
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())
+
+
+def test_top_level_layout_is_fixed():
+    allowed = {"pyproject.toml", "cli", "controller", "storage", "shell", "tests", "completions", "man",
+               "README.md", ".ci", ".gitignore", ".git"}
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True).stdout.split()
+    tops = {p.split("/")[0] for p in tracked}
+    assert tops <= allowed, tops - allowed
+
+
+def test_every_package_folder_is_listed():
+    listed = set(_pyproject()["tool"]["setuptools"]["packages"])
+    found = set()
+    for folder, package in ROOTS.items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(REPO / folder)
+            found.add(".".join([package, *rel.parts]))
+    assert found == listed
+
+
+def test_console_scripts_point_at_existing_modules():
+    for name, target in _pyproject()["project"]["scripts"].items():
+        module = target.split(":")[0]
+        parts = module.split(".")
+        assert parts[1] in ROOTS, name
+        assert (REPO.joinpath(*parts[1:]).with_suffix(".py")).is_file(), name
+
+
+def test_import_contracts_hold():
+    lint = shutil.which("lint-imports")
+    if lint is None:
+        pytest.skip("import-linter is not installed (pip install '.[test]')")
+    result = subprocess.run([lint], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
