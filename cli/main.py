@@ -1,0 +1,50 @@
+"""kraftsman: one umbrella command over the Kafka-compatible tools (`kraftsman storage ...` = `kafka-storage ...`).
+
+Rules:
+- Each subcommand is a module with `run(argv, env) -> int`, imported only when chosen (fast start-up).
+- The Kafka-named console scripts and these subcommands share the same code and flags.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .common import Environment, ExitStatus, exit_with
+
+# subcommand -> (module, program name shown in errors, one-line help)
+SUBCOMMANDS = {
+    "storage": ("kraftsman.cli.storage_tool", "kafka-storage", "Format and inspect KRaft log directories."),
+    "dump-log": ("kraftsman.cli.dump_log", "kafka-dump-log", "Print log segments, snapshots and indexes."),
+    "shell": ("kraftsman.cli.metadata_shell", "kafka-metadata-shell", "Browse cluster metadata as a tree."),
+    "demo": ("kraftsman.cli.demo", "kraftsman-demo", "Write and decode a small metadata log."),
+}
+
+
+def usage() -> str:
+    """Return the umbrella usage text."""
+    lines = ["usage: kraftsman <command> [args...]", "", "commands:"]
+    lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
+    lines += ["", "Run 'kraftsman <command> --help' for a command's flags."]
+    return "\n".join(lines) + "\n"
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Dispatch to a subcommand's run()."""
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        env.stdout.write(usage())
+        return ExitStatus.OK if argv else ExitStatus.USAGE
+    if argv[0] == "--version":
+        from importlib.metadata import version
+
+        env.stdout.write(f"kraftsman {version('kraftsman')}\n")
+        return ExitStatus.OK
+    entry = SUBCOMMANDS.get(argv[0])
+    if entry is None:
+        env.stderr.write(f"kraftsman: unknown command '{argv[0]}'\n" + usage())
+        return ExitStatus.USAGE
+    module = importlib.import_module(entry[0])
+    return module.run(argv[1:], env)
+
+
+def main() -> None:
+    """Console entry point."""
+    exit_with(run, "kraftsman")
