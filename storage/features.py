@@ -22,15 +22,21 @@ class FeatureError(ValueError):
 
 @dataclass(frozen=True, order=True)
 class MetadataVersion:
-    """One metadata.version: its feature level and its IBP string such as `3.9-IV0`."""
+    """One metadata.version: its position, feature level (-1 before KRaft) and IBP string."""
 
-    level: int
+    ordinal: int
+    level: int = field(compare=False)
     version: str = field(compare=False)
 
     @property
     def release(self) -> str:
         """Return the release part of the IBP string (`3.9` for `3.9-IV0`)."""
         return self.version.split("-", 1)[0]
+
+    @property
+    def is_kraft_supported(self) -> bool:
+        """Tell whether KRaft supports this version (3.0-IV1 or later)."""
+        return self.level >= 1
 
     @property
     def is_production(self) -> bool:
@@ -41,14 +47,22 @@ class MetadataVersion:
         return self.version
 
 
+_PRE_KRAFT = ("0.8.0", "0.8.1", "0.8.2", "0.9.0", "0.10.0-IV0", "0.10.0-IV1", "0.10.1-IV0", "0.10.1-IV1",
+              "0.10.1-IV2", "0.10.2-IV0", "0.11.0-IV0", "0.11.0-IV1", "0.11.0-IV2", "1.0-IV0", "1.1-IV0",
+              "2.0-IV0", "2.0-IV1", "2.1-IV0", "2.1-IV1", "2.1-IV2", "2.2-IV0", "2.2-IV1", "2.3-IV0",
+              "2.3-IV1", "2.4-IV0", "2.4-IV1", "2.5-IV0", "2.6-IV0", "2.7-IV0", "2.7-IV1", "2.7-IV2",
+              "2.8-IV0", "2.8-IV1", "3.0-IV0")
 _IBP = ("3.0-IV1", "3.1-IV0", "3.2-IV0", "3.3-IV0", "3.3-IV1", "3.3-IV2", "3.3-IV3", "3.4-IV0",
         "3.5-IV0", "3.5-IV1", "3.5-IV2", "3.6-IV0", "3.6-IV1", "3.6-IV2", "3.7-IV0", "3.7-IV1",
         "3.7-IV2", "3.7-IV3", "3.7-IV4", "3.8-IV0", "3.9-IV0", "4.0-IV0", "4.0-IV1", "4.0-IV2",
         "4.0-IV3")
-VERSIONS: tuple[MetadataVersion, ...] = tuple(MetadataVersion(i + 1, s) for i, s in enumerate(_IBP))
+ALL_VERSIONS: tuple[MetadataVersion, ...] = tuple(
+    MetadataVersion(i, -1, s) for i, s in enumerate(_PRE_KRAFT)) + tuple(
+    MetadataVersion(len(_PRE_KRAFT) + i, i + 1, s) for i, s in enumerate(_IBP))
+VERSIONS: tuple[MetadataVersion, ...] = tuple(mv for mv in ALL_VERSIONS if mv.level >= 1)
 _BY_LEVEL = {mv.level: mv for mv in VERSIONS}
-_BY_STRING = {mv.version: mv for mv in VERSIONS}
-for _mv in VERSIONS:                      # "3.9" means the newest IV of 3.9 (later ones win)
+_BY_STRING = {mv.version: mv for mv in ALL_VERSIONS}
+for _mv in ALL_VERSIONS:                  # "3.9" means the newest IV of 3.9 (later ones win)
     _BY_STRING[_mv.release] = _mv
 
 MINIMUM_KRAFT_VERSION = _BY_LEVEL[1]      # 3.0-IV1
@@ -173,16 +187,15 @@ def dependencies_of(name: str, level: int) -> tuple[tuple[str, int], ...]:
 
 
 def validate_levels(levels: dict[str, int], unstable_enabled: bool) -> None:
-    """Check every feature level is defined, stable if needed, and has its dependencies met."""
+    """Check every level is defined (and stable unless allowed) with its dependencies met
+    (Features.fromFeatureLevel, then Features.validateVersion)."""
     for name in sorted(levels):
         if name == METADATA_VERSION:
             continue
         known, level = _FEATURES[name], levels[name]
-        if known.level(level) is None:
-            raise FeatureError(f"Feature level {level} is not supported for feature {name}")
-        if not unstable_enabled and level > known.latest_production:
-            raise FeatureError(f"{name} version {level} is not yet stable.")
-        for dep, needed in known.level(level).dependencies:
-            if levels.get(dep, 0) < needed:
-                raise FeatureError(f"{name} could not be set to {level} because it depends on "
-                                   f"{dep} level {needed}")
+        definition = known.level(level)
+        if definition is None or (not unstable_enabled and level > known.latest_production):
+            raise FeatureError(f"No feature:{name} with feature level {level}")
+        for dep, needed in definition.dependencies:
+            if dep not in levels or levels[dep] < needed:
+                raise FeatureError(f"{name} {level} must be used with {dep} {needed}")

@@ -16,7 +16,14 @@ def test_from_version_string(text, expected):
     assert f.from_version_string(text).version == expected
 
 
-@pytest.mark.parametrize("text", ["2.8", "3.9-IV9", "foo", "3.0-IV0"])
+def test_pre_kraft_versions_parse_but_are_not_kraft():
+    assert f.from_version_string("2.8").version == "2.8-IV1"
+    assert f.from_version_string("0.10.0").version == "0.10.0-IV1"
+    assert not f.from_version_string("3.0-IV0").is_kraft_supported
+    assert f.from_version_string("3.0-IV0") < f.MINIMUM_KRAFT_VERSION < f.LATEST_PRODUCTION
+
+
+@pytest.mark.parametrize("text", ["2.9", "3.9-IV9", "foo", "1.2.3"])
 def test_from_version_string_rejects(text):
     with pytest.raises(f.FeatureError, match=f"^Version {text} is not a valid version$"):
         f.from_version_string(text)
@@ -53,8 +60,8 @@ def test_dependencies():
 
 def test_validate_levels():
     f.validate_levels({"metadata.version": 21, "kraft.version": 1}, False)
-    with pytest.raises(f.FeatureError, match="depends on metadata.version level 21"):
+    with pytest.raises(f.FeatureError, match="^kraft.version 1 must be used with metadata.version 21$"):
         f.validate_levels({"metadata.version": 20, "kraft.version": 1}, False)
-    with pytest.raises(f.FeatureError, match="not yet stable"):
+    with pytest.raises(f.FeatureError, match="^No feature:group.version with feature level 1$"):
         f.validate_levels({"metadata.version": 21, "group.version": 1}, False)
     f.validate_levels({"metadata.version": 25, "group.version": 1}, True)
