@@ -1,0 +1,178 @@
+"""kafka-metadata-shell: browse a metadata snapshot, log segment or log directory as a tree.
+
+Rules:
+- Kafka 3.9's flags (-s/--snapshot and the positional command) behave as in Kafka; --directory and
+  --offset are kraftsman additions. Non-interactive output goes to stdout with no banner.
+- Kafka's messages: a missing source is an 'Unexpected error: ...' line, exit 1; a held directory
+  lock is 'Unable to lock <dir>. ...'.
+- prompt_toolkit is imported only when the interactive shell starts.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from .common import Environment, ExitStatus, ToolError, exit_with
+
+PROG = "kafka-metadata-shell"
+NO_SOURCE = "Unexpected error: You must specify either a raft manager or a snapshot file reader."
+HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
+PROGRESS_MIN_BYTES = 8 << 20
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise ToolError(f"{self.format_usage().strip()}\n{PROG}: error: {message}", ExitStatus.ERROR)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="The Apache Kafka metadata shell")
+    parser.add_argument("--snapshot", "-s", help="The snapshot file to read.")
+    parser.add_argument("--directory", "-d", help="A metadata log directory: its newest snapshot, then the "
+                        "log after it (kraftsman).")
+    parser.add_argument("--offset", type=int, help="Show the metadata as of this log offset (kraftsman).")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="The command to run.")
+    return parser
+
+
+def _lock(directory: Path):
+    """Take `<directory>/.lock` when it exists, as Kafka's shell does; return the open file."""
+    import fcntl
+
+    lock_path = directory / ".lock"
+    if not lock_path.exists():
+        return None
+    try:
+        handle = open(lock_path, "a")
+        fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except PermissionError:
+        handle = open(lock_path, "r")
+        return _shared_lock(handle, directory)
+    except OSError:
+        raise ToolError(_lock_message(directory)) from None
+    return handle
+
+
+def _shared_lock(handle, directory: Path):
+    import fcntl
+
+    try:
+        fcntl.lockf(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        pass  # a read-only copy: nobody can be writing it through this lock
+    return handle
+
+
+def _lock_message(directory: Path) -> str:
+    return (f"Unexpected error: Unable to lock {os.path.abspath(directory)}. Please ensure that no broker or "
+            "controller process is using this directory before proceeding.")
+
+
+def _lock_directory(ns) -> object:
+    if ns.snapshot:
+        return _lock(Path(os.path.abspath(ns.snapshot)).parent.parent)
+    directory = Path(os.path.abspath(ns.directory))
+    return _lock(directory if (directory / "__cluster_metadata-0").is_dir() else directory.parent)
+
+
+class _Progress:
+    """Show loading progress on a terminal, at most four times a second."""
+
+    def __init__(self, stream):
+        self.stream, self.last, self.shown = stream, 0.0, False
+
+    def __call__(self, done: int, total: int, records: int) -> None:
+        now = time.monotonic()
+        if total < PROGRESS_MIN_BYTES or now - self.last < 0.25:
+            return
+        self.last, self.shown = now, True
+        percent = 100 * done // max(total, 1)
+        self.stream.write(f"\rLoading: {percent}% ({done >> 20} of {total >> 20} MB, {records} records)")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def _load(ns, env: Environment, offset=None, path=None):
+    from kraftsman.controller.image.loader import LoadError, load
+
+    progress = _Progress(env.stderr) if env.stderr_isatty else None
+    warn = lambda message: env.stderr.write(f"{PROG}: warning: {message}\n")  # noqa: E731
+    try:
+        if path is not None:
+            result = load(path, offset=offset, progress=progress, on_fault=warn)
+        else:
+            result = load(ns.snapshot, directory=ns.directory, offset=offset, progress=progress, on_fault=warn)
+    except (LoadError, OSError) as e:
+        raise ToolError(f"Unexpected error: {e}") from None
+    finally:
+        if progress is not None:
+            progress.clear()
+    for message in result.warnings:
+        warn(message)
+    return result.image
+
+
+def _opener(ns, env: Environment):
+    def open_image(spec: str):
+        if spec.lstrip("-").isdigit():
+            return _load(ns, env, offset=int(spec))
+        return _load(ns, env, path=spec)
+    return open_image
+
+
+def _local() -> dict:
+    def version() -> str:
+        from importlib.metadata import PackageNotFoundError, version as package_version
+        try:
+            return package_version("kraftsman")
+        except PackageNotFoundError:
+            return "unknown"
+    return {"version": version, "commitId": "unknown"}
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-metadata-shell with `argv`."""
+    try:
+        ns = _parser().parse_args(argv)
+        if not ns.snapshot and not ns.directory:
+            raise ToolError(NO_SOURCE)
+        lock = _lock_directory(ns)
+        try:
+            return _run(ns, env)
+        finally:
+            if lock is not None:
+                lock.close()
+    except ToolError as e:  # Kafka's messages are printed verbatim, not as kraftsman one-liners
+        env.stderr.write(e.message + "\n")
+        return e.status
+
+
+def _run(ns, env: Environment) -> int:
+    from kraftsman.shell.runner import run_words
+    from kraftsman.shell.state import ShellState
+
+    interactive = not ns.command
+    if interactive:
+        env.stdout.write("Loading...\n")
+        env.stdout.flush()
+    state = ShellState(_load(ns, env, offset=ns.offset), local=_local(), open_image=_opener(ns, env))
+    if not interactive:
+        run_words(state, list(ns.command), env.stdout.write, shell=False)
+        return ExitStatus.OK
+    env.stdout.write("Starting...\n")
+    env.stdout.flush()
+    from kraftsman.shell.repl import run_repl
+
+    history = env.env.get(HISTORY_ENV) or str(Path.home() / ".kafka-metadata-shell_history")
+    return run_repl(state, env.stdout.write, history_path=history, pager=env.stdout_isatty)
+
+
+def main() -> None:
+    """Console script entry point."""
+    exit_with(run, PROG)

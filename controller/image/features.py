@@ -1,0 +1,99 @@
+"""Features: metadata.version, the other finalized feature levels and the ZooKeeper migration state.
+
+Rules:
+- `metadata.version` is a FeatureLevelRecord like the others but kept apart, as Kafka's FeaturesImage does.
+- A level of 0 removes a feature; an image with no metadata.version shows 3.0-IV1 (MINIMUM_KRAFT_VERSION).
+- Levels Kafka 3.9 does not know are kept and shown (never refused): newer clusters must still load.
+"""
+from __future__ import annotations
+
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+METADATA_VERSION = "metadata.version"
+MINIMUM_KRAFT_LEVEL = 1
+# metadata.version feature level -> MetadataVersion.toString() (3.0-IV1 .. 4.2; 26-29 per the fixtures' manifest)
+_IBP = ("3.0-IV1 3.1-IV0 3.2-IV0 3.3-IV0 3.3-IV1 3.3-IV2 3.3-IV3 3.4-IV0 3.5-IV0 3.5-IV1 3.5-IV2 3.6-IV0 "
+        "3.6-IV1 3.6-IV2 3.7-IV0 3.7-IV1 3.7-IV2 3.7-IV3 3.7-IV4 3.8-IV0 3.9-IV0 4.0-IV0 4.0-IV1 4.0-IV2 "
+        "4.0-IV3 4.1-IV0 4.1-IV1 4.2-IV0 4.2-IV1").split()
+METADATA_VERSIONS = {level: name for level, name in enumerate(_IBP, start=1)}
+ZK_MIGRATION_STATES = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION", 4: "ZK"}
+
+
+def metadata_version_name(level: int) -> str:
+    """Return the IBP string of a metadata.version level ('3.9-IV0'); unknown levels as 'level N'."""
+    return METADATA_VERSIONS.get(level, f"level {level}")
+
+
+class FeaturesImage:
+    """Hold metadata.version, the finalized levels of other features and the ZK migration state."""
+
+    __slots__ = ("metadata_version", "finalized", "zk_migration_state")
+
+    def __init__(self, metadata_version: int | None = None, finalized: dict | None = None,
+                 zk_migration_state: int | None = None):
+        self.metadata_version = metadata_version
+        self.finalized = finalized if finalized is not None else {}
+        self.zk_migration_state = zk_migration_state
+
+    @property
+    def metadata_version_level(self) -> int:
+        """Return the metadata.version level, 1 (3.0-IV1) when none was set."""
+        return MINIMUM_KRAFT_LEVEL if self.metadata_version is None else self.metadata_version
+
+    @property
+    def metadata_version_name(self) -> str:
+        """Return metadata.version as Kafka prints it."""
+        return metadata_version_name(self.metadata_version_level)
+
+    @property
+    def zk_migration_state_name(self) -> str:
+        """Return the ZkMigrationState enum name (NONE when never set)."""
+        state = self.zk_migration_state or 0
+        return ZK_MIGRATION_STATES.get(state, f"UNKNOWN({state})")
+
+    def is_empty(self) -> bool:
+        """Tell whether nothing was ever set."""
+        return self.metadata_version is None and not self.finalized and self.zk_migration_state is None
+
+    def write(self):
+        """Yield the records that rebuild this image: metadata.version first, as Kafka writes them."""
+        cls = codec.message_class("FeatureLevelRecord")
+        if self.metadata_version is not None:
+            yield ApiMessageAndVersion(cls(name=METADATA_VERSION, feature_level=self.metadata_version), 0)
+        for name in sorted(self.finalized):
+            yield ApiMessageAndVersion(cls(name=name, feature_level=self.finalized[name]), 0)
+        if self.zk_migration_state is not None:
+            zk = codec.message_class("ZkMigrationStateRecord")
+            yield ApiMessageAndVersion(zk(zk_migration_state=self.zk_migration_state), 0)
+
+
+class FeaturesDelta:
+    """Collect feature changes on top of a FeaturesImage."""
+
+    def __init__(self, image: FeaturesImage):
+        self.image = image
+        self.metadata_version = image.metadata_version
+        self.finalized = None
+        self.zk_migration_state = image.zk_migration_state
+
+    def replay_feature_level(self, message) -> None:
+        """Apply a FeatureLevelRecord (level 0 removes the feature)."""
+        if message.name == METADATA_VERSION:
+            self.metadata_version = message.feature_level
+            return
+        if self.finalized is None:
+            self.finalized = dict(self.image.finalized)
+        if message.feature_level == 0:
+            self.finalized.pop(message.name, None)
+        else:
+            self.finalized[message.name] = message.feature_level
+
+    def replay_zk_migration_state(self, message) -> None:
+        """Apply a ZkMigrationStateRecord."""
+        self.zk_migration_state = message.zk_migration_state
+
+    def apply(self) -> FeaturesImage:
+        """Return the resulting FeaturesImage."""
+        finalized = self.image.finalized if self.finalized is None else self.finalized
+        return FeaturesImage(self.metadata_version, finalized, self.zk_migration_state)

@@ -1,0 +1,167 @@
+"""Topics by id and by name, each with its partitions.
+
+Rules:
+- TopicImage and TopicsImage are never changed once built; TopicsDelta copies a topic's partition
+  map the first time it touches that topic and mutates only its own copies.
+- PartitionRecord/PartitionChangeRecord may arrive decoded or as raw frame values; raw values are kept
+  lazily (partition id at bytes 3-7, topic id at 7-23 of the frame) and decoded on first read.
+- Replaying a partition record for an unknown topic raises ImageReplayError, as Kafka's TopicsDelta.
+"""
+from __future__ import annotations
+
+import struct
+
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.uuids import uuid_str
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+from .errors import ImageReplayError
+from .partitions import PartitionRegistration, materialize, merge_raw
+
+_PARTITION_ID = struct.Struct(">i").unpack_from
+
+
+class TopicImage:
+    """One topic: name, id and partitions (partition id -> registration or lazy raw values)."""
+
+    __slots__ = ("name", "topic_id", "partitions")
+
+    def __init__(self, name: str, topic_id: bytes, partitions: dict | None = None):
+        self.name = name
+        self.topic_id = topic_id
+        self.partitions = partitions if partitions is not None else {}
+
+    def partition(self, partition_id: int) -> PartitionRegistration | None:
+        """Return a partition's registration, decoding it (once) when kept raw."""
+        entry = self.partitions.get(partition_id)
+        if entry is not None and type(entry) is not PartitionRegistration:
+            entry = self.partitions[partition_id] = materialize(entry)
+        return entry
+
+    def write(self):
+        """Yield the TopicRecord and the PartitionRecords of this topic."""
+        yield ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
+        for partition_id in sorted(self.partitions):
+            yield self.partition(partition_id).to_record(self.topic_id, partition_id)
+
+
+class TopicsImage:
+    """All topics, indexed by id and by name."""
+
+    __slots__ = ("by_id", "by_name")
+
+    def __init__(self, by_id: dict | None = None, by_name: dict | None = None):
+        self.by_id = by_id if by_id is not None else {}
+        self.by_name = by_name if by_name is not None else {}
+
+    def is_empty(self) -> bool:
+        """Tell whether there is no topic."""
+        return not self.by_id
+
+    def write(self):
+        """Yield every topic's records, topics by name."""
+        for name in sorted(self.by_name):
+            yield from self.by_name[name].write()
+
+
+class TopicsDelta:
+    """Collect topic and partition changes on top of a TopicsImage."""
+
+    def __init__(self, image: TopicsImage):
+        self.image = image
+        self.changed: dict[bytes, TopicImage] = {}
+        self.removed: dict[bytes, str] = {}
+
+    def _topic(self, topic_id: bytes, what: str) -> TopicImage:
+        topic = self.changed.get(topic_id)
+        if topic is not None:
+            return topic
+        base = None if topic_id in self.removed else self.image.by_id.get(topic_id)
+        if base is None:
+            raise ImageReplayError(f"Unable to replay {what}: no topic with id {uuid_str(topic_id)} found")
+        topic = self.changed[topic_id] = TopicImage(base.name, base.topic_id, dict(base.partitions))
+        return topic
+
+    def replay_topic(self, message) -> None:
+        """Apply TopicRecord: a new topic with no partitions."""
+        topic_id = bytes(message.topic_id)
+        self.changed[topic_id] = TopicImage(message.name, topic_id, {})
+
+    def replay_remove_topic(self, message) -> None:
+        """Apply RemoveTopicRecord."""
+        topic = self._topic(bytes(message.topic_id), "RemoveTopicRecord")
+        del self.changed[topic.topic_id]
+        self.removed[topic.topic_id] = topic.name
+
+    def replay_partition(self, message, version: int) -> None:
+        """Apply a decoded PartitionRecord (replaces any existing partition)."""
+        topic = self._topic(bytes(message.topic_id), "PartitionRecord")
+        topic.partitions[message.partition_id] = PartitionRegistration.from_record(message, version)
+
+    def replay_partition_raw(self, value: bytes) -> None:
+        """Apply a PartitionRecord given as its frame value, decoding it only when read."""
+        topic = self._topic(value[7:23], "PartitionRecord")
+        topic.partitions[_PARTITION_ID(value, 3)[0]] = value
+
+    def replay_partition_change(self, message) -> None:
+        """Apply a decoded PartitionChangeRecord."""
+        topic = self._topic(bytes(message.topic_id), "PartitionChangeRecord")
+        current = topic.partitions.get(message.partition_id)
+        if current is None:
+            raise ImageReplayError(f"Unable to replay PartitionChangeRecord: no partition "
+                                   f"{message.partition_id} in topic {uuid_str(message.topic_id)}")
+        topic.partitions[message.partition_id] = materialize(current).merge(message)
+
+    def replay_partition_change_raw(self, value: bytes) -> None:
+        """Apply a PartitionChangeRecord given as its frame value."""
+        topic_id, partition_id = value[7:23], _PARTITION_ID(value, 3)[0]
+        topic = self._topic(topic_id, "PartitionChangeRecord")
+        topic.partitions[partition_id] = merge_raw(topic.partitions.get(partition_id), value, topic_id,
+                                                   partition_id)
+
+    def replay_clear_elr(self, message) -> None:
+        """Apply ClearElrRecord: empty ELR and last known ELR of one topic (by name) or of all topics."""
+        if message.topic_name:
+            topic = self._find_by_name(message.topic_name)
+            topics = [] if topic is None else [topic]
+        else:
+            topics = [t for t in self._all_topic_ids()]
+        change_cls = codec.message_class("PartitionChangeRecord")
+        for topic_id in topics:
+            topic = self._topic(topic_id, "ClearElrRecord")
+            for partition_id, entry in list(topic.partitions.items()):
+                registration = materialize(entry)
+                if registration.elr or registration.last_known_elr:
+                    change = change_cls(partition_id=partition_id, topic_id=topic_id, eligible_leader_replicas=[],
+                                        last_known_elr=[])
+                    topic.partitions[partition_id] = registration.merge(change)
+
+    def _all_topic_ids(self):
+        ids = [t for t in self.image.by_id if t not in self.removed and t not in self.changed]
+        return ids + list(self.changed)
+
+    def _find_by_name(self, name: str):
+        for topic in self.changed.values():
+            if topic.name == name:
+                return topic.topic_id
+        topic = self.image.by_name.get(name)
+        if topic is not None and topic.topic_id not in self.removed:
+            return topic.topic_id
+        return None
+
+    def apply(self) -> TopicsImage:
+        """Return the resulting TopicsImage (the delta must not be replayed into afterwards)."""
+        if not self.changed and not self.removed:
+            return self.image
+        by_id = dict(self.image.by_id)
+        by_name = dict(self.image.by_name)
+        for topic_id, name in self.removed.items():
+            by_id.pop(topic_id, None)
+            if name in by_name and by_name[name].topic_id == topic_id:
+                del by_name[name]
+        for topic_id, topic in self.changed.items():
+            old = by_id.get(topic_id)
+            if old is not None and old.name != topic.name and by_name.get(old.name) is old:
+                del by_name[old.name]
+            by_id[topic_id] = by_name[topic.name] = topic
+        return TopicsImage(by_id, by_name)

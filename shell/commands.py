@@ -1,0 +1,179 @@
+"""The shell's commands (Kafka 3.9's cat, cd, exit, find, help, history, ls, man, pwd, tree, plus diff).
+
+Rules:
+- One registry: each Command has its name, description, whether it is shell-only, its argument
+  spec, run(state, args, write) and complete(state, words) -> candidates; help, man, the parser and
+  completion all read the same entries.
+- Messages and layouts are Kafka's, word for word; everything is written through `write`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import printer
+from .diff import run_diff
+from .parsing import Arg, Option, Spec, help_text
+from .paths import visit
+from .completion_paths import complete_path
+
+
+@dataclass(frozen=True)
+class Command:
+    """One shell command."""
+
+    name: str
+    description: str
+    shell_only: bool
+    spec: Spec
+    run: Callable
+    complete: Callable | None = complete_path
+
+
+def _cat(state, args, write) -> None:
+    as_json = args.get("output") == "json"
+    for target in args["targets"]:
+        found = visit(state.root, state.working_directory, target)
+        if not found:
+            write(f"cat: {target}: No such file or directory.\n")
+        for info in found:
+            if as_json:
+                write(printer.json_text(info.node) + "\n")
+            elif info.node.is_directory:
+                write(f"cat: {target}: Is a directory\n")
+            else:
+                printer.print_node(info.node, write)
+
+
+def _cd(state, args, write) -> None:
+    target = args["target"] or "/"
+    found = visit(state.root, state.working_directory, target)
+    if not found:
+        write(f"cd: {target}: no such directory.\n")
+    for info in found:
+        if info.node.is_directory:
+            state.working_directory = info.absolute_path
+        else:
+            write(f"cd: {target}: not a directory.\n")
+
+
+def _exit(state, args, write) -> None:
+    state.exit_requested = True
+
+
+def _find(state, args, write) -> None:
+    for path in args["paths"] or ["."]:
+        found = visit(state.root, state.working_directory, path)
+        if not found:
+            write(f"find: {path}: no such file or directory.\n")
+        for info in found:
+            _find_from(path, info.node, write)
+
+
+def _find_from(path: str, node, write) -> None:
+    write(path + "\n")
+    if node.is_directory:
+        for name in sorted(node.child_names()):
+            child = node.child(name)
+            if child is not None:
+                _find_from(path + name if path == "/" else path + "/" + name, child, write)
+
+
+def _help(state, args, write) -> None:
+    write("Welcome to the Apache Kafka metadata shell.\n\n")
+    write(commands_help(shell=True) + "\n")
+
+
+def _history(state, args, write) -> None:
+    count = args["numEntriesToShow"]
+    entries = list(enumerate(state.history))
+    if count is not None:
+        entries = entries[-count:] if count > 0 else []
+    for index, line in entries:
+        write(f"{index:5d}  {line}\n")
+
+
+def _ls(state, args, write) -> None:
+    files, directories = [], []
+    for target in args["targets"] or ["."]:
+        found = visit(state.root, state.working_directory, target)
+        if not found:
+            write(f"ls: {target}: no such file or directory.\n")
+        for info in found:
+            if info.node.is_directory:
+                directories.append((info.last_component, sorted(info.node.child_names())))
+            else:
+                files.append(info.last_component)
+    width = state.screen_width if state.interactive else None
+    for line in printer.format_ls(files, directories, width):
+        write(line + "\n")
+
+
+def _man(state, args, write) -> None:
+    name = args["cmd"]
+    command = COMMANDS.get(name)
+    if command is None:
+        write(f"man: unknown command {name}. Type help to get a list of commands.\n")
+        return
+    write(f"{name}: {command.description}\n\n")
+    write(help_text(name, command.spec) + "\n")
+
+
+def _pwd(state, args, write) -> None:
+    write(state.working_directory + "\n")
+
+
+def _tree(state, args, write) -> None:
+    for target in args["targets"]:
+        found = visit(state.root, state.working_directory, target)
+        if not found:
+            write(f"tree: {target}: No such file or directory.\n")
+        for info in found:
+            printer.print_node(info.node, write)
+
+
+def _complete_command(state, words):
+    if len(words) > 1:
+        return []
+    prefix = words[-1] if words else ""
+    return [(name, True) for name in sorted(COMMANDS) if name.startswith(prefix)]
+
+
+_OUTPUT = Option(("--output", "-o"), "output", "Print text (as Kafka) or json.", ("text", "json"), "text")
+COMMANDS = {c.name: c for c in [
+    Command("cat", "Show the contents of metadata files.", False,
+            Spec((Arg("targets", "+", "The metadata files to display."),), (_OUTPUT,)), _cat),
+    Command("cd", "Set the current working directory.", True,
+            Spec((Arg("target", "?", "The directory to change to."),)), _cd),
+    Command("diff", "Show what changed between two images (offsets or files).", False,
+            Spec((Arg("sources", "+", "One or two offsets or files; one is compared with the current image."),),
+                 (Option(("--path", "-p"), "path", "The subtree to compare.", (), "/image"),)), run_diff, None),
+    Command("exit", "Exit the metadata shell.", True, Spec(), _exit, None),
+    Command("find", "Search for nodes in the directory hierarchy.", False,
+            Spec((Arg("paths", "*", "The paths to start at."),)), _find),
+    Command("help", "Display this help message.", True, Spec(), _help, None),
+    Command("history", "Print command history.", True,
+            Spec((Arg("numEntriesToShow", "?", "The number of entries to show.", int),)), _history, None),
+    Command("ls", "List metadata nodes.", False,
+            Spec((Arg("targets", "*", "The metadata node paths to list."),)), _ls),
+    Command("man", "Show the help text for a specific command.", True,
+            Spec((Arg("cmd", "1", "The command to get help text for."),)), _man, _complete_command),
+    Command("pwd", "Print the current working directory.", True, Spec(), _pwd, None),
+    Command("tree", "Show the contents of metadata nodes in a tree structure.", False,
+            Spec((Arg("targets", "+", "The metadata nodes to display."),)), _tree),
+]}
+KAFKA_NAMES = ("cat", "cd", "exit", "find", "help", "history", "ls", "man", "pwd", "tree")
+
+
+def available(shell: bool) -> dict:
+    """Return the commands of interactive (shell=True) or non-interactive mode."""
+    return {n: c for n, c in COMMANDS.items() if shell or not c.shell_only}
+
+
+def commands_help(shell: bool) -> str:
+    """Return the command list shown by `help`, argparse4j style."""
+    names = sorted(available(shell))
+    choices = "{" + ",".join(names) + "}"
+    lines = [f"usage: {choices} ...", "", "positional arguments:", f"  {choices}"]
+    lines += [f"    {name:<20} {COMMANDS[name].description}" for name in names]
+    return "\n".join(lines)

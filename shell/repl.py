@@ -1,0 +1,77 @@
+"""The interactive shell on prompt-toolkit: banner, '>> ' prompt, Tab completion, history, paging.
+
+Rules:
+- A thin adapter: completion comes from completion.suggest(), commands from runner.run_line().
+- Ctrl-C prints '^C' and prompts again; Ctrl-D (end of input) or `exit` ends the session.
+- Output longer than the terminal goes through a pager when stdout is a terminal.
+"""
+from __future__ import annotations
+
+import io
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+from .completion import suggest
+from .runner import run_line
+
+BANNER = "[ Kafka Metadata Shell ]"
+PROMPT = ">> "
+
+
+class ShellCompleter(Completer):
+    """Offer suggest()'s candidates to prompt-toolkit."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def get_completions(self, document, complete_event):
+        """Yield Completions for the text before the cursor."""
+        text = document.text_before_cursor
+        start, candidates = suggest(text, self.state)
+        for candidate, final in candidates:
+            yield Completion(candidate + (" " if final else ""), start_position=start - len(text),
+                             display=candidate)
+
+
+def _history(path):
+    if path is None:
+        return InMemoryHistory()
+    try:
+        return FileHistory(str(path))
+    except OSError:
+        return InMemoryHistory()
+
+
+def _emit(text: str, write, pager: bool, rows: int) -> None:
+    if pager and text.count("\n") >= rows:
+        import pydoc
+        pydoc.pager(text.rstrip("\n"))
+    else:
+        write(text)
+
+
+def run_repl(state, write, *, history_path=None, input=None, output=None, pager: bool = False) -> int:
+    """Run the read-eval-print loop until exit or end of input; return the exit status."""
+    session = PromptSession(completer=ShellCompleter(state), history=_history(history_path),
+                            complete_while_typing=False, input=input, output=output)
+    state.history.extend(session.history.get_strings())
+    state.interactive = True
+    write(BANNER + "\n")
+    while not state.exit_requested:
+        try:
+            line = session.prompt(PROMPT)
+        except KeyboardInterrupt:
+            write("^C\n")
+            continue
+        except EOFError:
+            break
+        if line.strip():
+            state.history.append(line)
+        size = session.output.get_size()
+        state.screen_width = size.columns
+        buffer = io.StringIO()
+        run_line(state, line, buffer.write, shell=True)
+        _emit(buffer.getvalue(), write, pager, size.rows)
+    return 0
