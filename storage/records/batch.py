@@ -212,13 +212,16 @@ class RecordBatch:
             else:
                 break
             stop = body + length
-            if (b & 1 or data[body] or data[body + 1] or data[body + 3] != 1 or data[body + 2] >= 128
+            delta, key = data[body + 2], body + 3
+            if delta >= 128:  # offset deltas of 64 and more take two bytes
+                delta, key = (delta & 0x7F) | (data[body + 3] << 7), body + 4
+            if (b & 1 or data[body] or data[body + 1] or delta & 1 or data[key] != 1 or delta >= 1 << 14
                     or data[stop - 1] or stop > end):
                 break
-            value, vend = _read_blob(data, body + 4)
+            value, vend = _read_blob(data, key + 1)
             if vend != stop - 1 or value is None:
                 break
-            yield base + (data[body + 2] >> 1), value
+            yield base + (delta >> 1), value
             pos = stop
         else:
             if pos == end:
