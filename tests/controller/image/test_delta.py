@@ -1,0 +1,146 @@
+"""MetadataDelta and ImageBuilder: replay rules for each record type, transactions, write() round trips."""
+from __future__ import annotations
+
+import pytest
+
+from kraftsman.controller.image.batch_loader import ImageBuilder
+from kraftsman.controller.image.delta import MetadataDelta
+from kraftsman.controller.image.errors import ImageReplayError
+from kraftsman.controller.image.nodes import root_node
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.uuids import Uuid
+from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
+
+T1 = Uuid.from_string("C_0Az8SmSdGlXfHdPNnJ0A")
+
+
+def rec(record_type: str, version: int = 0, **fields) -> ApiMessageAndVersion:
+    return ApiMessageAndVersion(codec.message_class(record_type)(**fields), version)
+
+
+def topic_records():
+    return [rec("FeatureLevelRecord", name="metadata.version", feature_level=21),
+            rec("TopicRecord", name="foo", topic_id=T1),
+            rec("PartitionRecord", 0, partition_id=0, topic_id=T1, replicas=[1, 2], isr=[1, 2], leader=1,
+                leader_epoch=0, partition_epoch=0)]
+
+
+def leaf(image, path: str) -> str:
+    node = root_node(image)
+    for part in path.strip("/").split("/"):
+        node = node.child(part)
+    return node.text
+
+
+def replay(records, image=None) -> object:
+    delta = MetadataDelta() if image is None else MetadataDelta(image)
+    for r in records:
+        delta.replay(r)
+    return delta.apply()
+
+
+def test_partition_change_merges_like_kafka():
+    image = replay(topic_records() + [rec("PartitionChangeRecord", partition_id=0, topic_id=T1, isr=[1], leader=2)])
+    assert leaf(image, "/image/topics/byName/foo/0") == (
+        "PartitionRegistration(replicas=[1, 2], directories=[AAAAAAAAAAAAAAAAAAAAAA, AAAAAAAAAAAAAAAAAAAAAA], "
+        "isr=[1], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=2, "
+        "leaderRecoveryState=RECOVERED, leaderEpoch=1, partitionEpoch=1)")
+
+
+def test_raw_and_decoded_partition_changes_agree():
+    records = topic_records() + [rec("PartitionChangeRecord", partition_id=0, topic_id=T1, replicas=[2, 3], isr=[2])]
+    lazy = MetadataDelta()
+    for r in records:
+        lazy.replay_value(write_metadata_record(r))
+    assert leaf(lazy.apply(), "/image/topics/byId/C_0Az8SmSdGlXfHdPNnJ0A/0") == leaf(
+        replay(records), "/image/topics/byId/C_0Az8SmSdGlXfHdPNnJ0A/0")
+
+
+def test_remove_topic_and_unknown_topic():
+    image = replay(topic_records() + [rec("RemoveTopicRecord", topic_id=T1)])
+    assert image.topics.is_empty()
+    with pytest.raises(ImageReplayError):
+        replay([rec("PartitionRecord", partition_id=0, topic_id=T1, replicas=[1], isr=[1])])
+
+
+def test_broker_fencing_and_unregister():
+    endpoint = codec.message_class("RegisterBrokerRecord").BrokerEndpoint(name="PLAINTEXT", host="h", port=9092)
+    register = rec("RegisterBrokerRecord", 2, broker_id=1, broker_epoch=5, incarnation_id=T1, end_points=[endpoint],
+                   fenced=True)
+    image = replay([register, rec("BrokerRegistrationChangeRecord", broker_id=1, broker_epoch=5, fenced=-1)])
+    assert "fenced=false" in leaf(image, "/image/cluster/brokers/1")
+    image = replay([rec("FenceBrokerRecord", id=1, epoch=5)], image)
+    assert "fenced=true" in leaf(image, "/image/cluster/brokers/1")
+    with pytest.raises(ImageReplayError):
+        replay([rec("UnregisterBrokerRecord", broker_id=1, broker_epoch=4)], image)
+    assert replay([rec("UnregisterBrokerRecord", broker_id=1, broker_epoch=5)], image).cluster.is_empty()
+
+
+def test_configs_quotas_acls_scram_tokens_and_features_print_as_kafka():
+    quota = codec.message_class("ClientQuotaRecord").EntityData
+    image = replay([
+        rec("ConfigRecord", resource_type=4, resource_name="", name="a", value="1"),
+        rec("ConfigRecord", resource_type=2, resource_name="t", name="b", value="2"),
+        rec("ConfigRecord", resource_type=2, resource_name="t", name="b", value=None),
+        rec("ClientQuotaRecord", entity=[quota(entity_type="user", entity_name="a(b)")], key="k", value=1e7),
+        rec("AccessControlEntryRecord", id=T1, resource_type=2, resource_name="foo", pattern_type=3,
+            principal="User:alice", host="*", operation=3, permission_type=3),
+        rec("UserScramCredentialRecord", name="bob", mechanism=1, salt=b"\x01", stored_key=b"\x02",
+            server_key=b"\xff", iterations=4096),
+        rec("DelegationTokenRecord", owner="User:a", requester="User:b", renewers=["User:c", "User:d"],
+            issue_timestamp=1, max_timestamp=2, expiration_timestamp=3, token_id="tok"),
+        rec("FeatureLevelRecord", name="group.version", feature_level=1),
+        rec("ProducerIdsRecord", broker_id=1, broker_epoch=2, next_producer_id=5000),
+    ])
+    assert leaf(image, "/image/configs/BROKER/a") == "1"
+    assert "TOPIC:t" not in root_node(image).child("image").child("configs").child_names()
+    assert leaf(image, "/image/clientQuotas/user(a\\(b\\))/k") == "1.0E7"
+    assert leaf(image, "/image/acls/C_0Az8SmSdGlXfHdPNnJ0A") == (
+        "StandardAcl(resourceType=TOPIC, resourceName=foo, patternType=LITERAL, principal=User:alice, host=*, "
+        "operation=READ, permissionType=ALLOW)")
+    assert leaf(image, "/image/scram/SCRAM-SHA-256/bob") == (
+        "ScramCredentialData(salt=01, storedKey=02, serverKey=ff, iterations=4096)")
+    assert leaf(image, "/image/delegationToken/tok") == (
+        "DelegationTokenDatatokenId=tok(owner=User:a(tokenRequester=User:b(renewers=User:c User:d, "
+        "issueTimestamp=1, maxTimestamp=2), expiryTimestamp=3")
+    assert leaf(image, "/image/features/finalized_group.version") == "1"
+    assert leaf(image, "/image/producerIds/nextProducerId") == "5000"
+    again = replay(list(image.write()))
+    assert sorted(map(write_metadata_record, again.write())) == sorted(map(write_metadata_record, image.write()))
+
+
+def _batches(builder, records, offset=0):
+    for i, r in enumerate(records):
+        builder.load_batch([(offset + i, write_metadata_record(r))], 1, 1000)
+
+
+def test_transactions_end_commits_and_abort_discards():
+    begin, end, abort = rec("BeginTransactionRecord"), rec("EndTransactionRecord"), rec("AbortTransactionRecord")
+    builder = ImageBuilder()
+    _batches(builder, topic_records()[:1] + [begin, topic_records()[1]])
+    assert builder.image().topics.is_empty()  # open transaction is invisible
+    assert builder.image().provenance.offset == 0
+    _batches(builder, [end], offset=3)
+    assert "foo" in builder.image().topics.by_name
+    builder = ImageBuilder()
+    _batches(builder, topic_records()[:1] + [begin, topic_records()[1], abort])
+    assert builder.image().topics.is_empty()
+    assert builder.image().provenance.offset == 3
+
+
+def test_stop_offset_and_snapshot_reset():
+    builder = ImageBuilder()
+    values = [(i, write_metadata_record(r)) for i, r in enumerate(topic_records())]
+    assert builder.load_batch(values, 1, 5, stop_offset=1) is False
+    assert builder.image().provenance.offset == 1 and not builder.image().topics.by_name["foo"].partitions
+    builder.start_snapshot()
+    assert builder.image().topics.is_empty()
+
+
+def test_faults_are_reported_and_skipped():
+    faults = []
+    builder = ImageBuilder(on_fault=faults.append)
+    bad = write_metadata_record(rec("RemoveTopicRecord", topic_id=T1))
+    builder.load_batch([(0, bad), (1, write_metadata_record(topic_records()[0]))], 1, 5)
+    assert faults and "offset 0" in faults[0]
+    assert builder.image().features.metadata_version == 21
