@@ -56,7 +56,7 @@ def run_repl(state, write, *, history_path=None, input=None, output=None, pager:
     """Run the read-eval-print loop until exit or end of input; return the exit status."""
     session = PromptSession(completer=ShellCompleter(state), history=_history(history_path),
                             complete_while_typing=False, input=input, output=output)
-    state.history.extend(session.history.get_strings())
+    state.history.extend(reversed(list(session.history.load_history_strings())))
     state.interactive = True
     write(BANNER + "\n")
     while not state.exit_requested:

@@ -1,0 +1,98 @@
+"""kafka-metadata-shell end to end in-process: flags, Kafka's messages, --directory, --offset, diff, the lock."""
+from __future__ import annotations
+
+import fcntl
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.metadata_shell import run
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
+KAFKA_TEMP = DATA / "kafka-temp" / "data" / "kafka1"
+
+
+def shell(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(run, list(argv), Environment(stdout=out, stderr=err, env={}), prog="kafka-metadata-shell")
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def logdir() -> Path:
+    if not KAFKA_TEMP.is_dir():
+        pytest.skip(f"real Kafka fixtures not found at {DATA}")
+    return KAFKA_TEMP
+
+
+def test_no_source_is_kafkas_unexpected_error():
+    status, out, err = shell("ls")
+    assert (status, out) == (1, "")
+    assert err == "Unexpected error: You must specify either a raft manager or a snapshot file reader.\n"
+
+
+def test_missing_file():
+    status, _, err = shell("--snapshot", "/nonexistent/x.checkpoint", "ls")
+    assert status == 1 and err.startswith("Unexpected error: ")
+
+
+def test_directory_loads_newest_snapshot_plus_log(logdir):
+    status, out, err = shell("--directory", str(logdir), "cat", "/image/provenance")
+    assert status == 0, err
+    newest = max(p.name for p in (logdir / "__cluster_metadata-0").glob("*.checkpoint"))
+    assert int(out.split(",")[0].split()[1]) >= int(newest.split("-")[0]) - 1
+
+
+def test_offset_travels_back_in_time(logdir):
+    _, early, _ = shell("--directory", str(logdir), "--offset", "10", "cat", "/image/provenance")
+    assert early.startswith("offset 10, ")
+    _, topics_early, _ = shell("--directory", str(logdir), "--offset", "10", "ls", "/image/topics/byName")
+    _, topics_late, _ = shell("--directory", str(logdir), "ls", "/image/topics/byName")
+    assert len(topics_early.splitlines()) <= len(topics_late.splitlines())
+
+
+def test_diff_between_two_offsets(logdir):
+    status, out, err = shell("--directory", str(logdir), "diff", "10", "2000", "--path", "/image/topics")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("--- 10 (offset 10,") and lines[1].startswith("+++ 2000 (offset 2000,")
+    assert all(line[:2] in ("- ", "+ ") for line in lines[2:])
+
+
+def test_cat_json_of_a_subtree(logdir):
+    import json
+    snapshot = sorted((logdir / "__cluster_metadata-0").glob("*.checkpoint"))[-1]
+    status, out, _ = shell("--snapshot", str(snapshot), "cat", "--output", "json", "/image/features")
+    assert status == 0 and json.loads(out)["metadataVersion"] == "3.5-IV2"
+
+
+def test_held_lock_is_refused_with_kafkas_message(logdir, tmp_path):
+    copy = tmp_path / "logs"
+    shutil.copytree(logdir, copy)
+    (copy / ".lock").touch()
+    snapshot = sorted((copy / "__cluster_metadata-0").glob("*.checkpoint"))[-1]
+    import multiprocessing
+    ready, done = multiprocessing.Event(), multiprocessing.Event()
+    holder = multiprocessing.Process(target=_hold_lock, args=(copy / ".lock", ready, done))
+    holder.start()
+    try:
+        ready.wait(10)
+        status, _, err = shell("--snapshot", str(snapshot), "ls")
+    finally:
+        done.set()
+        holder.join()
+    assert status == 1
+    assert err == (f"Unexpected error: Unable to lock {copy}. Please ensure that no broker or controller process "
+                   "is using this directory before proceeding.\n")
+    assert shell("--snapshot", str(snapshot), "ls", "/")[1] == "image\nlocal\n"
+
+
+def _hold_lock(path, ready, done):
+    with open(path, "a") as handle:
+        fcntl.lockf(handle, fcntl.LOCK_EX)
+        ready.set()
+        done.wait(10)
