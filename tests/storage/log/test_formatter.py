@@ -240,3 +240,24 @@ def test_crash_at_every_step(tmp_path):
         run(second)
         assert complete(root / "logs") and complete(root / "meta")
         assert mp.inspect_directory(root / "meta").state is mp.DirectoryState.FORMATTED
+
+
+def test_unreadable_directory_is_reported_and_skipped(tmp_path):
+    (tmp_path / "bad" / "meta.properties").mkdir(parents=True)   # reading it fails with an OS error
+    lines = run(spec(tmp_path, ("bad", "good"), meta="good"))
+    assert lines == [f"I/O error trying to read log directory {tmp_path}/bad. Ignoring...",
+                     f"Formatting metadata directory {tmp_path}/good with metadata.version 3.9-IV0."]
+    with pytest.raises(fmt.FormatterError, match="^No available log directories to format.$"):
+        run(spec(tmp_path, ("bad",), meta="bad"))
+
+
+def test_stale_temp_files_from_a_killed_run_do_not_block(tmp_path):
+    s = crash_spec(tmp_path)
+    for d in ("logs", "meta/__cluster_metadata-0"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "logs" / "bootstrap.checkpoint.tmp").write_bytes(b"half")
+    (tmp_path / "meta" / "meta.properties.tmp").write_bytes(b"half")
+    (tmp_path / "meta" / "__cluster_metadata-0" / "00000000000000000000-0000000000.checkpoint.part").write_bytes(b"x")
+    run(s)
+    assert complete(tmp_path / "logs") and complete(tmp_path / "meta")
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".tmp", ".part"))]
