@@ -1,7 +1,11 @@
 """The typed errors the storage layer raises for bad input; the cli turns each into one line."""
 from __future__ import annotations
 
+from .log.checkpoints import CheckpointError
+from .log.meta_properties import MetaPropertiesError
+from .log.quorum_state import QuorumStateError
 from .log.segment import CorruptRecordError
+from .properties import PropertiesError
 from .protocol.codec import CodecError
 from .protocol.schema import SchemaError
 from .protocol.uuids import UuidError
@@ -15,4 +19,5 @@ class StorageError(Exception):
 
 
 KNOWN_ERRORS: tuple[type, ...] = (StorageError, CorruptRecordError, CodecError, SchemaError, UuidError,
-                                  CompressionError, ControlRecordError, MetadataParseError, OSError)
+                                  CompressionError, ControlRecordError, MetadataParseError, PropertiesError,
+                                  MetaPropertiesError, QuorumStateError, CheckpointError, OSError)

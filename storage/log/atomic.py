@@ -49,6 +49,8 @@ def atomic_write(path, data: bytes, *, fs: FileSystem = DEFAULT_FS, tmp_suffix: 
     """Write `data` to `path` atomically and durably."""
     path = Path(path)
     tmp = path.with_name(path.name + (tmp_suffix or f".{secrets.token_hex(4)}.tmp"))
+    if tmp_suffix:
+        fs.remove(tmp)  # a fixed-name temp file left by an earlier crash is garbage
     try:
         with fs.open_write(tmp) as handle:
             fs.write(handle, data)
