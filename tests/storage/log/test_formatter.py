@@ -261,3 +261,18 @@ def test_stale_temp_files_from_a_killed_run_do_not_block(tmp_path):
     run(s)
     assert complete(tmp_path / "logs") and complete(tmp_path / "meta")
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".tmp", ".part"))]
+
+
+@pytest.mark.parametrize("release", ["3.6-IV2", "3.7-IV4", "3.8-IV0", "3.9-IV0"])
+def test_bootstrap_bytes_equal_real_kafka_given_its_timestamps(tmp_path, release):
+    from kraftsman.storage.log.snapshot import snapshot_bytes
+
+    mv = ft.from_version_string(release)
+    real = [p for p in real_bootstraps() if features_of(p)[0][1] == mv.level]
+    if not real:
+        pytest.skip(f"no real bootstrap.checkpoint for {release} under {REAL}")
+    records = fmt.plan(spec(tmp_path, release_version=mv)).bootstrap_records
+    for path in real:
+        header, data, footer = [b.max_timestamp for b in SnapshotReader(path).batches()]
+        ours = snapshot_bytes(records, append_time=header, data_append_time=data, footer_append_time=footer)
+        assert ours == path.read_bytes(), path
