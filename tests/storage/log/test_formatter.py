@@ -235,6 +235,7 @@ def test_crash_at_every_step(tmp_path):
             if state is mp.DirectoryState.FORMATTED:
                 assert complete(d), n
         # a second run finishes the job
+        _info_never_calls_it_formatted_unless_complete(root)
         second = crash_spec(root)
         second.ignore_formatted = True
         run(second)
@@ -276,3 +277,15 @@ def test_bootstrap_bytes_equal_real_kafka_given_its_timestamps(tmp_path, release
         header, data, footer = [b.max_timestamp for b in SnapshotReader(path).batches()]
         ours = snapshot_bytes(records, append_time=header, data_append_time=data, footer_append_time=footer)
         assert ours == path.read_bytes(), path
+
+
+def _info_never_calls_it_formatted_unless_complete(root):
+    """After a crash, `kafka-storage info` either reports a problem or every dir is complete."""
+    from kraftsman.cli.storage_tool import info_text
+
+    text, status = info_text([str(root / "logs"), str(root / "meta")], True)
+    if status == 0:
+        assert complete(root / "logs") and complete(root / "meta")
+    else:
+        problems = text.split("Found problem")[1].splitlines()[1:]
+        assert all(p.endswith(("is not formatted.", "does not exist")) for p in problems if p), text
