@@ -224,7 +224,7 @@ def _java_path(text: str) -> str:
     return re.sub(r"/+", "/", text).rstrip("/") or "/"
 
 
-def inspect(directories: list[str], kraft_mode: bool) -> tuple[list[dict], list[str], object, list[str]]:
+def inspect_directories(directories: list[str], kraft_mode: bool) -> tuple[list[dict], list[str], object, list[str]]:
     """Examine each directory as Kafka's infoCommand does; return (entries, found, first meta, problems)."""
     from kraftsman.storage.log import meta_properties as mp
 
@@ -277,7 +277,7 @@ def info_text(directories: list[str], kraft_mode: bool) -> tuple[str, int]:
     """Render infoCommand's output and exit status."""
     if not directories:
         return "No directories specified.\n", ExitStatus.OK
-    _, found, first, problems = inspect(directories, kraft_mode)
+    _, found, first, problems = inspect_directories(directories, kraft_mode)
     lines = []
     if found:
         lines.append("Found log directory:" if len(found) == 1 else "Found log directories:")
@@ -298,7 +298,7 @@ def _info(args, env: Environment) -> int:
     config = _load_config(args.config)
     kraft = bool(config.process_roles)
     if args.output == "json":
-        entries, _, _, problems = inspect(config.directories(), kraft)
+        entries, _, _, problems = inspect_directories(config.directories(), kraft)
         status = _json_status(entries, problems)
         for e in entries:
             e.pop("foreign", None)
