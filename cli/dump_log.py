@@ -1,0 +1,253 @@
+"""kafka-dump-log: Kafka 3.9's DumpLogSegments, byte for byte, plus `--output jsonl`.
+
+For each file of --files it prints `Dumping <file>` and dispatches on the text after the last '.':
+.log and .checkpoint -> batches (and records with deep iteration), .index / .timeindex -> entries or
+checks, .snapshot -> producer state, .txnindex -> aborted transactions, anything else -> `Ignoring
+unknown file` on stderr. Index mismatches, time-index errors and non-consecutive offsets are printed on
+stderr after all files, as Kafka does.
+
+Exit codes: 0 = everything read; 2 = something was corrupt (the rest was printed, the corruption was
+reported on stderr with its position); 1 = usage errors and failures Kafka also aborts on (a missing
+file). Output is written in large chunks; garbage collection is paused while records are decoded.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import re
+import sys
+from pathlib import Path
+
+from .common import Environment, ExitStatus, ToolError, exit_with
+from .dump_log_options import DESCRIPTION, INT_MAX, KAFKA_VERSION, DumpOptions, help_text, parse
+
+_FLUSH_LINES = 20000
+_PROGRESS_BYTES = 64 << 20
+PROG = "kafka-dump-log"
+
+
+def java_path(arg: str) -> str:
+    """Return `arg` as java.io.File prints it (repeated and trailing separators removed)."""
+    text = re.sub("/+", "/", arg)
+    return text[:-1] if len(text) > 1 and text.endswith("/") else text
+
+
+class DumpSession:
+    """One run over --files: buffered stdout, deferred stderr reports, the corruption flag."""
+
+    def __init__(self, opts: DumpOptions, env: Environment):
+        self.opts, self.env = opts, env
+        self.out: list[str] = []
+        self.corrupt = False
+        self.index_mismatches: dict[str, list] = {}
+        self.gaps: dict[str, list] = {}
+        from .dump_log_index import TimeIndexErrors
+
+        self.time_errors = TimeIndexErrors()
+
+    # -- output
+    def emit(self, line: str) -> None:
+        """Queue one stdout line."""
+        self.out.append(line)
+        if len(self.out) >= _FLUSH_LINES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the queued stdout lines in one chunk."""
+        if self.out:
+            self.env.stdout.write("\n".join(self.out) + "\n")
+            self.out.clear()
+
+    def report(self, message: str, corrupt: bool = True) -> None:
+        """Write one stderr line now (after flushing stdout, to keep the two in order on a terminal)."""
+        self.flush()
+        self.env.stderr.write(message + "\n")
+        self.corrupt = self.corrupt or corrupt
+
+    def resolve(self, arg: str) -> Path:
+        """Return the file an argument names, relative to the environment's working directory."""
+        return Path(os.path.join(self.env.cwd, arg))
+
+    def absolute(self, arg: str) -> str:
+        """Return the path as java.io.File.getAbsolutePath prints it (no '.' removal)."""
+        return java_path(arg if arg.startswith("/") else os.path.join(self.env.cwd, arg))
+
+    # -- the run
+    def run(self) -> int:
+        """Dump every file and return the exit status."""
+        frozen = gc.isenabled()
+        gc.disable()
+        gc.freeze()
+        try:
+            for arg in self.opts.files:
+                self.dump_file(arg)
+        finally:
+            self.flush()
+            if frozen:
+                gc.unfreeze()
+                gc.enable()
+        self.print_deferred()
+        return ExitStatus.CORRUPT if self.corrupt else ExitStatus.OK
+
+    def dump_file(self, arg: str) -> None:
+        """Dump one file according to its suffix."""
+        jsonl = self.opts.output == "jsonl"
+        if not jsonl:
+            self.emit(f"Dumping {java_path(arg)}")
+        name = Path(java_path(arg)).name
+        suffix = name[name.rfind("."):] if "." in name else ""
+        if suffix in (".log", ".checkpoint"):
+            if jsonl:
+                from .dump_log_jsonl import dump_log_jsonl
+
+                dump_log_jsonl(self, arg)
+            else:
+                self.dump_log(arg, name)
+            return
+        from . import dump_log_index as idx
+
+        handler = {".index": idx.dump_index, ".timeindex": idx.dump_time_index,
+                   ".snapshot": idx.dump_producer_snapshot, ".txnindex": idx.dump_txn_index}.get(suffix)
+        if handler is None:
+            self.report(f"Ignoring unknown file {java_path(arg)}", corrupt=False)
+        else:
+            handler(self, arg)
+
+    def log_header(self, name: str) -> str:
+        """Return the line printed before the batches of a .log or .checkpoint file."""
+        if name.endswith(".log"):
+            return f"Log starting offset: {_java_long(name.split('.')[0])}"
+        if name == "bootstrap.checkpoint":
+            return "KRaft bootstrap snapshot"
+        from kraftsman.storage.log.snapshot import parse_snapshot_name
+
+        snapshot = parse_snapshot_name(name)
+        if snapshot is None:
+            raise ToolError(f"{name} is not a snapshot file name (<20-digit offset>-<10-digit epoch>.checkpoint)")
+        return f"Snapshot end offset: {snapshot.end_offset}, epoch: {snapshot.epoch}"
+
+    def dump_log(self, arg: str, name: str) -> None:
+        """Print the batches (and records) of a .log or .checkpoint file."""
+        from kraftsman.storage.log.index import DumpBatchReader
+
+        from .dump_log_format import RecordFormatter
+
+        self.emit(self.log_header(name))
+        path = self.resolve(arg)
+        _require(path)
+        reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes)
+        formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata) \
+            if self.opts.deep_iteration else None
+        for batch in self.progress(reader, path):
+            self.dump_batch(batch, formatter, arg)
+        if reader.error:
+            self.report(f"{PROG}: {reader.error}")
+        elif reader.trailing_bytes > 0 and self.opts.max_bytes == INT_MAX:
+            self.emit(f"Found {reader.trailing_bytes} invalid bytes at the end of {name}")
+            self.corrupt = True
+        if formatter is not None and formatter.gaps:
+            self.gaps.setdefault(self.absolute(arg), []).extend(formatter.gaps)
+        if formatter is not None and getattr(formatter.parser, "errors", 0):
+            self.corrupt = True
+
+    def dump_batch(self, batch, formatter, arg: str) -> None:
+        """Print one batch line and, with deep iteration, its records."""
+        from .dump_log_format import RecordError, batch_line
+
+        try:
+            line = batch_line(batch, batch.position)
+        except RecordError as e:
+            self.report(f"{PROG}: {java_path(arg)}: batch at position {batch.position}: {e}")
+            return
+        out = self.out
+        out.append(line)
+        if line.endswith("isvalid: false"):
+            self.corrupt = True
+        if formatter is not None:
+            try:
+                formatter.batch(batch, out)
+            except RecordError as e:
+                self.report(f"{PROG}: {java_path(arg)}: records of the batch at position {batch.position} "
+                            f"(offset {batch.base_offset}) cannot be read: {e}")
+        if len(out) >= _FLUSH_LINES:
+            self.flush()
+
+    def payload_parser(self):
+        """Return the parser of record contents, or None when contents are not printed."""
+        if not self.opts.print_data_log:
+            return None
+        from . import dump_log_format as fmt
+
+        if self.opts.decoder == "cluster-metadata":
+            return fmt.MetadataParser()
+        if self.opts.decoder in ("offsets", "transaction-log"):
+            from .dump_log_decoders import parser_for
+
+            return parser_for(self.opts.decoder)
+        from .dump_log_decoders import class_decoder_parser
+
+        return class_decoder_parser(self.opts.key_decoder, self.opts.value_decoder)
+
+    def progress(self, batches, path: Path):
+        """Yield the batches, showing a rich progress bar on a terminal stderr for large files."""
+        size = path.stat().st_size
+        if not self.env.stderr_isatty or size < _PROGRESS_BYTES:
+            yield from batches
+            return
+        from rich.progress import Progress
+
+        with Progress(transient=True, console=_rich_console(self.env)) as bar:
+            task = bar.add_task(path.name, total=size)
+            for i, batch in enumerate(batches):
+                if not i & 63:
+                    bar.update(task, completed=batch.position)
+                yield batch
+
+    def print_deferred(self) -> None:
+        """Print the stderr summaries Kafka prints after all files."""
+        err = self.env.stderr
+        for name, pairs in self.index_mismatches.items():
+            err.write(f"Mismatches in :{name}\n")
+            err.writelines(f"  Index offset: {i}, log offset: {o}\n" for i, o in reversed(pairs))
+        self.time_errors.print(err)
+        for name, pairs in self.gaps.items():
+            err.write(f"Non-consecutive offsets in {name}\n")
+            err.writelines(f"  {a} is followed by {b}\n" for a, b in reversed(pairs))
+
+
+def _rich_console(env: Environment):
+    from rich.console import Console
+
+    return Console(file=env.stderr)
+
+
+def _java_long(text: str) -> int:
+    if not re.fullmatch(r"[-+]?\d+", text):
+        raise ToolError(f'For input string: "{text}"')
+    return int(text)
+
+
+def _require(path: Path) -> None:
+    if not path.is_file():
+        raise ToolError(f"{path.absolute()} (No such file or directory)")
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-dump-log with `argv` in `env`; return the exit status."""
+    opts = parse(argv)
+    if opts == "help":
+        env.stderr.write(f"{DESCRIPTION}\n{help_text()}\n")
+        return ExitStatus.ERROR
+    if opts == "version":
+        env.stdout.write(f"{KAFKA_VERSION}\n")
+        return ExitStatus.OK
+    return DumpSession(opts, env).run()
+
+
+def main() -> None:
+    """Console script entry point (`kafka-dump-log`)."""
+    try:
+        sys.stdout.reconfigure(encoding="utf-8", errors="replace")
+    except (AttributeError, ValueError):
+        pass
+    exit_with(run, PROG)
