@@ -9,6 +9,8 @@ Rules:
   So an interrupted format leaves a directory without meta.properties: not formatted, and a
   second `format` run completes it.
 - Every file operation goes through an injectable FileSystem; the clock is injectable too.
+- Directories are planned and written in sorted order, and `already formatted` names the first
+  sorted one (Kafka uses HashMap order there, which is arbitrary).
 """
 from __future__ import annotations
 
