@@ -1,0 +1,184 @@
+"""The replicated log as raft sees it: batches, epoch lookups, truncation, snapshots; an in-memory log.
+
+Rules:
+- `RaftLog` is the interface the core calls; the server backs it with segment files and snapshot
+  files, tests use `MemoryLog`. The core never does I/O itself: it calls these methods and says,
+  in `Ready`, when everything appended so far must be flushed (fsynced).
+- Offsets are exclusive ends; `start_offset` is the first offset still in the log (the end offset
+  of the snapshot the log starts after), `end_offset` the next offset to append.
+- The epoch cache maps each epoch to the offset where it starts; the snapshot gives the floor
+  (snapshot epoch, start_offset). `end_offset_for_epoch(e)` answers like Kafka's leader epoch cache.
+- Truncation and snapshot installation happen at batch boundaries only.
+- Durability (MemoryLog only): `flush()` makes the current content durable; `crash()` drops what
+  was appended after the last flush, as a machine crash would.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import NamedTuple
+
+from .records import Batch
+
+
+class SnapshotId(NamedTuple):
+    """Kafka's OffsetAndEpoch of a snapshot: it holds offsets below end_offset; epoch of the last one."""
+
+    end_offset: int
+    epoch: int
+
+
+class Snapshot(NamedTuple):
+    """A complete snapshot: its id and its bytes (Kafka's .checkpoint format)."""
+
+    snapshot_id: SnapshotId
+    data: bytes
+
+
+class RaftLog:
+    """Interface of the log the core drives (see MemoryLog for the reference semantics)."""
+
+    start_offset: int
+    end_offset: int
+
+    def last_epoch(self) -> int: ...
+    def append(self, batch: Batch) -> None: ...
+    def read(self, offset: int, max_bytes: int) -> list[Batch]: ...
+    def truncate_to(self, offset: int) -> int: ...
+    def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]: ...
+    def epoch_at(self, offset: int) -> int: ...
+    def latest_snapshot(self) -> Snapshot | None: ...
+    def read_snapshot(self, snapshot_id: SnapshotId) -> Snapshot | None: ...
+    def earliest_snapshot_id(self) -> SnapshotId | None: ...
+    def store_snapshot(self, snapshot: Snapshot) -> None: ...
+    def install_snapshot(self, snapshot: Snapshot) -> None: ...
+    def delete_before(self, offset: int) -> None: ...
+    def flush(self) -> None: ...
+
+
+class MemoryLog(RaftLog):
+    """A RaftLog in memory, with an explicit durability mark for crash simulation."""
+
+    def __init__(self, snapshots=()):
+        self.batches: list[Batch] = []
+        self._bases: list[int] = []
+        self._epochs: list[int] = []
+        self._epoch_starts: list[int] = []
+        self.snapshots: dict[SnapshotId, Snapshot] = {}
+        self.start_offset = self.end_offset = 0
+        self._floor_epoch = 0
+        for snap in snapshots:
+            self.snapshots[snap.snapshot_id] = snap
+        latest = self.latest_snapshot()
+        if latest is not None:
+            self._reset_to(latest.snapshot_id)
+        self.durable_end = self.end_offset
+        self._durable_snapshots = set(self.snapshots)
+
+    # -- reading
+    def last_epoch(self) -> int:
+        return self._epochs[-1] if self._epochs else self._floor_epoch
+
+    def read(self, offset: int, max_bytes: int) -> list[Batch]:
+        """Return whole batches from the one holding `offset`, at least one, about max_bytes in all."""
+        i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
+        out, size = [], 0
+        for batch in self.batches[i:]:
+            if out and size + len(batch.data) > max_bytes:
+                break
+            out.append(batch)
+            size += len(batch.data)
+        return out
+
+    def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
+        """Return (largest known epoch <= `epoch`, the offset where that epoch ends)."""
+        i = bisect.bisect_right(self._epochs, epoch) - 1
+        if i < 0:
+            return self._floor_epoch, self.start_offset
+        end = self._epoch_starts[i + 1] if i + 1 < len(self._epochs) else self.end_offset
+        return self._epochs[i], end
+
+    def epoch_at(self, offset: int) -> int:
+        """Return the epoch of the batch holding `offset` (the floor epoch below the log)."""
+        i = bisect.bisect_right(self._epoch_starts, offset) - 1
+        return self._epochs[i] if i >= 0 and offset >= self.start_offset else self._floor_epoch
+
+    def latest_snapshot(self) -> Snapshot | None:
+        return self.snapshots[max(self.snapshots)] if self.snapshots else None
+
+    def earliest_snapshot_id(self) -> SnapshotId | None:
+        return min(self.snapshots) if self.snapshots else None
+
+    def read_snapshot(self, snapshot_id: SnapshotId) -> Snapshot | None:
+        return self.snapshots.get(SnapshotId(*snapshot_id))
+
+    # -- writing
+    def append(self, batch: Batch) -> None:
+        if batch.base_offset != self.end_offset:
+            raise ValueError(f"append at {batch.base_offset} but the log ends at {self.end_offset}")
+        if batch.epoch < self.last_epoch():
+            raise ValueError(f"append of epoch {batch.epoch} after epoch {self.last_epoch()}")
+        if not self._epochs or batch.epoch != self._epochs[-1]:
+            self._epochs.append(batch.epoch)
+            self._epoch_starts.append(batch.base_offset)
+        self.batches.append(batch)
+        self._bases.append(batch.base_offset)
+        self.end_offset = batch.next_offset
+
+    def truncate_to(self, offset: int) -> int:
+        """Remove every batch holding an offset >= `offset`; return the new end offset."""
+        i = bisect.bisect_left([b.next_offset for b in self.batches], offset + 1)
+        del self.batches[i:], self._bases[i:]
+        self.end_offset = self.batches[-1].next_offset if self.batches else self.start_offset
+        j = bisect.bisect_left(self._epoch_starts, self.end_offset)
+        del self._epochs[j:], self._epoch_starts[j:]
+        self.durable_end = min(self.durable_end, self.end_offset)
+        return self.end_offset
+
+    def store_snapshot(self, snapshot: Snapshot) -> None:
+        """Keep a snapshot the state machine wrote (durable at once, like an atomic file rename)."""
+        self.snapshots[snapshot.snapshot_id] = snapshot
+        self._durable_snapshots.add(snapshot.snapshot_id)
+
+    def install_snapshot(self, snapshot: Snapshot) -> None:
+        """Replace the whole log by a snapshot fetched from the leader."""
+        self.store_snapshot(snapshot)
+        self._reset_to(snapshot.snapshot_id)
+        self.durable_end = self.end_offset
+
+    def delete_before(self, offset: int) -> None:
+        """Drop batches below `offset` (a snapshot boundary) and older snapshots."""
+        i = bisect.bisect_left(self._bases, offset)
+        epoch = self.epoch_at(offset - 1) if offset > self.start_offset else self._floor_epoch
+        del self.batches[:i], self._bases[:i]
+        self.start_offset = offset
+        self._floor_epoch = epoch
+        j = bisect.bisect_right(self._epoch_starts, offset) - 1
+        if j > 0:
+            del self._epochs[:j], self._epoch_starts[:j]
+        if self._epoch_starts:
+            self._epoch_starts[0] = max(self._epoch_starts[0], offset)
+        for sid in [s for s in self.snapshots if s.end_offset < offset]:
+            del self.snapshots[sid]
+            self._durable_snapshots.discard(sid)
+
+    def _reset_to(self, sid: SnapshotId) -> None:
+        self.batches.clear()
+        self._bases.clear()
+        self._epochs.clear()
+        self._epoch_starts.clear()
+        self.start_offset = self.end_offset = sid.end_offset
+        self._floor_epoch = sid.epoch
+        for old in [s for s in self.snapshots if s < sid]:
+            del self.snapshots[old]
+
+    # -- durability
+    def flush(self) -> None:
+        self.durable_end = self.end_offset
+        self._durable_snapshots = set(self.snapshots)
+
+    def crash(self) -> None:
+        """Lose everything not flushed."""
+        if self.end_offset > self.durable_end:
+            self.truncate_to(self.durable_end)
+        for sid in [s for s in self.snapshots if s not in self._durable_snapshots]:
+            del self.snapshots[sid]

@@ -1,0 +1,196 @@
+"""Quorum administration: DescribeQuorum and KIP-853 voter changes (AddRaftVoter, RemoveRaftVoter,
+UpdateRaftVoter), answered by the leader.
+
+Rules:
+- One voter change at a time: refused (REQUEST_TIMED_OUT) while a VotersRecord is uncommitted or a
+  change request is pending, and until the leader committed an entry of its own epoch.
+- The new voter set takes effect when its VotersRecord is appended (for the high watermark too);
+  the request is answered when that record commits, or REQUEST_TIMED_OUT after its timeout, or
+  NOT_LEADER_OR_FOLLOWER if leadership is lost first.
+- A new voter must already replicate as an observer and have caught up to the high watermark.
+- A leader that removed itself resigns once the removal commits.
+- Static quorums (kraft.version 0) cannot change voters: UNSUPPORTED_VERSION.
+"""
+from __future__ import annotations
+
+from . import messages as msg
+from . import records as R
+from .voters import VoterNode
+
+DescribeQuorumResponse = msg.M["DescribeQuorumResponse"]
+
+
+class VoterChange:
+    __slots__ = ("env", "offset", "deadline", "removes_leader")
+
+    def __init__(self, env, offset: int, deadline: int, removes_leader: bool):
+        self.env, self.offset, self.deadline, self.removes_leader = env, offset, deadline, removes_leader
+
+
+def error_body(request_name: str, code: int):
+    """Return a response to `request_name` carrying top-level error `code`."""
+    name = request_name.replace("Request", "Response")
+    if name == "VoteResponse":
+        return msg.vote_response(code)
+    if name in ("BeginQuorumEpochResponse", "EndQuorumEpochResponse"):
+        return msg.epoch_response(name, code)
+    if name == "FetchResponse":
+        return msg.fetch_response(code)
+    if name == "FetchSnapshotResponse":
+        return msg.fetch_snapshot_response(code)
+    if name in ("AddRaftVoterResponse", "RemoveRaftVoterResponse"):
+        return msg.voter_change_response(name, code, None if code == msg.NONE else msg.ERROR_NAMES.get(code))
+    return msg.M[name](error_code=code)
+
+
+# ---------------------------------------------------------------- DescribeQuorum
+
+
+def on_describe_quorum_request(node, env) -> None:
+    msg.partition_of(env.body)
+    cls = DescribeQuorumResponse
+    part = cls.PartitionData(partition_index=0)
+    if not node.is_leader():
+        part.error_code, part.error_message = msg.NOT_LEADER_OR_FOLLOWER, None
+        part.leader_id = -1 if node.leader_id is None else node.leader_id
+        part.leader_epoch = node.epoch
+    else:
+        _describe_leader(node, part)
+    nodes = [cls.Node(node_id=v.voter_id, listeners=[cls.Listener(name=n, host=h, port=p) for n, h, p in v.endpoints])
+             for v in node.voters.nodes()]
+    node.reply(env, cls(error_code=msg.NONE, error_message=None,
+                        topics=[cls.TopicData(topic_name=msg.TOPIC, partitions=[part])], nodes=nodes))
+
+
+def _replica_state(node, replica_id: int, rs, directory_id: bytes):
+    cls = DescribeQuorumResponse.ReplicaState
+    if replica_id == node.node_id:
+        return cls(replica_id=replica_id, replica_directory_id=directory_id, log_end_offset=node.log.end_offset,
+                   last_fetch_timestamp=node.now, last_caught_up_timestamp=node.now)
+    if rs is None:
+        return cls(replica_id=replica_id, replica_directory_id=directory_id, log_end_offset=-1)
+    return cls(replica_id=replica_id, replica_directory_id=directory_id, log_end_offset=rs.end_offset,
+               last_fetch_timestamp=rs.last_fetch_ms, last_caught_up_timestamp=rs.last_caught_up_ms)
+
+
+def _describe_leader(node, part) -> None:
+    ls = node.leader_state
+    part.error_message = None
+    part.leader_id, part.leader_epoch, part.high_watermark = node.node_id, node.epoch, node.high_watermark
+    part.current_voters = [_replica_state(node, v.voter_id, ls.replicas.get(v.voter_id), v.directory_id)
+                           for v in node.voters.nodes()]
+    observers = sorted(r for r in ls.replicas if r not in node.voters)
+    part.observers = [_replica_state(node, r, ls.replicas[r], ls.replicas[r].directory_id or bytes(16))
+                      for r in observers]
+
+
+# ---------------------------------------------------------------- voter changes
+
+
+def _change_error(node, env) -> int:
+    """Checks shared by every voter change; NONE when the change may proceed."""
+    if not node.cluster_ok(env.body.cluster_id):
+        return msg.INCONSISTENT_CLUSTER_ID
+    if not node.is_leader():
+        return msg.NOT_LEADER_OR_FOLLOWER
+    if node.kraft_version < 1:
+        return msg.UNSUPPORTED_VERSION
+    ls = node.leader_state
+    if ls.voter_change is not None or node.voter_history.pending(node.high_watermark):
+        return msg.REQUEST_TIMED_OUT
+    if node.high_watermark <= ls.epoch_start_offset:
+        return msg.REQUEST_TIMED_OUT
+    return msg.NONE
+
+
+def _reject(node, env, code: int) -> None:
+    node.reply(env, error_body(env.name, code))
+
+
+def _commit_change(node, env, voters, timeout_ms: int, removes_leader: bool = False) -> None:
+    offset = node.log.end_offset
+    node.append(R.control_batch([R.voters_record(voters)], offset, node.epoch, node.now))
+    deadline = node.now + (timeout_ms if timeout_ms > 0 else node.cfg.request_timeout_ms)
+    node.leader_state.voter_change = VoterChange(env, offset, deadline, removes_leader)
+
+
+def on_add_voter_request(node, env) -> None:
+    body = env.body
+    error = _change_error(node, env)
+    if error == msg.NONE and body.voter_id in node.voters:
+        error = msg.DUPLICATE_VOTER
+    if error == msg.NONE and body.voter_id < 0:
+        error = msg.INVALID_REQUEST
+    if error == msg.NONE:
+        rs = node.leader_state.replicas.get(body.voter_id)
+        if rs is None or rs.end_offset < node.high_watermark:
+            error = msg.REQUEST_TIMED_OUT
+    if error != msg.NONE:
+        _reject(node, env, error)
+        return
+    endpoints = tuple((e.name, e.host, e.port) for e in body.listeners)
+    new = node.voters.add(VoterNode(body.voter_id, bytes(body.voter_directory_id), endpoints))
+    _commit_change(node, env, new, body.timeout_ms)
+
+
+def on_remove_voter_request(node, env) -> None:
+    body = env.body
+    error = _change_error(node, env)
+    if error == msg.NONE and not node.voters.is_voter(body.voter_id, bytes(body.voter_directory_id)):
+        error = msg.VOTER_NOT_FOUND
+    if error == msg.NONE and len(node.voters) == 1:
+        error = msg.INVALID_REQUEST
+    if error != msg.NONE:
+        _reject(node, env, error)
+        return
+    _commit_change(node, env, node.voters.remove(body.voter_id), 0, body.voter_id == node.node_id)
+
+
+def on_update_voter_request(node, env) -> None:
+    body = env.body
+    error = _change_error(node, env)
+    if error in (msg.NONE, msg.REQUEST_TIMED_OUT) and body.current_leader_epoch != node.epoch and node.is_leader():
+        error = msg.FENCED_LEADER_EPOCH if body.current_leader_epoch < node.epoch else msg.UNKNOWN_LEADER_EPOCH
+    current = node.voters.get(body.voter_id)
+    if error == msg.NONE and (current is None or not node.voters.is_voter(body.voter_id,
+                                                                         bytes(body.voter_directory_id))):
+        error = msg.VOTER_NOT_FOUND
+    if error != msg.NONE:
+        _reject(node, env, error)
+        return
+    feature = body.kraft_version_feature
+    endpoints = tuple((e.name, e.host, e.port) for e in body.listeners)
+    updated = current._replace(endpoints=endpoints, min_kraft=feature.min_supported_version,
+                               max_kraft=feature.max_supported_version)
+    _commit_change(node, env, node.voters.remove(body.voter_id).add(updated), 0)
+
+
+# ---------------------------------------------------------------- leader hooks
+
+
+def on_high_watermark(node) -> None:
+    change = node.leader_state.voter_change
+    if change is not None and node.high_watermark > change.offset:
+        node.leader_state.voter_change = None
+        node.reply(change.env, error_body(change.env.name, msg.NONE))
+        if change.removes_leader:
+            node.become_resigned(removed=True)
+
+
+def on_leader_voters_changed(node) -> None:
+    from . import replication
+    replication.update_high_watermark(node)
+
+
+def leader_tick(node) -> None:
+    change = node.leader_state.voter_change
+    if change is not None and node.now >= change.deadline:
+        node.leader_state.voter_change = None
+        node.reply(change.env, error_body(change.env.name, msg.REQUEST_TIMED_OUT))
+
+
+def fail_pending(node) -> None:
+    change = node.leader_state.voter_change
+    if change is not None:
+        node.leader_state.voter_change = None
+        node.reply(change.env, error_body(change.env.name, msg.NOT_LEADER_OR_FOLLOWER))

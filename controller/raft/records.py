@@ -1,0 +1,133 @@
+"""Raft log entries as Kafka record batches (v2): build, split, validate, read control records.
+
+Rules:
+- One append is one batch; batches are never split or merged, so every replica holds the same
+  batch boundaries and a batch is identified by (base_offset, epoch).
+- A Batch keeps its exact bytes (what segments store and Fetch carries); only the header is parsed.
+- Data records are opaque bytes (null key, no headers, timestamp delta 0: what KRaft writes).
+- Control batches hold LeaderChange, KRaftVersion and Voters records, which raft interprets.
+- Malformed bytes from the wire raise InvalidRecords (answered as INVALID_REQUEST / dropped).
+"""
+from __future__ import annotations
+
+import struct
+
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.primitives import varint_bytes
+from kraftsman.storage.records import batch as B
+from kraftsman.storage.records import control as C
+from kraftsman.storage.records.crc import crc32c
+
+LeaderChangeMessage = codec.message_class("LeaderChangeMessage")
+KRaftVersionRecord = codec.message_class("KRaftVersionRecord")
+_PREFIX = struct.Struct(">qiib")  # base offset, batch length, partition leader epoch, magic
+_CRC = struct.Struct(">I")
+_LAST_DELTA = struct.Struct(">i")
+_VARINT = [varint_bytes(i) for i in range(8192)]
+
+
+class InvalidRecords(ValueError):
+    """Bytes that should hold record batches do not."""
+
+
+class Batch:
+    """One record batch: offsets [base_offset, next_offset), its leader epoch, and its bytes."""
+
+    __slots__ = ("base_offset", "epoch", "count", "data", "is_control")
+
+    def __init__(self, data: bytes):
+        self.base_offset, _, self.epoch, _ = _PREFIX.unpack_from(data, 0)
+        self.count = _LAST_DELTA.unpack_from(data, 23)[0] + 1
+        self.is_control = bool(data[22] & B.CONTROL_MASK)
+        self.data = data
+
+    @property
+    def next_offset(self) -> int:
+        return self.base_offset + self.count
+
+    @property
+    def last_offset(self) -> int:
+        return self.base_offset + self.count - 1
+
+    @property
+    def crc(self) -> int:
+        return _CRC.unpack_from(self.data, B.CRC_OFFSET)[0]
+
+    def values(self) -> list[bytes]:
+        """Return the record values of a data batch."""
+        return [v for _, v in B.RecordBatch(self.data).raft_values()]
+
+    def control_records(self) -> list:
+        """Return [(control type, decoded message)] of a control batch."""
+        out = []
+        for rec in B.RecordBatch(self.data).records():
+            kind = C.parse_control_type(rec.key)
+            out.append((kind, C.decode_control(kind, rec.value) if kind in C.SCHEMAS else None))
+        return out
+
+    def __repr__(self) -> str:
+        kind = "control" if self.is_control else "data"
+        return f"Batch({kind}, offsets={self.base_offset}..{self.last_offset}, epoch={self.epoch})"
+
+
+def _record(i: int, value: bytes) -> bytes:
+    """Encode one raft data record: attributes 0, timestamp delta 0, null key, no headers."""
+    n = len(value)
+    vi = _VARINT[i] if i < 4096 else varint_bytes(i)
+    vl = _VARINT[n] if n < 4096 else varint_bytes(n)
+    size = len(vi) + len(vl) + n + 4
+    head = _VARINT[size] if size < 4096 else varint_bytes(size)
+    return b"".join((head, b"\x00\x00", vi, b"\x01", vl, value, b"\x00"))
+
+
+def data_batch(values, base_offset: int, epoch: int, timestamp: int = 0) -> Batch:
+    """Build a data batch of opaque record values at `base_offset` in `epoch`."""
+    if not values:
+        raise ValueError("a batch needs at least one record")
+    payload = b"".join([_record(i, v) for i, v in enumerate(values)])
+    n = len(values)
+    return Batch(B.assemble_batch(payload, base_offset, n - 1, n, 0, timestamp, timestamp, epoch))
+
+
+def control_batch(messages, base_offset: int, epoch: int, timestamp: int = 0) -> Batch:
+    """Build a control batch from [(control type, message)]."""
+    records = [C.encode_control(kind, msg) for kind, msg in messages]
+    return Batch(B.build_batch(records, base_offset, timestamp=timestamp, partition_leader_epoch=epoch,
+                               control=True))
+
+
+def leader_change(leader_id: int, voters, granting) -> tuple:
+    msg = LeaderChangeMessage(version=0, leader_id=leader_id,
+                              voters=[LeaderChangeMessage.Voter(voter_id=v) for v in sorted(voters)],
+                              granting_voters=[LeaderChangeMessage.Voter(voter_id=v) for v in sorted(granting)])
+    return C.LEADER_CHANGE, msg
+
+
+def kraft_version(level: int) -> tuple:
+    return C.KRAFT_VERSION, KRaftVersionRecord(version=0, kraft_version=level)
+
+
+def voters_record(voter_set) -> tuple:
+    return C.KRAFT_VOTERS, voter_set.to_record()
+
+
+def split_batches(buf: bytes) -> list[Batch]:
+    """Split concatenated v2 batches from the wire, checking sizes, magic and CRC."""
+    out, pos, end = [], 0, len(buf)
+    while pos < end:
+        if end - pos < B.RECORD_BATCH_OVERHEAD:
+            raise InvalidRecords(f"truncated batch header at position {pos}")
+        _, length, _, magic = _PREFIX.unpack_from(buf, pos)
+        stop = pos + length + B.LOG_OVERHEAD
+        if magic != 2 or length < B.RECORD_BATCH_OVERHEAD - B.LOG_OVERHEAD or stop > end:
+            raise InvalidRecords(f"bad batch at position {pos} (magic {magic}, length {length})")
+        data = bytes(buf[pos:stop])
+        if crc32c(memoryview(data)[B.ATTRIBUTES_OFFSET:]) != _CRC.unpack_from(data, B.CRC_OFFSET)[0]:
+            raise InvalidRecords(f"CRC mismatch in batch at position {pos}")
+        out.append(Batch(data))
+        pos = stop
+    return out
+
+
+def join_batches(batches) -> bytes:
+    return b"".join([b.data for b in batches])
