@@ -17,6 +17,7 @@ Rules:
 from __future__ import annotations
 
 import base64
+import itertools
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records import control
@@ -26,6 +27,7 @@ from kraftsman.storage.records.metadata import (
     METADATA_RECORD_TYPES, MetadataParseError, UnknownRecordError, read_frame, read_metadata_record,
     type_enum_name)
 
+from .dump_log_fused import fused_renderer
 from .dump_log_json import fast_renderer
 
 RECORD_INDENT = "|"
@@ -102,14 +104,14 @@ class MetadataParser:
         self.errors = 0
 
     def entry(self, api_key: int, version: int, value: bytes):
-        """Return (json prefix, raw decoder, renderer) for a record type and version."""
+        """Return (json prefix, raw decoder, renderer, fused renderer or None) for a type and version."""
         found = self.cache.get((api_key, version))
         if found is None:
             read_metadata_record(value)  # raises UnknownRecordError / MetadataParseError with Kafka's text
             name = METADATA_RECORD_TYPES[api_key]
             found = self.cache[(api_key, version)] = (
                 f'{{"type":"{type_enum_name(name)}","version":{version},"data":',
-                codec.raw_decoder(name, version), fast_renderer(name, version))
+                codec.raw_decoder(name, version), fast_renderer(name, version), fused_renderer(name, version))
         return found
 
     def json(self, offset: int, value) -> str:
@@ -121,7 +123,7 @@ class MetadataParser:
                 api_key, version, pos = value[1], value[2], 3
             else:
                 api_key, version, pos = read_frame(value)
-            prefix, decode, render = self.entry(api_key, version, value)
+            prefix, decode, render, _ = self.entry(api_key, version, value)
             message, stop = decode(value, pos, len(value))
             if stop != len(value):
                 raise MetadataParseError(f"Found {len(value) - stop} byte(s) of garbage after {api_key}")
@@ -131,6 +133,19 @@ class MetadataParser:
         except Exception as e:  # Kafka prints any failure as the payload and goes on
             self.errors += 1
             return f"Error at {offset}, skipping. {_kafka_message(e, value)}"
+
+    def json_at(self, offset: int, buf: bytes, start: int, end: int) -> str:
+        """Return the payload text of the record value buf[start:end] (no copy on the fast path)."""
+        if end - start >= 3 and buf[start] == 1:
+            found = self.cache.get((buf[start + 1], buf[start + 2]))
+            if found is not None and found[3] is not None:
+                try:
+                    text, stop = found[3](buf, start + 3, end)
+                except Exception:  # the exact slice below reports it as Kafka does
+                    stop = -1
+                if stop == end:
+                    return found[0] + text + "}"
+        return self.json(offset, buf[start:end])
 
     def __call__(self, offset: int, key, value):
         return None, self.json(offset, value)
@@ -203,30 +218,61 @@ class RecordFormatter:
         return "".join(parts)
 
     def _metadata_batch(self, batch, records, out: list) -> None:
-        """Fast path: metadata records of a non-transactional CreateTime batch."""
-        json, append, gaps = self.parser.json, out.append, self.gaps
-        last = self.last_offset
-        if self.skip_metadata:
-            for r in records:
-                if last != -1 and r[0] != last + 1:
-                    gaps.append((last, r[0]))
-                last = r[0]
-                key = r[2]
-                append(" payload: " + json(r[0], r[3]) if key is None else
-                       f"| key: {key.decode('utf-8', 'replace')} payload: " + json(r[0], r[3]))
-            self.last_offset = last
-            return
-        mid = f" CreateTime: "
-        for r in records:
-            offset, ts, key, value, headers = r[0], r[1], r[2], r[3], r[4]
+        """Metadata records of a non-transactional CreateTime batch: raft-shaped ones take the fast path."""
+        done = self._raft_shaped(batch, out) if not batch.compression else 0
+        if done < batch.records_count:
+            for record in itertools.islice(records, done, None):
+                out.append(self.line(batch, record))
+
+    def _raft_shaped(self, batch, out: list) -> int:
+        """Print records shaped as the raft writes them straight from the batch buffer; return how many.
+
+        Shape: attributes 0, timestamp delta 0, offset delta and lengths in 1-2 byte varints, null key,
+        no headers. The first record of any other shape ends the fast path.
+        """
+        data, pos, end = batch.buffer, 61, len(batch.buffer)
+        base, json_at, append, gaps, last = batch.base_offset, self.parser.json_at, out.append, self.gaps, self.last_offset
+        head = " payload: " if self.skip_metadata else None
+        mid = f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: "
+        i = 0
+        for i in range(batch.records_count):  # noqa: B007 (i is the count done when the shape breaks)
+            b = data[pos]
+            if b < 128:
+                length, body = b >> 1, pos + 1
+            elif data[pos + 1] < 128:
+                length, body = ((b & 0x7F) | (data[pos + 1] << 7)) >> 1, pos + 2
+            else:
+                break
+            od = data[body + 2]
+            if od < 128:
+                delta, k = od >> 1, body + 3
+            elif data[body + 3] < 128:
+                delta, k = ((od & 0x7F) | (data[body + 3] << 7)) >> 1, body + 4
+            else:
+                break
+            vb = data[k + 1]
+            if vb < 128:
+                vlen, vstart = vb >> 1, k + 2
+            elif data[k + 2] < 128:
+                vlen, vstart = ((vb & 0x7F) | (data[k + 2] << 7)) >> 1, k + 3
+            else:
+                break
+            vend = vstart + vlen
+            stop = body + length
+            if b & 1 or od & 1 or vb & 1 or data[body] or data[body + 1] or data[k] != 1 or vend + 1 != stop \
+                    or stop > end or data[vend]:
+                break
+            offset = base + delta
             if last != -1 and offset != last + 1:
                 gaps.append((last, offset))
             last = offset
-            if key is None and not headers:
-                append(f"| offset: {offset}{mid}{ts} keySize: -1 valueSize: "
-                       f"{-1 if value is None else len(value)} sequence: -1 headerKeys: [] payload: "
-                       + json(offset, value))
+            if head is None:
+                append(f"| offset: {offset}{mid}{vlen} sequence: -1 headerKeys: [] payload: "
+                       + json_at(offset, data, vstart, vend))
             else:
-                self.last_offset = -1
-                append(self.line(batch, r))
+                append(head + json_at(offset, data, vstart, vend))
+            pos = stop
+        else:
+            i = batch.records_count
         self.last_offset = last
+        return i
