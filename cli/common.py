@@ -63,9 +63,9 @@ class Environment:
 
 
 def _expected_errors() -> tuple[type, ...]:
-    from kraftsman.storage.errors import KNOWN_ERRORS
+    from kraftsman.storage.errors import known_errors
 
-    return (ToolError,) + KNOWN_ERRORS
+    return (ToolError,) + known_errors()
 
 
 def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | None = None,
