@@ -106,6 +106,12 @@ class DumpSession:
             return
         from . import dump_log_index as idx
 
+        if jsonl and suffix in (".index", ".timeindex", ".snapshot", ".txnindex"):
+            from .dump_log_jsonl import unsupported_object
+
+            self.emit(unsupported_object(arg))
+            return
+
         handler = {".index": idx.dump_index, ".timeindex": idx.dump_time_index,
                    ".snapshot": idx.dump_producer_snapshot, ".txnindex": idx.dump_txn_index}.get(suffix)
         if handler is None:
