@@ -100,7 +100,7 @@ class RaftNode:
         elif st.voted_id is not None:
             st.role = VOTED
         self._persisted = st.persisted()
-        self.fetcher.reset(self.now, self.cfg.fetch_timeout_ms)
+        self.fetcher.reset(self.now, self.fetch_timeout())
         self.deadline = self.now + self.election_timeout()
 
     # ------------------------------------------------------------ properties
@@ -131,6 +131,11 @@ class RaftNode:
     def election_timeout(self) -> int:
         t = self.cfg.election_timeout_ms
         return t + self.rng.randint(0, t - 1)
+
+    def fetch_timeout(self) -> int:
+        """The fetch timeout plus a little jitter, so followers of a dead leader do not all campaign
+        in the same instant (Kafka's fixed timeout relies on real clocks never being in lockstep)."""
+        return self.cfg.fetch_timeout_ms + self.rng.randint(0, 2 * self.cfg.retry_backoff_ms)
 
     def election_backoff(self) -> int:
         """Binary exponential backoff after a failed election (Kafka's binaryExponentialElectionBackoffMs)."""
@@ -330,13 +335,13 @@ class RaftNode:
         self._leave_leadership()
         self.state.move(UNATTACHED if self.is_voter() else OBSERVER, epoch)
         self.deadline = self.now + self.election_timeout()
-        self.fetcher.reset(self.now, self.cfg.fetch_timeout_ms)
+        self.fetcher.reset(self.now, self.fetch_timeout())
 
     def become_follower(self, epoch: int, leader_id: int) -> None:
         self._leave_leadership()
         self.state.move(FOLLOWER if self.is_voter() else OBSERVER, epoch, leader_id=leader_id)
         self.election_retries = 0
-        self.fetcher.reset(self.now, self.cfg.fetch_timeout_ms)
+        self.fetcher.reset(self.now, self.fetch_timeout())
         replication.maybe_fetch(self)
 
     def become_voted(self, candidate_id: int, candidate_dir: bytes) -> None:
@@ -371,7 +376,7 @@ class RaftNode:
         if not self.is_voter():
             self._leave_leadership()
             self.state.move(OBSERVER, leader_id=None)
-            self.fetcher.reset(self.now, self.cfg.fetch_timeout_ms)
+            self.fetcher.reset(self.now, self.fetch_timeout())
             return
         if self.voters.ids() == {self.node_id} or not self.cfg.pre_vote:
             self.become_candidate()

@@ -35,7 +35,9 @@ class Tally:
 def start_round(node, pre_vote: bool, backoff_ms: int) -> None:
     node.tally = Tally(pre_vote, node.node_id, node.now + backoff_ms)
     node.deadline = node.tally.backoff_until + node.election_timeout()
-    if backoff_ms <= 0:
+    if backoff_ms <= 0 and pre_vote and not node.cfg.pre_vote:
+        node.become_candidate()
+    elif backoff_ms <= 0:
         send_votes(node)
         check_result(node)
 
@@ -43,6 +45,9 @@ def start_round(node, pre_vote: bool, backoff_ms: int) -> None:
 def campaign_tick(node) -> None:
     t = node.tally
     if node.now < t.backoff_until:
+        return
+    if t.pre_vote and not node.cfg.pre_vote and node.voters.ids() - {node.node_id}:
+        node.become_candidate()
         return
     if not t.sent:
         send_votes(node)
@@ -161,17 +166,17 @@ def on_vote_response(node, env) -> None:
     if body.error_code != msg.NONE:
         return
     part = msg.partition_of(body)
-    if node.learn_leader(part.leader_epoch, part.leader_id):
-        return
+    granted = part.error_code == msg.NONE and part.vote_granted
+    if part.leader_epoch > node.epoch or not granted:
+        # a refusal naming this epoch's leader sends a prospective back to following it (KIP-996)
+        if node.learn_leader(part.leader_epoch, part.leader_id):
+            return
     t = node.tally
     if t is None or node.role not in (PROSPECTIVE, CANDIDATE) or env.pre_vote != t.pre_vote:
         return
     if part.leader_epoch != node.epoch and not (t.pre_vote and part.leader_epoch < node.epoch):
         return
-    if part.error_code == msg.NONE and part.vote_granted:
-        t.granted.add(env.src)
-    else:
-        t.rejected.add(env.src)
+    (t.granted if granted else t.rejected).add(env.src)
     check_result(node)
 
 

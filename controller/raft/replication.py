@@ -25,11 +25,12 @@ _NEVER = -(1 << 62)
 
 
 class ReplicaState:
-    __slots__ = ("end_offset", "last_fetch_ms", "last_caught_up_ms", "directory_id")
+    __slots__ = ("end_offset", "last_fetch_ms", "last_caught_up_ms", "directory_id", "sent_hw")
 
     def __init__(self):
         self.end_offset, self.last_fetch_ms, self.last_caught_up_ms = 0, -1, -1
         self.directory_id = b""
+        self.sent_hw = -1
 
 
 class LeaderState:
@@ -64,6 +65,7 @@ class Fetcher:
         self.reset(0, 0)
 
     def reset(self, now: int, timeout: int) -> None:
+        """Forget the session; the fetch timer runs `timeout` ms from `now`."""
         self.inflight, self.sent_ms, self.next_ms = None, 0, now
         self.deadline, self.last_ok_ms, self.assembly = now + timeout, _NEVER, None
 
@@ -194,10 +196,12 @@ def on_fetch_request(node, env) -> None:
     if status[0] != "valid":
         _reply_fetch(node, env, **{status[0] if status[0] == "diverging" else "snapshot_id": status[1]})
         return
-    _record_replica(node, replica_id, part)
-    hw_before = node.high_watermark
+    rs = _record_replica(node, replica_id, part)
     update_high_watermark(node)
-    if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and node.high_watermark == hw_before:
+    if node.leader_state is None:  # the commit removed this leader, which resigned
+        node.reply(env, msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, node.node_id, node.epoch))
+        return
+    if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and node.high_watermark <= rs.sent_hw:
         old = node.leader_state.parked.pop(replica_id, None)
         if old is not None:
             _answer_fetch(node, old[0])
@@ -213,6 +217,7 @@ def _record_replica(node, replica_id: int, part) -> None:
     rs.directory_id = bytes(part.replica_directory_id)
     if part.fetch_offset >= node.high_watermark:
         rs.last_caught_up_ms = node.now
+    return rs
 
 
 def _reply_fetch(node, env, records=b"", diverging=None, snapshot_id=None) -> None:
@@ -224,6 +229,7 @@ def _reply_fetch(node, env, records=b"", diverging=None, snapshot_id=None) -> No
 def _answer_fetch(node, env) -> None:
     """Answer a validated fetch with the records from its offset (maybe none)."""
     part = env.body.topics[0].partitions[0]
+    node.leader_state.replica(env.body.replica_state.replica_id).sent_hw = node.high_watermark
     records = b""
     if part.fetch_offset < node.log.end_offset:
         limit = min(env.body.max_bytes, part.partition_max_bytes or env.body.max_bytes)
@@ -267,7 +273,7 @@ def follower_tick(node) -> None:
             node.on_election_timeout()
         else:
             node.state.move(OBSERVER, leader_id=None)
-            f.reset(node.now, node.cfg.fetch_timeout_ms)
+            f.reset(node.now, node.fetch_timeout())
         return
     maybe_fetch(node)
 
@@ -335,7 +341,7 @@ def on_fetch_response(node, env) -> None:
         _backoff(node)
         return
     f = node.fetcher
-    f.last_ok_ms, f.deadline = node.now, node.now + node.cfg.fetch_timeout_ms
+    f.last_ok_ms, f.deadline = node.now, node.now + node.fetch_timeout()
     if part.diverging_epoch.epoch >= 0 or part.diverging_epoch.end_offset >= 0:
         _truncate_to_end_offset(node, part.diverging_epoch.epoch, part.diverging_epoch.end_offset)
     elif part.snapshot_id.end_offset >= 0:
@@ -381,7 +387,7 @@ def on_fetch_snapshot_response(node, env) -> None:
         _backoff(node)
         return
     elif f.assembly is not None:
-        f.last_ok_ms, f.deadline = node.now, node.now + node.cfg.fetch_timeout_ms
+        f.last_ok_ms, f.deadline = node.now, node.now + node.fetch_timeout()
         sid = SnapshotId(part.snapshot_id.end_offset, part.snapshot_id.epoch)
         if not f.assembly.accept(sid, part.size, part.position, part.unaligned_records):
             f.assembly = None

@@ -127,6 +127,7 @@ class Cluster:
         self.digests: dict[int, bytes] = {}
         self.batch_keys: dict[tuple, tuple] = {}
         self.delay = lambda: 0
+        self.admin_inbox: list = []
         self.boxes: dict[int, Box] = {}
         self.kraft_version = kraft_version
         self.overrides = overrides
@@ -193,6 +194,9 @@ class Cluster:
             self.tick(ids)
 
     def deliver(self, env) -> bool:
+        if env.dst == ADMIN:
+            self.admin_inbox.append(env)
+            return True
         box = self.boxes.get(env.dst)
         if box is None or not box.alive or self.net.blocked(env.src, env.dst):
             return False
