@@ -241,8 +241,9 @@ def _require(path: Path) -> None:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-dump-log with `argv` in `env`; return the exit status."""
     opts = parse(argv)
-    if opts == "help":
-        env.stderr.write(f"{DESCRIPTION}\n{help_text()}\n")
+    if opts in ("help", "missing-files"):
+        head = DESCRIPTION if opts == "help" else 'Missing required argument "[files]"'
+        env.stderr.write(f"{head}\n{help_text()}\n")
         return ExitStatus.ERROR
     if opts == "version":
         env.stdout.write(f"{KAFKA_VERSION}\n")

@@ -139,14 +139,14 @@ def _decoder(ns) -> str:
 
 
 def parse(argv: list[str]) -> DumpOptions | str:
-    """Parse `argv`; return DumpOptions, or "help"/"version" when that is all that was asked."""
+    """Parse `argv`; return DumpOptions, or "help" / "version" / "missing-files" (nothing to dump)."""
     ns = _parser().parse_args(argv)
     if not argv or ns.help:
         return "help"
     if ns.version:
         return "version"
     if not ns.files:
-        raise ToolError('Missing required argument "[files]"')
+        return "missing-files"
     printing = (ns.print_data_log or ns.offsets_decoder or ns.transaction_log_decoder
                 or ns.cluster_metadata_decoder or bool(ns.key_decoder_class) or bool(ns.value_decoder_class))
     output = (ns.output or ["text"])[-1]
