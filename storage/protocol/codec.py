@@ -309,6 +309,8 @@ def _gen_tag_reader(s: _Src, tagged, version: int) -> None:
     for f in sorted(tagged, key=lambda x: x.tag):
         s(2, f"{kw} tag == {f.tag}:")
         _read_field(s, 3, "o." + snake_name(f.name), f, version, True)
+        s(3, f"if pos != stop: raise CodecError('tagged field {f.name} does not match its size {{}}'"
+             ".format(size), pos)")
         kw = "elif"
     s(2, f"{'else' if tagged else 'if True'}:")
     s(3, "if o._unknown_tagged_fields is None: o._unknown_tagged_fields = []")
@@ -586,11 +588,14 @@ def decoder(name: str, version: int):
     def decode_at(buf: bytes, pos: int = 0, end: int | None = None):
         end = len(buf) if end is None else end
         try:
-            return raw(buf, pos, end)
+            msg, stop = raw(buf, pos, end)
         except CodecError:
             raise
         except _DECODE_ERRORS as e:
             raise CodecError(f"cannot decode {name} v{version}: {e}", pos) from None
+        if stop > end:
+            raise CodecError(f"cannot decode {name} v{version}: it runs {stop - end} byte(s) past the end", end)
+        return msg, stop
 
     decode_at.raw = raw
     return decode_at
@@ -620,8 +625,13 @@ def decode(name: str, version: int, buf: bytes, pos: int = 0):
 
 
 def encode(name: str, version: int, message) -> bytes:
-    """Encode `message` as `name` at `version` and return the bytes."""
-    return bytes(encoder(name, version)(message, bytearray()))
+    """Encode `message` as `name` at `version` and return the bytes (bad values raise CodecError)."""
+    try:
+        return bytes(encoder(name, version)(message, bytearray()))
+    except CodecError:
+        raise
+    except (struct.error, AttributeError, TypeError, ValueError, OverflowError) as e:
+        raise CodecError(f"cannot encode {name} v{version}: {type(e).__name__}: {e}") from None
 
 
 def to_json(name: str, version: int, message) -> str:

@@ -1,0 +1,151 @@
+"""Our YAML specs restate Kafka's JSON specs (shared/reference/kafka-schemas) without drift.
+
+Rules:
+- Every Kafka JSON file is compared with `schema.load(<its name>)`: message keys, every field
+  recursively (in order) and commonStructs.
+- Every key found in the JSON is either compared here or listed in UNCOMPARED_KEYS, so a new
+  spec key cannot slip past unnoticed.
+- Skips cleanly when ../shared is absent.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kraftsman.storage.protocol import schema
+from kraftsman.storage.protocol.schema import NO_VERSIONS, Versions
+
+REPO = Path(__file__).resolve().parents[3]
+KAFKA_SCHEMAS = REPO.parent / "shared" / "reference" / "kafka-schemas"
+
+# Keys we deliberately do not compare: documentation, and deprecation notes our codec ignores.
+UNCOMPARED_KEYS = {"about", "deprecatedVersions"}
+MESSAGE_KEYS = {"name", "type", "apiKey", "validVersions", "flexibleVersions", "fields", "commonStructs",
+                "listeners", "latestVersionUnstable"}
+FIELD_KEYS = {"name", "type", "versions", "nullableVersions", "taggedVersions", "tag", "default", "mapKey",
+              "ignorable", "flexibleVersions", "entityType", "fields"}
+# Specs we carry that the reference snapshot predates (see SOURCE.md there).
+OURS_ONLY = {"ClearElrRecord"}
+
+
+def strip_comments(text: str) -> str:
+    """Remove `//` comments that are outside JSON strings."""
+    out, i, in_string = [], 0, False
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            step = 2 if c == "\\" else 1
+            out.append(text[i:i + step])
+            in_string = c != '"'
+            i += step
+        elif c == '"':
+            in_string = True
+            out.append(c)
+            i += 1
+        elif text.startswith("//", i):
+            newline = text.find("\n", i)
+            i = len(text) if newline < 0 else newline
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _json_files() -> list[Path]:
+    return sorted(KAFKA_SCHEMAS.glob("*.json")) if KAFKA_SCHEMAS.is_dir() else []
+
+
+def _load_json(path: Path) -> dict:
+    return json.loads(strip_comments(path.read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _need_shared():
+    if not KAFKA_SCHEMAS.is_dir():
+        pytest.skip(f"Kafka JSON schemas not found at {KAFKA_SCHEMAS} (../shared is absent)")
+
+
+def _versions(raw) -> Versions:
+    return Versions.parse(None if raw is None else str(raw))
+
+
+def _int_or_none(raw) -> int | None:
+    return None if raw is None else int(raw)
+
+
+def _default_text(raw) -> str | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    return str(raw)
+
+
+def _our_default(text: str | None) -> str | None:
+    return None if text is None else text.lower() if text in ("True", "False") else text
+
+
+def _compare_field(where: str, raw: dict, ours: schema.FieldSpec) -> None:
+    where = f"{where}.{raw['name']}"
+    assert set(raw) <= FIELD_KEYS | UNCOMPARED_KEYS, f"{where}: uncompared keys {set(raw) - FIELD_KEYS}"
+    assert ours.name == raw["name"], where
+    assert ours.type == raw["type"], where
+    assert ours.versions == _versions(raw["versions"]), where
+    assert ours.nullable_versions == _versions(raw.get("nullableVersions")), where
+    assert ours.tagged_versions == _versions(raw.get("taggedVersions")), where
+    assert ours.tag == _int_or_none(raw.get("tag")), where  # Kafka writes some tags as strings ("0")
+    assert _our_default(ours.default) == _default_text(raw.get("default")), where
+    assert ours.map_key == raw.get("mapKey", False), where
+    assert ours.ignorable == raw.get("ignorable", False), where
+    assert ours.entity_type == raw.get("entityType"), where
+    expected_flex = raw.get("flexibleVersions")
+    assert ours.flexible_versions == (None if expected_flex is None else _versions(expected_flex)), where
+    _compare_fields(where, raw.get("fields", []), ours.fields)
+
+
+def _compare_fields(where: str, raw_fields: list, ours: tuple) -> None:
+    assert [f.name for f in ours] == [f["name"] for f in raw_fields], f"{where}: field names/order differ"
+    for raw, field in zip(raw_fields, ours):
+        _compare_field(where, raw, field)
+
+
+def _compare_message(raw: dict, ours: schema.MessageSpec) -> None:
+    name = raw["name"]
+    assert set(raw) <= MESSAGE_KEYS | UNCOMPARED_KEYS, f"{name}: uncompared keys {set(raw) - MESSAGE_KEYS}"
+    assert ours.name == name
+    assert ours.type == raw["type"], name
+    assert ours.api_key == _int_or_none(raw.get("apiKey")), name
+    assert ours.valid_versions == _versions(raw["validVersions"]), name
+    assert ours.flexible_versions == _versions(raw.get("flexibleVersions", "none")), name
+    assert ours.listeners == tuple(raw.get("listeners", ())), name
+    assert ours.latest_version_unstable == raw.get("latestVersionUnstable", False), name
+    _compare_fields(name, raw["fields"], ours.fields)
+    for common in raw.get("commonStructs", []):
+        struct = ours.struct(common["name"])
+        assert struct.versions == _versions(common["versions"]), f"{name}.{common['name']}"
+        _compare_fields(f"{name}.{common['name']}", common["fields"], struct.fields)
+
+
+@pytest.mark.parametrize("path", _json_files(), ids=lambda p: p.stem)
+def test_spec_matches_kafka_json(path: Path):
+    raw = _load_json(path)
+    _compare_message(raw, schema.load(raw["name"]))
+
+
+def test_every_kafka_spec_is_covered_and_ours_add_only_known_extras():
+    kafka_names = {_load_json(p)["name"] for p in _json_files()}
+    assert len(_json_files()) == 81
+    assert kafka_names - set(schema.names()) == set()
+    assert set(schema.names()) - kafka_names == OURS_ONLY
+
+
+def test_strip_comments_keeps_slashes_inside_strings():
+    text = '{"a": "x // y", // gone\n "b": "q\\"//"} // tail'
+    assert json.loads(strip_comments(text)) == {"a": "x // y", "b": 'q"//'}
+
+
+def test_no_versions_round_trips_through_text():
+    assert Versions.parse("none") is NO_VERSIONS
+    assert str(Versions.parse("3+")) == "3+" and str(Versions.parse("1-3")) == "1-3"
