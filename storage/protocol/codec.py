@@ -496,7 +496,7 @@ def _base_namespace() -> dict:
     ns = {
         "Message": Message, "CodecError": CodecError, "_MISSING": MISSING, "_new": object.__new__,
         "_uvarint": P.read_uvarint, "_uv": P.uvarint_bytes, "_unpack_from": struct.unpack_from,
-        "_pack": struct.pack, "_Uuid": Uuid, "_bnew": bytes.__new__, "_ZERO": ZERO_UUID, "_first": lambda kv: kv[0],
+        "_pack": struct.pack, "_Uuid": Uuid, "_ZERO": ZERO_UUID, "_first": lambda kv: kv[0],
         "_NULL16": b"\xff\xff", "_NULL32": b"\xff\xff\xff\xff",
         "_js": encode_basestring, "_us": uuid_str, "_jd": java_double,
         "_b64": lambda b: base64.b64encode(b).decode("ascii"),
