@@ -82,6 +82,7 @@ class Box:
         self.sm = StateMachine()
         self.last_hw = self.node.high_watermark
         self.alive = True
+        self.marks: dict[str, tuple] = {}
 
 
 class Network:
@@ -269,12 +270,26 @@ class Cluster:
                 raise Violation(f"node {node.node_id} applied a different committed prefix at {offset}")
         box.sm.history.clear()
 
+    @staticmethod
+    def _resume(box: Box, name: str) -> int:
+        """Index of the first batch not yet checked for `name` (0 when the log changed under us)."""
+        mark = box.marks.get(name)
+        batches = box.log.batches
+        if mark is None or mark[2] != box.log.start_offset:
+            return 0
+        n, last = mark[0], mark[1]
+        return n if n <= len(batches) and (n == 0 or batches[n - 1] is last) else 0
+
     def _check_log_matching(self, box: Box) -> None:
         """Same (base offset, epoch) => same bytes and same predecessor batch (hence same prefix)."""
+        batches = box.log.batches
+        i = self._resume(box, "match")
         prev = None  # unknown below the first batch when the log starts after a snapshot
-        if box.log.start_offset == 0:
+        if i:
+            prev = (batches[i - 1].base_offset, batches[i - 1].epoch)
+        elif box.log.start_offset == 0:
             prev = (0, -1)
-        for batch in box.log.batches:
+        for batch in batches[i:]:
             key = (batch.base_offset, batch.epoch)
             seen = self.batch_keys.get(key)
             if seen is None or (seen[2] is None and prev is not None):
@@ -283,20 +298,29 @@ class Cluster:
                 raise Violation(f"log matching broken at {key} on node {box.cfg.node_id}: "
                                 f"{seen} vs {(batch.crc, batch.count, prev)}")
             prev = key
+        box.marks["match"] = (len(batches), batches[-1] if batches else None, box.log.start_offset)
 
     def _record_committed(self, box: Box) -> None:
         hw, epoch = box.node.high_watermark, box.node.epoch
-        for batch in box.log.batches:
-            if batch.next_offset > hw:
-                break
+        batches = box.log.batches
+        i = self._resume(box, "commit")
+        while i < len(batches) and batches[i].next_offset <= hw:
+            batch = batches[i]
             value = (batch.epoch, batch.crc)
             seen = self.committed.setdefault(batch.base_offset, value)
             self.commit_epoch[batch.base_offset] = min(self.commit_epoch.get(batch.base_offset, epoch), epoch)
             if seen != value:
                 raise Violation(f"node {box.cfg.node_id} committed {value} at {batch.base_offset}, "
                                 f"but {seen} was committed there")
+            i += 1
+        box.marks["commit"] = (i, batches[i - 1] if i else None, box.log.start_offset)
 
     def _check_leader_has_committed(self, box: Box) -> None:
+        """Every batch committed in an earlier epoch is in this leader's log (checked once per term)."""
+        mark = (box.node.epoch, len(self.committed), box.log.start_offset)
+        if box.marks.get("leader") == mark:
+            return
+        box.marks["leader"] = mark
         log = box.log
         index = {b.base_offset: (b.epoch, b.crc) for b in log.batches}
         epoch = box.node.epoch

@@ -15,7 +15,9 @@ from __future__ import annotations
 import random
 import sys
 
-from raft_sim import Cluster, Violation
+from kraftsman.controller.raft import messages as msg
+
+from raft_sim import Cluster, Violation, dir_id
 
 TICK_MS = 50
 
@@ -39,6 +41,8 @@ class Plan:
         self.propose_rate = rng.choice((0.2, 0.5))
         self.snapshot_every = rng.choice((0, 0, 8, 30))
         self.chaos_ticks = rng.choice((120, 200))
+        self.reconfig_rate = rng.choice((0.0, 0.02)) if self.kraft_version else 0.0
+        self.resign_rate = rng.choice((0.0, 0.005))
         self.calm_ticks = 160
 
     def __repr__(self) -> str:
@@ -71,6 +75,7 @@ class Simulation:
         self._deliver_due()
         if self.chaos:
             self._faults()
+            self._admin()
         self._maybe_propose()
 
     def _deliver_due(self) -> None:
@@ -109,6 +114,34 @@ class Simulation:
             c.net.partition(groups)
             c.log_event(f"partition {groups}")
             self.heal_at = c.now + rng.randint(10, 80) * TICK_MS
+
+    def _admin(self) -> None:
+        """Graceful resignations, and KIP-853 voter changes sent to the leader (kraft.version 1)."""
+        c, p, rng = self.cluster, self.plan, self.rng
+        leader = c.leader()
+        if leader is None:
+            return
+        if rng.random() < p.resign_rate:
+            c.log_event(f"resign {leader}")
+            c.boxes[leader].node.resign()
+            c.process(c.boxes[leader])
+            return
+        if rng.random() >= p.reconfig_rate:
+            return
+        voters = c.boxes[leader].node.voters.ids()
+        nid = rng.choice(sorted(c.boxes))
+        if nid in voters and len(voters) > 3:
+            body = msg.M["RemoveRaftVoterRequest"](cluster_id=c.boxes[nid].cfg.cluster_id, voter_id=nid,
+                                                    voter_directory_id=dir_id(nid))
+        elif nid not in voters:
+            cls = msg.M["AddRaftVoterRequest"]
+            body = cls(cluster_id=c.boxes[nid].cfg.cluster_id, timeout_ms=5000, voter_id=nid,
+                       voter_directory_id=dir_id(nid),
+                       listeners=[cls.Listener(name="CONTROLLER", host="localhost", port=9000 + nid)])
+        else:
+            return
+        c.log_event(f"admin {body._spec_name} {nid} to {leader}")
+        c.admin(leader, body)
 
     def _maybe_propose(self) -> None:
         c = self.cluster

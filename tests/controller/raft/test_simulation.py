@@ -61,3 +61,18 @@ def test_leader_elected_within_two_election_timeouts(voters):
     times = [election_time(seed, voters, max_delay_ms=100) for seed in range(500)]
     on_time = sum(t is not None and t <= 2000 for t in times)
     assert on_time / len(times) >= 0.99, f"only {on_time}/{len(times)} elections within 2000 ms"
+
+
+def test_invariants_catch_a_broken_core(monkeypatch):
+    """Mutation check: a core that grants every vote must be caught (two leaders in one epoch)."""
+    from kraftsman.controller.raft import election
+    monkeypatch.setattr(election, "_can_grant_vote", lambda node, candidate_id, log_ok: True)
+    caught = []
+    for seed in range(200):
+        try:
+            Simulation(seed).run()
+        except SimulationFailure as e:
+            caught.append(str(e))
+            break
+    assert caught and "seed" in caught[0]
+
