@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from kraftsman.storage.records import control as C
 
-from . import election, quorum, reconfig, replication
+from . import election, reconfig, replication
 from . import messages as msg
 from . import records as R
 from . import snapshot as S
@@ -405,5 +405,3 @@ class RaftNode:
                 "leader": self.state.leader_id, "voted": self.state.voted_id, "hw": self.high_watermark,
                 "log": (self.log.start_offset, self.log.end_offset), "voters": sorted(self.voters.ids())}
 
-
-__all__ = ["RaftNode", "RaftConfig", "NotLeaderError", "quorum"]

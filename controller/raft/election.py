@@ -15,10 +15,11 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.uuids import ZERO_UUID
+
 from . import messages as msg
 from . import quorum
 from .state import CANDIDATE, FOLLOWER, LEADER, OBSERVER, PROSPECTIVE, RESIGNED, VOTED
-from kraftsman.storage.protocol.uuids import ZERO_UUID
 
 
 class Tally:
