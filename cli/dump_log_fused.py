@@ -204,13 +204,13 @@ class _Gen:
 
 
 def _namespace(names: dict) -> dict:
-    from json.encoder import encode_basestring
+    from kraftsman.storage.protocol.javafmt import jackson_string
 
     from kraftsman.storage.protocol.javafmt import java_double
 
     ns = codec._base_namespace()
     ns.update(names)
-    ns.update({"_U": _UUIDS, "_qu": quoted_uuid, "_js": encode_basestring, "_jd": java_double, "_b64": _b64,
+    ns.update({"_U": _UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "_b64": _b64,
                "_bool": _bool, "_Err": codec.CodecError})
     for code in {c for c, _ in _FIXED.values()}:
         ns["_M" + code], ns["_T" + code] = _array_memo(code)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import functools
-from json.encoder import encode_basestring
+from kraftsman.storage.protocol.javafmt import jackson_string
 
 from kraftsman.storage.protocol.codec import _INTS, default_literal, message_class
 from kraftsman.storage.protocol.javafmt import java_double
@@ -126,7 +126,7 @@ def fast_renderer(name: str, version: int):
     for n in [spec.name] + _reachable(spec, version):
         fields = spec.fields if n == spec.name else spec.struct(n).fields
         _gen_struct(lines, n, fields, version, flexible)
-    ns = {"_U": _UUIDS, "_qu": quoted_uuid, "_js": encode_basestring, "_jd": java_double, "_b64": _b64,
+    ns = {"_U": _UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "_b64": _b64,
           "_bool": _bool, "_ZERO": ZERO_UUID}
     message_class(name)  # make sure the classes exist (defaults of struct fields)
     exec(compile("\n".join(lines), f"<dump-log json {name} v{version}>", "exec"), ns)

@@ -14,10 +14,9 @@ from __future__ import annotations
 import base64
 import functools
 import struct
-from json.encoder import encode_basestring
 
 from . import primitives as P
-from .javafmt import java_double
+from .javafmt import jackson_string, java_double
 from .schema import FieldSpec, MessageSpec, json_name, load, snake_name
 from .uuids import ZERO_UUID, Uuid, uuid_str
 
@@ -498,7 +497,7 @@ def _base_namespace() -> dict:
         "_uvarint": P.read_uvarint, "_uv": P.uvarint_bytes, "_unpack_from": struct.unpack_from,
         "_pack": struct.pack, "_Uuid": Uuid, "_ZERO": ZERO_UUID, "_first": lambda kv: kv[0],
         "_NULL16": b"\xff\xff", "_NULL32": b"\xff\xff\xff\xff",
-        "_js": encode_basestring, "_us": uuid_str, "_jd": java_double,
+        "_js": jackson_string, "_us": uuid_str, "_jd": java_double,
         "_b64": lambda b: base64.b64encode(b).decode("ascii"),
     }
     for code in set(_ARRAY_FMT.values()):

@@ -1,7 +1,9 @@
-"""Render numbers as Java prints them (Double.toString), for JSON that matches Kafka's tools."""
+"""Render values as Java prints them (Double.toString, Jackson strings), for JSON that matches Kafka's tools."""
 from __future__ import annotations
 
 import math
+import re
+from json.encoder import encode_basestring
 
 
 def java_double(x: float) -> str:
@@ -48,3 +50,19 @@ def _scientific(x: float) -> str:
     digits, exp = _digits(x)
     sign = "-" if x < 0 else ""
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exp}"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def jackson_string(text: str) -> str:
+    """Quote `text` as Jackson does: short escapes, other control characters as upper-case \\u00XX."""
+    if _CONTROL.search(text) is None:
+        return encode_basestring(text)
+    out = ['"']
+    for ch in text:
+        esc = _SHORT_ESCAPES.get(ch)
+        out.append(esc if esc else f"\\u{ord(ch):04X}" if ch < " " else ch)
+    out.append('"')
+    return "".join(out)
