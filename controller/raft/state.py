@@ -8,8 +8,8 @@ Roles and their transitions (e = epoch; "higher" = any message showing an epoch 
     voted       | higher epoch     | -              | election timeout   | -                | -            | leader known        | -                 | voter set drops us
     prospective | higher epoch     | grant a vote   | timeout (backoff)  | pre-vote majority| -            | leader known        | -                 | voter set drops us
     candidate   | higher epoch     | -              | lost / timeout     | -                | vote majority| leader known        | -                 | voter set drops us
-    leader      | higher epoch     | -              | -                  | -                | -            | -                   | check-quorum fail,| -
-                |                  |                |                    |                  |              |                     | resign(), removed |
+    leader      | higher epoch     | -              | -                  | -                | -            | higher epoch +      | check-quorum fail,| higher epoch once
+                |                  |                |                    |                  |              | leader known        | resign(), removed | it removed itself
     follower    | higher epoch     | -              | fetch timeout      | -                | -            | leader known (new e)| -                 | voter set drops us
     resigned    | higher epoch     | -              | election timeout   | -                | -            | leader known        | -                 | -
     observer    | (stays observer) | -              | -                  | -                | -            | (observer w/ leader)| -                 | -
@@ -38,13 +38,14 @@ ALLOWED = {
     VOTED: {UNATTACHED, PROSPECTIVE, FOLLOWER, OBSERVER, CANDIDATE},
     PROSPECTIVE: {UNATTACHED, VOTED, PROSPECTIVE, CANDIDATE, FOLLOWER, OBSERVER},
     CANDIDATE: {UNATTACHED, PROSPECTIVE, LEADER, FOLLOWER, OBSERVER},
-    LEADER: {UNATTACHED, RESIGNED, FOLLOWER},
+    LEADER: {UNATTACHED, RESIGNED, FOLLOWER, OBSERVER},
     FOLLOWER: {UNATTACHED, PROSPECTIVE, FOLLOWER, OBSERVER, CANDIDATE},
     RESIGNED: {UNATTACHED, PROSPECTIVE, FOLLOWER, OBSERVER, CANDIDATE},
     OBSERVER: {OBSERVER, UNATTACHED, FOLLOWER},
 }
 """Which role may follow which. Single-voter quorums skip pre-vote (unattached -> candidate), and
-an observer that finds itself in the voter set becomes unattached or follower."""
+an observer that finds itself in the voter set becomes unattached or follower; a leader that
+removed itself and then sees a higher epoch before the removal committed becomes an observer."""
 
 
 class TransitionError(RuntimeError):

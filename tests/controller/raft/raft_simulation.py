@@ -169,8 +169,8 @@ class Simulation:
                 self.step()
             self.calm()
             return self._calm_phase()
-        except (Violation, AssertionError) as e:
-            raise SimulationFailure(self.report(e)) from e
+        except Exception as e:  # invariant violations and any crash of the core: report the seed
+            raise SimulationFailure(self.report(f"{type(e).__name__}: {e}")) from e
 
     def _calm_phase(self) -> dict:
         c = self.cluster
