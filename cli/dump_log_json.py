@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import base64
 import functools
-from kraftsman.storage.protocol.javafmt import jackson_string
 
-from kraftsman.storage.protocol.codec import _INTS, default_literal, message_class
-from kraftsman.storage.protocol.javafmt import java_double
+from kraftsman.storage.protocol.codec import _INTS, default_literal, message_class, reachable_structs
+from kraftsman.storage.protocol.javafmt import jackson_string, java_double
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
 from kraftsman.storage.protocol.uuids import ZERO_UUID, uuid_str
 
@@ -104,26 +103,13 @@ def _flush(lines: list, run: list, started: bool) -> None:
     run.clear()
 
 
-def _reachable(spec, version: int) -> list[str]:
-    seen: list[str] = []
-
-    def walk(fields):
-        for f in fields:
-            if version in f.versions and f.is_struct and f.element_type not in seen:
-                seen.append(f.element_type)
-                walk(spec.struct(f.element_type).fields)
-
-    walk(spec.fields)
-    return seen
-
-
 @functools.lru_cache(maxsize=None)
 def fast_renderer(name: str, version: int):
     """Return fn(message) -> compact JSON text, identical to codec.json_renderer(name, version)."""
     spec = load(name)
     flexible = version in spec.flexible_versions
     lines: list[str] = []
-    for n in [spec.name] + _reachable(spec, version):
+    for n in [spec.name] + reachable_structs(spec, version):
         fields = spec.fields if n == spec.name else spec.struct(n).fields
         _gen_struct(lines, n, fields, version, flexible)
     ns = {"_U": _UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "_b64": _b64,

@@ -543,7 +543,8 @@ def message_class(name: str) -> type:
     return _classes(name)[load(name).name]
 
 
-def _reachable_structs(spec: MessageSpec, version: int) -> list[str]:
+def reachable_structs(spec: MessageSpec, version: int) -> list[str]:
+    """List the struct types a message uses at `version`, in first-use order."""
     seen: list[str] = []
 
     def walk(fields):
@@ -564,7 +565,7 @@ def _compiled(name: str, version: int) -> dict:
         raise CodecError(f"{name} has no version {version} (valid: {spec.valid_versions})")
     flexible = version in spec.flexible_versions
     s = _Src()
-    for n in [spec.name] + _reachable_structs(spec, version):
+    for n in [spec.name] + reachable_structs(spec, version):
         fields = _struct_fields(spec, n)
         _gen_decoder(s, n, fields, version, flexible)
         _gen_encoder(s, n, fields, version, flexible)
