@@ -184,26 +184,38 @@ def on_vote_response(node, env) -> None:
 # ---------------------------------------------------------------- BeginQuorumEpoch
 
 
-def on_begin_epoch_request(node, env) -> None:
-    body = env.body
-    name = "BeginQuorumEpochResponse"
-    if not node.cluster_ok(body.cluster_id):
+def _validate_epoch_request(node, env, name: str, voter_id: int | None = None):
+    """Answer a foreign cluster and return None; else return (partition, error) of a Begin/EndQuorumEpoch."""
+    if not node.cluster_ok(env.body.cluster_id):
         node.reply(env, msg.epoch_response(name, msg.INCONSISTENT_CLUSTER_ID))
-        return
-    part = msg.partition_of(body)
-    error = msg.NONE
+        return None
+    part = msg.partition_of(env.body)
     if part.leader_id < 0 or part.leader_epoch < 0:
-        error = msg.INVALID_REQUEST
-    elif part.leader_epoch < node.epoch:
-        error = msg.FENCED_LEADER_EPOCH
-    elif body.voter_id >= 0 and body.voter_id != node.node_id:
-        error = msg.INVALID_VOTER_KEY
-    elif node.kraft_version == 0 and part.leader_id not in node.voters:
-        error = msg.INCONSISTENT_VOTER_SET
-    if error == msg.NONE and (part.leader_epoch > node.epoch or node.leader_id is None):
-        node.become_follower(part.leader_epoch, part.leader_id)
+        return part, msg.INVALID_REQUEST
+    if part.leader_epoch < node.epoch:
+        return part, msg.FENCED_LEADER_EPOCH
+    if voter_id is not None and voter_id >= 0 and voter_id != node.node_id:
+        return part, msg.INVALID_VOTER_KEY
+    if node.kraft_version == 0 and part.leader_id not in node.voters:
+        return part, msg.INCONSISTENT_VOTER_SET
+    return part, msg.NONE
+
+
+def _answer_epoch_request(node, env, name: str, error: int) -> None:
+    """Reply with the partition error and what this node knows of the leader and epoch."""
     leader = -1 if node.leader_id is None else node.leader_id
     node.reply(env, msg.epoch_response(name, msg.NONE, error, leader, node.epoch))
+
+
+def on_begin_epoch_request(node, env) -> None:
+    name = "BeginQuorumEpochResponse"
+    checked = _validate_epoch_request(node, env, name, env.body.voter_id)
+    if checked is None:
+        return
+    part, error = checked
+    if error == msg.NONE and (part.leader_epoch > node.epoch or node.leader_id is None):
+        node.become_follower(part.leader_epoch, part.leader_id)
+    _answer_epoch_request(node, env, name, error)
 
 
 def on_begin_epoch_response(node, env) -> None:
@@ -247,26 +259,17 @@ def _successor_delay(node, preferred_ids: list[int]) -> int:
 
 
 def on_end_epoch_request(node, env) -> None:
-    body = env.body
     name = "EndQuorumEpochResponse"
-    if not node.cluster_ok(body.cluster_id):
-        node.reply(env, msg.epoch_response(name, msg.INCONSISTENT_CLUSTER_ID))
+    checked = _validate_epoch_request(node, env, name)
+    if checked is None:
         return
-    part = msg.partition_of(body)
-    error = msg.NONE
-    if part.leader_id < 0 or part.leader_epoch < 0:
-        error = msg.INVALID_REQUEST
-    elif part.leader_epoch < node.epoch:
-        error = msg.FENCED_LEADER_EPOCH
-    elif node.kraft_version == 0 and part.leader_id not in node.voters:
-        error = msg.INCONSISTENT_VOTER_SET
+    part, error = checked
     if error == msg.NONE:
         node.learn_leader(part.leader_epoch, part.leader_id)
         if node.role in (FOLLOWER, VOTED) and node.leader_id == part.leader_id and node.epoch == part.leader_epoch:
             ids = [c.candidate_id for c in part.preferred_candidates]
             node.fetcher.leader_resigned(node, _successor_delay(node, ids))
-    leader = -1 if node.leader_id is None else node.leader_id
-    node.reply(env, msg.epoch_response(name, msg.NONE, error, leader, node.epoch))
+    _answer_epoch_request(node, env, name, error)
 
 
 def on_end_epoch_response(node, env) -> None:
