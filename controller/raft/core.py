@@ -47,10 +47,10 @@ class NotLeaderError(RuntimeError):
 class RaftNode:
     """One KRaft replica (voter or observer)."""
 
-    def __init__(self, config: RaftConfig, log: RaftLog, rng, quorum_state=None):
+    def __init__(self, config: RaftConfig, log: RaftLog, rng, quorum_state=None, now: int = 0):
         self.cfg, self.log, self.rng = config, log, rng
         self.node_id = config.node_id
-        self.now = 0
+        self.now = now  # milliseconds; a server starts it at the wall clock so batch timestamps are real
         self.steps = 0
         self.outbox: list[msg.Envelope] = []
         self._cid = 0

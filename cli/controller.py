@@ -1,0 +1,115 @@
+"""kafka-controller: run one KRaft controller in the foreground (`kafka-controller --config controller.properties`).
+
+Rules:
+- Logs go to stderr in Kafka's log4j layout (`[time] LEVEL message (logger)`); stdout stays empty.
+- SIGTERM and SIGINT stop the controller cleanly (listener closed, pending requests failed, log
+  flushed) and exit 0; a second signal exits at once with 130.
+- Configuration and storage problems are one line on stderr with exit code 1, before any socket opens.
+"""
+from __future__ import annotations
+
+import argparse
+
+from .common import Environment, ExitStatus, ToolError, exit_with
+
+PROG = "kafka-controller"
+DESCRIPTION = "Run a KRaft controller (process.roles=controller) in the foreground."
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of kafka-controller."""
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
+    parser.add_argument("-c", "--config", required=True, metavar="FILE",
+                        help="the server .properties file (process.roles=controller)")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a property of the file (repeatable), as kafka-server-start")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARN", "ERROR"],
+                        help="the lowest level logged to stderr (default INFO)")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def _load_config(path: str, overrides: list[str]):
+    from kraftsman.controller.server.config import ConfigError, from_properties
+    from kraftsman.storage import properties
+
+    try:
+        props = properties.load(path)
+    except FileNotFoundError:
+        raise ToolError(f"{path} (No such file or directory)") from None
+    except (OSError, properties.PropertiesError) as e:
+        raise ToolError(f"Unable to read {path}: {e}") from None
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ToolError(f"Invalid override '{item}': the format is key=value", ExitStatus.USAGE)
+        props[key.strip()] = value
+    try:
+        return from_properties(props)
+    except ConfigError as e:
+        raise ToolError(str(e)) from None
+
+
+def _setup_logging(env: Environment, level: str) -> None:
+    import logging
+
+    handler = logging.StreamHandler(env.stderr)
+    handler.setFormatter(logging.Formatter("[%(asctime)s] %(levelname)s %(message)s (%(name)s)"))
+    root = logging.getLogger("kraftsman")
+    root.handlers[:] = [handler]
+    root.setLevel({"WARN": "WARNING"}.get(level, level))
+    root.propagate = False
+
+
+async def _serve(config) -> int:
+    import asyncio
+    import signal
+
+    from kraftsman.controller.server.local_storage import StorageStartError
+    from kraftsman.controller.server.node import ControllerServer
+
+    server = ControllerServer(config)
+    try:
+        server.open_node()
+    except StorageStartError as e:
+        raise ToolError(str(e)) from None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, _on_signal, stop)
+    try:
+        await server.start()
+    except OSError as e:
+        await server.stop()
+        raise ToolError(f"Unable to start the controller listener: {e.strerror or e}") from None
+    await stop.wait()
+    await server.stop()
+    return ExitStatus.OK
+
+
+def _on_signal(stop) -> None:
+    import os
+
+    if stop.is_set():
+        os._exit(ExitStatus.INTERRUPTED)
+    stop.set()
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run the controller until a signal arrives."""
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from importlib.metadata import version
+
+        env.stdout.write(f"{version('kraftsman')}\n")
+        return ExitStatus.OK
+    config = _load_config(args.config, args.override)
+    _setup_logging(env, args.log_level)
+    import asyncio
+
+    return asyncio.run(_serve(config))
+
+
+def main() -> None:
+    """Console entry point."""
+    exit_with(run, PROG)

@@ -1,0 +1,196 @@
+"""The controller's settings, read from Kafka's server .properties with Kafka's names, defaults and messages.
+
+Rules:
+- Every setting keeps Kafka's property name and default; unknown properties are ignored, as Kafka warns.
+- Only `process.roles=controller` is served (a broker or combined node is refused with a clear message).
+- Errors are ConfigError with one line in Kafka's words (`Invalid value X for configuration Y: ...`).
+- The metadata log lives in `<metadata.log.dir or first of log.dirs>/__cluster_metadata-0`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+METADATA_PARTITION = "__cluster_metadata-0"
+
+
+class ConfigError(ValueError):
+    """The server configuration is missing a setting or holds a bad value."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One listener endpoint `NAME://host:port`."""
+
+    name: str
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Everything the controller process needs from its .properties file."""
+
+    node_id: int
+    process_roles: tuple[str, ...]
+    listeners: tuple[Endpoint, ...]
+    controller_listener_names: tuple[str, ...]
+    static_voters: dict = field(default_factory=dict)       # id -> (host, port); controller.quorum.voters
+    bootstrap_servers: tuple = ()                           # (host, port); controller.quorum.bootstrap.servers
+    metadata_log_dir: str = "/tmp/kafka-logs"
+    log_dirs: tuple[str, ...] = ("/tmp/kafka-logs",)
+    election_timeout_ms: int = 1000
+    fetch_timeout_ms: int = 2000
+    election_backoff_max_ms: int = 1000
+    request_timeout_ms: int = 2000
+    retry_backoff_ms: int = 20
+    append_linger_ms: int = 25
+    session_timeout_ms: int = 9000
+    heartbeat_interval_ms: int = 2000
+    snapshot_max_bytes: int = 20 * 1024 * 1024
+    snapshot_interval_ms: int = 3_600_000
+    segment_bytes: int = 1024 * 1024 * 1024
+    max_idle_interval_ms: int = 500
+    socket_request_max_bytes: int = 104_857_600
+    connections_max_idle_ms: int = 600_000
+    num_partitions: int = 1
+    default_replication_factor: int = 1
+    min_insync_replicas: int = 1
+    unclean_leader_election: bool = False
+    delete_topic_enable: bool = True
+    props: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def partition_dir(self) -> Path:
+        """Return the `__cluster_metadata-0` directory."""
+        return Path(self.metadata_log_dir) / METADATA_PARTITION
+
+    def controller_listener(self) -> Endpoint:
+        """Return the first listener named in controller.listener.names."""
+        for name in self.controller_listener_names:
+            for ep in self.listeners:
+                if ep.name == name:
+                    return ep
+        raise ConfigError("controller.listener.names must contain at least one value appearing in the "
+                          "'listeners' configuration when running the KRaft controller role")
+
+
+_INTS = {
+    "controller.quorum.election.timeout.ms": "election_timeout_ms",
+    "controller.quorum.fetch.timeout.ms": "fetch_timeout_ms",
+    "controller.quorum.election.backoff.max.ms": "election_backoff_max_ms",
+    "controller.quorum.request.timeout.ms": "request_timeout_ms",
+    "controller.quorum.retry.backoff.ms": "retry_backoff_ms",
+    "controller.quorum.append.linger.ms": "append_linger_ms",
+    "broker.session.timeout.ms": "session_timeout_ms",
+    "broker.heartbeat.interval.ms": "heartbeat_interval_ms",
+    "metadata.log.max.record.bytes.between.snapshots": "snapshot_max_bytes",
+    "metadata.log.max.snapshot.interval.ms": "snapshot_interval_ms",
+    "metadata.log.segment.bytes": "segment_bytes",
+    "metadata.max.idle.interval.ms": "max_idle_interval_ms",
+    "socket.request.max.bytes": "socket_request_max_bytes",
+    "connections.max.idle.ms": "connections_max_idle_ms",
+    "num.partitions": "num_partitions",
+    "default.replication.factor": "default_replication_factor",
+    "min.insync.replicas": "min_insync_replicas",
+}
+_BOOLS = {"unclean.leader.election.enable": "unclean_leader_election", "delete.topic.enable": "delete_topic_enable"}
+
+
+def _int(props: dict, key: str) -> int:
+    text = props[key].strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"Invalid value {text} for configuration {key}: Not a number of type "
+                          f"{'LONG' if key.endswith('.bytes') or key.endswith('interval.ms') else 'INT'}") from None
+
+
+def _bool(props: dict, key: str) -> bool:
+    text = props[key].strip().lower()
+    if text not in ("true", "false"):
+        raise ConfigError(f"Invalid value {props[key].strip()} for configuration {key}: Expected value to be "
+                          "either true or false")
+    return text == "true"
+
+
+def _list(props: dict, key: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in props.get(key, "").split(",") if s.strip())
+
+
+def parse_listeners(text: str) -> tuple[Endpoint, ...]:
+    """Parse `NAME://host:port,...` (IPv6 hosts in brackets; an empty host means all interfaces)."""
+    out = []
+    for item in (s.strip() for s in text.split(",") if s.strip()):
+        name, sep, rest = item.partition("://")
+        host, _, port = rest.rpartition(":")
+        if not sep or not port.isdigit():
+            raise ConfigError(f"Unable to parse {item} to a broker endpoint")
+        out.append(Endpoint(name.strip().upper(), host.strip("[]"), int(port)))
+    return tuple(out)
+
+
+def parse_voters(text: str) -> dict[int, tuple[str, int]]:
+    """Parse controller.quorum.voters `id@host:port,...` into {id: (host, port)}."""
+    voters: dict[int, tuple[str, int]] = {}
+    for item in (s.strip() for s in text.split(",") if s.strip()):
+        node, at, address = item.partition("@")
+        host, _, port = address.rpartition(":")
+        if not at or not node.strip().isdigit() or not port.isdigit() or not host:
+            raise ConfigError(f"Invalid value {text} for configuration controller.quorum.voters: Unable to "
+                              f"parse {item}: the format is id@host:port")
+        voters[int(node)] = (host.strip("[]"), int(port))
+    return voters
+
+
+def parse_bootstrap_servers(text: str) -> tuple[tuple[str, int], ...]:
+    """Parse controller.quorum.bootstrap.servers `host:port,...`."""
+    out = []
+    for item in (s.strip() for s in text.split(",") if s.strip()):
+        host, _, port = item.rpartition(":")
+        if not host or not port.isdigit():
+            raise ConfigError(f"Invalid value {text} for configuration controller.quorum.bootstrap.servers: "
+                              f"Unable to parse {item} as host:port")
+        out.append((host.strip("[]"), int(port)))
+    return tuple(out)
+
+
+def from_properties(props: dict) -> ControllerConfig:
+    """Build and check a ControllerConfig from the server properties."""
+    node_text = props.get("node.id", props.get("broker.id"))
+    if node_text is None:
+        raise ConfigError('Missing required configuration "node.id" which has no default value.')
+    roles = _list(props, "process.roles")
+    if roles != ("controller",):
+        raise ConfigError(f"process.roles must be 'controller' for kafka-controller (got "
+                          f"'{','.join(roles)}'); brokers are not served by kraftsman")
+    log_dirs = _list(props, "log.dirs") or _list(props, "log.dir") or ("/tmp/kafka-logs",)
+    values = dict(
+        node_id=_int(props | {"node.id": node_text}, "node.id"), process_roles=roles,
+        listeners=parse_listeners(props.get("listeners", "")),
+        controller_listener_names=tuple(n.upper() for n in _list(props, "controller.listener.names")),
+        static_voters=parse_voters(props.get("controller.quorum.voters", "")),
+        bootstrap_servers=parse_bootstrap_servers(props.get("controller.quorum.bootstrap.servers", "")),
+        metadata_log_dir=props.get("metadata.log.dir", "").strip() or log_dirs[0], log_dirs=log_dirs, props=props)
+    values.update({attr: _int(props, key) for key, attr in _INTS.items() if key in props})
+    values.update({attr: _bool(props, key) for key, attr in _BOOLS.items() if key in props})
+    config = ControllerConfig(**values)
+    _check(config)
+    return config
+
+
+def _check(config: ControllerConfig) -> None:
+    if not config.controller_listener_names:
+        raise ConfigError("controller.listener.names must not be empty when running in KRaft mode")
+    config.controller_listener()
+    if not config.static_voters and not config.bootstrap_servers:
+        raise ConfigError("If using process.roles, either controller.quorum.bootstrap.servers must contain the "
+                          "set of bootstrap controllers or controller.quorum.voters must contain a parseable set "
+                          "of controllers.")
+    if config.static_voters and config.node_id not in config.static_voters:
+        raise ConfigError(f"If process.roles contains just the 'controller' role, the node id {config.node_id} "
+                          "must be included in the set of voters controller.quorum.voters="
+                          f"{set(config.static_voters)}")
+    for key in ("election_timeout_ms", "fetch_timeout_ms", "session_timeout_ms", "heartbeat_interval_ms"):
+        if getattr(config, key) <= 0:
+            raise ConfigError(f"Invalid value {getattr(config, key)} for configuration {key}: must be positive")

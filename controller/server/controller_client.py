@@ -1,0 +1,80 @@
+"""ActiveControllerClient: send controller RPCs to whichever controller is active, as brokers and admin tools do.
+
+Rules:
+- Keeps one Connection per controller, opened lazily; the last controller that answered without
+  NOT_CONTROLLER is tried first.
+- NOT_CONTROLLER (41) in a response's top-level error code, or a connection failure, moves on to the
+  next controller after a backoff; everything gives up with ControllerUnavailable after `timeout_ms`.
+- Responses are returned as decoded bodies; other error codes are the caller's business.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+NOT_CONTROLLER = 41
+
+
+class ControllerUnavailable(RuntimeError):
+    """No controller accepted the request within the timeout."""
+
+
+class ActiveControllerClient:
+    """Route requests to the active controller among `addresses` [(host, port), ...]."""
+
+    def __init__(self, addresses, *, client_id: str = "kraftsman", timeout_ms: int = 30_000,
+                 backoff_ms: int = 50):
+        self.addresses = list(addresses)
+        self.client_id, self.timeout_ms, self.backoff_ms = client_id, timeout_ms, backoff_ms
+        self._conns: dict[int, object] = {}
+        self._preferred = 0
+
+    async def _connection(self, index: int):
+        from .peers import Connection as PeerConnection
+
+        conn = self._conns.get(index)
+        if conn is None or getattr(conn, "closed", False):
+            host, port = self.addresses[index]
+            conn = await PeerConnection.open(host, port, client_id=self.client_id, timeout_ms=self.timeout_ms)
+            self._conns[index] = conn
+        return conn
+
+    async def request(self, api_name: str, version: int, body, *, timeout_ms: int | None = None):
+        """Send to the active controller; return the response body."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (timeout_ms or self.timeout_ms) / 1000
+        last_error = "no controller answered"
+        order = itertools.chain([self._preferred], itertools.cycle(range(len(self.addresses))))
+        for index in order:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                conn = await self._connection(index)
+                response = await conn.request(api_name, version, body, timeout_ms=int(remaining * 1000))
+            except (OSError, asyncio.TimeoutError, ConnectionError, EOFError) as e:
+                last_error = f"{self.addresses[index][0]}:{self.addresses[index][1]}: {e or type(e).__name__}"
+                await self._drop(index)
+            else:
+                if getattr(response, "error_code", 0) != NOT_CONTROLLER:
+                    self._preferred = index
+                    return response
+                last_error = "NOT_CONTROLLER"
+            await asyncio.sleep(min(self.backoff_ms / 1000, max(deadline - loop.time(), 0)))
+        raise ControllerUnavailable(f"{api_name}: {last_error}")
+
+    async def _drop(self, index: int) -> None:
+        conn = self._conns.pop(index, None)
+        if conn is not None:
+            await _close(conn)
+
+    async def close(self) -> None:
+        """Close every connection."""
+        for index in list(self._conns):
+            await self._drop(index)
+
+
+async def _close(conn) -> None:
+    result = conn.close()
+    if asyncio.iscoroutine(result):
+        await result

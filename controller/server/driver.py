@@ -1,0 +1,216 @@
+"""RaftDriver: runs one RaftNode against a durable log, a transport and the metadata state machine.
+
+Rules:
+- One Ready at a time, in the order config.Ready documents: persist quorum-state, flush the log,
+  send, load a snapshot, apply committed batches, write a snapshot if due, then advance().
+- No asyncio here: time arrives through tick(), messages through step(), replies and commit
+  notifications leave through callbacks, so the driver is tested without sockets.
+- Proposals accumulate between raft events and are flushed as one batch before the next tick or
+  step, so the offsets promised to handlers (ctx.next_offset) are exact.
+- A proposal's waiters complete once the high watermark passes its batch; they fail with
+  NotController when this node stops being the active controller before that.
+- The controller is active once it leads and has applied everything up to its epoch's start
+  (Kafka's QuorumController claims leadership after replaying the previous epochs).
+"""
+from __future__ import annotations
+
+import logging
+
+from kraftsman.controller.raft.core import NotLeaderError, RaftNode
+from kraftsman.controller.raft.log import SnapshotId
+from kraftsman.controller.raft.state import LEADER
+from kraftsman.storage.records.metadata import write_metadata_record
+
+from .metadata_state import MetadataState
+
+log = logging.getLogger("kraftsman.server")
+MAX_BATCH_RECORDS = 10_000
+
+
+class NotController(RuntimeError):
+    """This node is not (or no longer) the active controller."""
+
+
+class _Waiter:
+    __slots__ = ("end_offset", "done")
+
+    def __init__(self, end_offset: int, done):
+        self.end_offset, self.done = end_offset, done
+
+
+class RaftDriver:
+    """Glue between a RaftNode, its storage and the outside world."""
+
+    def __init__(self, node: RaftNode, state: MetadataState, *, send, persist_quorum_state,
+                 snapshot_max_bytes: int = 20 << 20, snapshot_interval_ms: int = 3_600_000,
+                 on_activate=None, on_deactivate=None):
+        self.node, self.state = node, state
+        self._send, self._persist_qs = send, persist_quorum_state
+        self.snapshot_max_bytes, self.snapshot_interval_ms = snapshot_max_bytes, snapshot_interval_ms
+        self.on_activate, self.on_deactivate = on_activate, on_deactivate
+        self.inbound: dict[int, object] = {}
+        self._next_inbound = 1 << 30
+        self._accum: list = []
+        self._accum_waiters: list = []
+        self._waiters: list[_Waiter] = []
+        self.active_epoch = -1
+        self._last_snapshot_ms = node.now
+        self.stopped = False
+
+    # ------------------------------------------------------------ inputs
+    def tick(self, count: int = 1) -> None:
+        """Advance the raft clock by `count` ticks."""
+        self.flush_proposals()
+        for _ in range(count):
+            self.node.tick()
+        self.process()
+
+    def step(self, env) -> None:
+        """Deliver a response from a peer (or any envelope addressed to this node)."""
+        self.flush_proposals()
+        self.node.step(env)
+        self.process()
+
+    def request(self, env, reply) -> None:
+        """Deliver an inbound raft request; `reply(body or None)` is called with the answer."""
+        self._next_inbound += 1
+        env.correlation_id, env.dst = self._next_inbound, self.node.node_id
+        self.inbound[env.correlation_id] = reply
+        self.step(env)
+
+    # ------------------------------------------------------------ proposals
+    @property
+    def is_active(self) -> bool:
+        return self.active_epoch >= 0 and self.active_epoch == self.node.epoch and self.node.is_leader()
+
+    def next_offset(self) -> int:
+        """Return the offset the next proposed record will get."""
+        return self.node.log.end_offset + len(self._accum)
+
+    def propose(self, records, done) -> None:
+        """Queue records for the next batch; `done(error or None)` is called when they commit or fail."""
+        if not self.is_active:
+            done(NotController("not the active controller"))
+            return
+        if records and len(self._accum) + len(records) > MAX_BATCH_RECORDS:
+            self.flush_proposals()
+        self.state.propose(records)
+        self._accum.extend(records)
+        if records:
+            self._accum_waiters.append(done)
+        else:
+            self._wait(self.next_offset(), done)
+
+    def flush_proposals(self) -> None:
+        """Append the queued records as one raft batch."""
+        if not self._accum:
+            return
+        records, waiters = self._accum, self._accum_waiters
+        self._accum, self._accum_waiters = [], []
+        try:
+            base, _ = self.node.propose([write_metadata_record(r) for r in records])
+        except NotLeaderError:
+            for done in waiters:
+                done(NotController("leadership lost before the append"))
+            return
+        for done in waiters:
+            self._wait(base + len(records), done)
+        self.process()
+
+    def _wait(self, end_offset: int, done) -> None:
+        if end_offset <= self.state.offset:
+            done(None)
+        else:
+            self._waiters.append(_Waiter(end_offset, done))
+
+    # ------------------------------------------------------------ the Ready loop
+    def process(self) -> None:
+        """Handle every Ready the node has."""
+        node = self.node
+        while node.has_ready():
+            rd = node.ready()
+            if rd.quorum_state is not None:
+                self._persist_qs(rd.quorum_state, rd.data_version)
+            if rd.flush:
+                node.log.flush()
+            for env in rd.messages:
+                self._route(env)
+            if rd.load_snapshot is not None:
+                self.state.load_snapshot(rd.load_snapshot)
+            for batch in rd.committed:
+                self.state.apply_batch(batch)
+            node.advance(rd)
+            if rd.snapshot_request is not None:
+                self._write_snapshot(process=False)
+        self._maybe_snapshot()
+        self._complete_waiters()
+        self._check_activation()
+
+    def _route(self, env) -> None:
+        if env.is_response:
+            reply = self.inbound.pop(env.correlation_id, None)
+            if reply is not None:
+                reply(env.body)
+        else:
+            self._send(env)
+
+    def _complete_waiters(self) -> None:
+        if not self._waiters:
+            return
+        offset = self.state.offset
+        ready = [w for w in self._waiters if w.end_offset <= offset]
+        if ready:
+            self._waiters = [w for w in self._waiters if w.end_offset > offset]
+            for w in ready:
+                w.done(None)
+
+    # ------------------------------------------------------------ activation
+    def _check_activation(self) -> None:
+        node = self.node
+        if self.active_epoch >= 0 and not (node.is_leader() and node.epoch == self.active_epoch):
+            self._deactivate()
+        if self.active_epoch < 0 and node.is_leader() and node.leader_state is not None:
+            if self.state.offset > node.leader_state.epoch_start_offset:
+                self.active_epoch = node.epoch
+                self.state.reset_pending()
+                log.info("node %d is the active controller in epoch %d", node.node_id, node.epoch)
+                if self.on_activate is not None:
+                    self.on_activate()
+
+    def _deactivate(self) -> None:
+        log.info("node %d is no longer the active controller (epoch %d)", self.node.node_id, self.active_epoch)
+        self.active_epoch = -1
+        self.state.drop_pending()
+        waiters = self._waiters + [_Waiter(0, d) for d in self._accum_waiters]
+        self._waiters, self._accum, self._accum_waiters = [], [], []
+        for w in waiters:
+            w.done(NotController("leadership lost"))
+        if self.on_deactivate is not None:
+            self.on_deactivate()
+
+    # ------------------------------------------------------------ snapshots
+    def _maybe_snapshot(self) -> None:
+        st = self.state
+        due = st.bytes_since_snapshot >= self.snapshot_max_bytes or (
+            st.bytes_since_snapshot > 0 and self.node.now - self._last_snapshot_ms >= self.snapshot_interval_ms)
+        if due and st.offset > self.node.log.start_offset:
+            self._write_snapshot()
+
+    def _write_snapshot(self, process: bool = True) -> None:
+        node, st = self.node, self.state
+        sid = SnapshotId(st.offset, st.last_epoch)
+        snapshot = st.build_snapshot(sid, node.voter_history.at(st.offset), node.kraft_version, st.last_timestamp)
+        node.snapshot_written(snapshot)
+        self._last_snapshot_ms = node.now
+        log.info("node %d wrote snapshot %s", node.node_id, sid)
+        if process:
+            self.process()
+
+    def stop(self) -> None:
+        """Fail everything pending (shutdown)."""
+        self.stopped = True
+        if self.active_epoch >= 0:
+            self._deactivate()
+        for reply in self.inbound.values():
+            reply(None)
+        self.inbound.clear()

@@ -1,0 +1,69 @@
+"""Error responses for any request the controller serves, as Kafka's AbstractRequest.getErrorResponse builds them.
+
+Rules:
+- Responses with a top-level ErrorCode carry the error there (and ErrorMessage when the version has it).
+- Topic- or resource-keyed responses repeat the error for every topic or resource of the request.
+- The body is an instance of the generated response class; the network layer encodes it at the
+  request's version, so fields a version lacks are simply not written.
+"""
+from __future__ import annotations
+
+from kraftsman.storage.protocol import codec
+
+NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, REQUEST_TIMED_OUT = 41, -1, 7
+MESSAGES = {41: "This is not the correct controller for this cluster.",
+            -1: "The server experienced an unexpected error when processing the request.",
+            7: "The request timed out."}
+
+
+def error_response(api_name: str, request, code: int, message: str | None = None):
+    """Return the `<api>Response` that answers every part of `request` with error `code`."""
+    cls = codec.message_class(f"{api_name}Response")
+    builder = _PER_TOPIC.get(api_name)
+    if builder is not None:
+        return builder(cls, request, code, message if message is not None else MESSAGES.get(code))
+    body = cls()
+    if hasattr(body, "error_code"):
+        body.error_code = code
+    if hasattr(body, "error_message"):
+        body.error_message = message if message is not None else MESSAGES.get(code)
+    return body
+
+
+def _create_topics(cls, request, code, message):
+    return cls(topics=[cls.CreatableTopicResult(name=t.name, error_code=code, error_message=message)
+                       for t in request.topics])
+
+
+def _delete_topics(cls, request, code, message):
+    names = list(request.topic_names or [])
+    out = [cls.DeletableTopicResult(name=n, error_code=code, error_message=message) for n in names]
+    for t in request.topics or []:
+        out.append(cls.DeletableTopicResult(name=t.name, topic_id=t.topic_id, error_code=code,
+                                            error_message=message))
+    return cls(responses=out)
+
+
+def _create_partitions(cls, request, code, message):
+    return cls(results=[cls.CreatePartitionsTopicResult(name=t.name, error_code=code, error_message=message)
+                        for t in request.topics])
+
+
+def _alter_configs(cls, request, code, message):
+    return cls(responses=[cls.AlterConfigsResourceResponse(error_code=code, error_message=message,
+                                                           resource_type=r.resource_type,
+                                                           resource_name=r.resource_name)
+                          for r in request.resources])
+
+
+def _elect_leaders(cls, request, code, message):
+    results = []
+    for t in request.topic_partitions or []:
+        parts = [cls.PartitionResult(partition_id=p, error_code=code, error_message=message) for p in t.partitions]
+        results.append(cls.ReplicaElectionResult(topic=t.topic, partition_result=parts))
+    return cls(error_code=code, replica_election_results=results)
+
+
+_PER_TOPIC = {"CreateTopics": _create_topics, "DeleteTopics": _delete_topics,
+              "CreatePartitions": _create_partitions, "IncrementalAlterConfigs": _alter_configs,
+              "AlterConfigs": _alter_configs, "ElectLeaders": _elect_leaders}

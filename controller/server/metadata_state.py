@@ -1,0 +1,117 @@
+"""The controller's metadata state machine: committed batches and snapshots in, images and snapshots out.
+
+Rules:
+- `committed` is the image of every committed data batch, in log order; control batches only move the
+  offset. Images are built lazily: replays accumulate in one delta until someone reads the image.
+- The active controller also keeps `pending`: the committed image plus every record it proposed that
+  has not committed yet. Handlers read `pending`; it is reset to `committed` when leadership is lost
+  and when the controller activates.
+- A snapshot holds exactly the committed image at `offset` (image.write()), in Kafka's .checkpoint
+  layout (raft.snapshot.build_snapshot) so kafka-dump-log and the shell read it.
+"""
+from __future__ import annotations
+
+import struct
+
+from kraftsman.controller.image.delta import MetadataDelta
+from kraftsman.controller.image.image import EMPTY, MetadataImage
+from kraftsman.controller.image.producer_ids import Provenance
+from kraftsman.controller.raft import snapshot as S
+from kraftsman.controller.raft.log import Snapshot, SnapshotId
+from kraftsman.storage.records.metadata import write_metadata_record
+
+_MAX_TIMESTAMP = struct.Struct(">q")  # a v2 batch's maxTimestamp sits at byte 35
+
+
+class _Lazy:
+    """An image plus a delta of records replayed on top of it, applied when the image is read."""
+
+    __slots__ = ("_image", "_delta", "provenance")
+
+    def __init__(self, image: MetadataImage = EMPTY):
+        self._image, self._delta, self.provenance = image, None, image.provenance
+
+    def replay_values(self, values) -> None:
+        if self._delta is None:
+            self._delta = MetadataDelta(self._image)
+        for value in values:
+            self._delta.replay_value(value)
+
+    def replay_records(self, records) -> None:
+        if self._delta is None:
+            self._delta = MetadataDelta(self._image)
+        for record in records:
+            self._delta.replay(record)
+
+    @property
+    def image(self) -> MetadataImage:
+        if self._delta is not None:
+            self._image, self._delta = self._delta.apply(self.provenance), None
+        return self._image
+
+
+class MetadataState:
+    """Committed and pending metadata images of one controller."""
+
+    def __init__(self):
+        self._committed = _Lazy()
+        self._pending: _Lazy | None = None
+        self.offset = 0             # every batch below this offset is applied
+        self.last_epoch = 0
+        self.last_timestamp = -1
+        self.bytes_since_snapshot = 0
+
+    # ------------------------------------------------------------ committed side
+    @property
+    def committed(self) -> MetadataImage:
+        """Return the image of every committed record."""
+        return self._committed.image
+
+    def apply_batch(self, batch) -> None:
+        """Apply one committed batch (raft records.Batch)."""
+        if not batch.is_control:
+            self._committed.replay_values(batch.values())
+        self.offset, self.last_epoch = batch.next_offset, batch.epoch
+        self.bytes_since_snapshot += len(batch.data)
+        self.last_timestamp = _MAX_TIMESTAMP.unpack_from(batch.data, 35)[0]
+        self._committed.provenance = Provenance(batch.last_offset, batch.epoch, self.last_timestamp)
+
+    def load_snapshot(self, snapshot) -> None:
+        """Replace the state by a snapshot's records."""
+        lazy = _Lazy()
+        lazy.replay_values(S.read_values(snapshot.data))
+        sid = snapshot.snapshot_id
+        lazy.provenance = Provenance(sid.end_offset - 1, sid.epoch, -1)
+        self._committed = lazy
+        self.offset, self.last_epoch = sid.end_offset, sid.epoch
+        self.bytes_since_snapshot = 0
+        if self._pending is not None:
+            self.reset_pending()
+
+    def build_snapshot(self, snapshot_id: SnapshotId, voters, kraft_version: int, timestamp: int) -> Snapshot:
+        """Write the committed image as a snapshot whose id must match what is applied."""
+        if snapshot_id.end_offset != self.offset:
+            raise ValueError(f"snapshot at {snapshot_id.end_offset} but applied up to {self.offset}")
+        values = [write_metadata_record(r) for r in self.committed.write()]
+        self.bytes_since_snapshot = 0
+        return S.build_snapshot(snapshot_id, values, voters, kraft_version, timestamp)
+
+    # ------------------------------------------------------------ pending side (active controller)
+    @property
+    def pending(self) -> MetadataImage:
+        """Return the committed image plus every proposed record (the committed one when not active)."""
+        return self._pending.image if self._pending is not None else self.committed
+
+    def reset_pending(self) -> None:
+        """Start the pending image again from the committed one (activation)."""
+        self._pending = _Lazy(self.committed)
+
+    def drop_pending(self) -> None:
+        """Forget proposed records (leadership lost)."""
+        self._pending = None
+
+    def propose(self, records) -> None:
+        """Record proposed records on the pending image."""
+        if self._pending is None:
+            self.reset_pending()
+        self._pending.replay_records(records)

@@ -1,0 +1,277 @@
+"""ControllerServer: one KRaft controller process on asyncio (log, raft driver, listener, peers, controller logic).
+
+Rules:
+- All state changes happen on the event loop thread; the RaftDriver is called from the tick task,
+  from peer responses and from request handlers, never concurrently.
+- Raft RPCs go to the raft core; controller RPCs go to the quorum controller: read-only ones answer
+  from the committed image, writes need the active controller (else NOT_CONTROLLER) and answer
+  once their records commit.
+- Proposals are flushed once per event-loop turn (call_soon), so requests that arrive together are
+  appended and fsynced together (group commit).
+- stop() closes the listener first, then fails pending requests, then closes the log: nothing is
+  acknowledged after the process starts shutting down.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+
+from kraftsman.controller.quorum.context import ControllerContext, ControllerNode, QuorumConfig
+from kraftsman.controller.raft.config import RaftConfig
+from kraftsman.controller.raft.core import RaftNode
+from kraftsman.controller.raft.log import Snapshot, SnapshotId
+from kraftsman.controller.raft.records import Batch
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+from . import error_responses as errors
+from . import local_storage
+from .config import ControllerConfig
+from .driver import RaftDriver
+from .metadata_state import MetadataState
+
+log = logging.getLogger("kraftsman.server")
+RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
+                       "AddRaftVoter", "RemoveRaftVoter", "UpdateRaftVoter"})
+TICK_MS = 20
+
+
+def _snapshot(end_offset: int, epoch: int, data: bytes) -> Snapshot:
+    return Snapshot(SnapshotId(end_offset, epoch), data)
+
+
+class ControllerServer:
+    """A running controller; start() then serve until stop()."""
+
+    def __init__(self, config: ControllerConfig, *, seed: int | None = None):
+        self.config = config
+        self.rng = random.Random(seed)
+        self.identity = None
+        self.driver: RaftDriver | None = None
+        self.listener = None
+        self.router = None
+        self.quorum = None
+        self._tasks: list[asyncio.Task] = []
+        self._flush_scheduled = False
+        self._stopping = False
+
+    # ------------------------------------------------------------ start-up
+    def open_node(self) -> RaftNode:
+        """Read the storage and build the raft node (no sockets yet)."""
+        from kraftsman.storage.log.metadata_log import FileLog
+
+        cfg = self.config
+        self.identity = local_storage.read_identity(cfg)
+        cfg.partition_dir.mkdir(parents=True, exist_ok=True)
+        self.log_store = FileLog.open(cfg.partition_dir, batch_type=Batch, snapshot_type=_snapshot,
+                                      segment_bytes=cfg.segment_bytes)
+        saved = local_storage.read_quorum_state(cfg.partition_dir)
+        listener = cfg.controller_listener()
+        bootstrap_ids = tuple(-2 - i for i in range(len(cfg.bootstrap_servers)))
+        raft_cfg = RaftConfig(
+            node_id=cfg.node_id, voters=tuple(sorted(cfg.static_voters)), cluster_id=self.identity.cluster_id,
+            directory_id=self.identity.directory_id, endpoints=((listener.name, self.advertised_host(), listener.port),),
+            bootstrap_voters=bootstrap_ids, tick_ms=TICK_MS, election_timeout_ms=cfg.election_timeout_ms,
+            election_backoff_max_ms=cfg.election_backoff_max_ms, retry_backoff_ms=max(cfg.retry_backoff_ms, TICK_MS),
+            fetch_timeout_ms=cfg.fetch_timeout_ms, request_timeout_ms=cfg.request_timeout_ms)
+        node = RaftNode(raft_cfg, self.log_store, self.rng, saved, now=int(time.time() * 1000))
+        self.driver = RaftDriver(
+            node, MetadataState(), send=self._send_raft,
+            persist_quorum_state=lambda data, v: local_storage.write_quorum_state(cfg.partition_dir, data, v),
+            snapshot_max_bytes=cfg.snapshot_max_bytes, snapshot_interval_ms=cfg.snapshot_interval_ms,
+            on_activate=self._on_activate, on_deactivate=self._on_deactivate)
+        return node
+
+    def advertised_host(self) -> str:
+        host = self.config.controller_listener().host
+        return host if host not in ("", "0.0.0.0", "::") else "localhost"
+
+    def peer_endpoints(self) -> dict[int, tuple[str, int]]:
+        """Return where to reach each voter (and the bootstrap servers as ids -2, -3, ...)."""
+        out = dict(self.config.static_voters)
+        name = self.config.controller_listener().name
+        for voter in self.driver.node.voters.nodes():
+            for ep_name, host, port in voter.endpoints:
+                if ep_name == name:
+                    out.setdefault(voter.voter_id, (host, port))
+        for i, address in enumerate(self.config.bootstrap_servers):
+            out[-2 - i] = address
+        out.pop(self.config.node_id, None)
+        return out
+
+    async def start(self) -> None:
+        """Open storage, bind the listener, connect to peers and start ticking."""
+        from kraftsman.controller.quorum.controller import QuorumController
+
+        from .network import Listener
+        from .peers import PeerRouter
+
+        if self.driver is None:
+            self.open_node()
+        cfg = self.config
+        self.quorum = QuorumController(self.quorum_config())
+        self.router = PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
+                                 client_id=f"raft-client-{cfg.node_id}")
+        ep = cfg.controller_listener()
+        self.listener = Listener(ep.name, ep.host or "0.0.0.0", ep.port, self.handle,
+                                 max_request_size=cfg.socket_request_max_bytes,
+                                 idle_timeout_ms=cfg.connections_max_idle_ms, api_versions=self.api_versions)
+        await self.listener.start()
+        self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
+        log.info("node %d serving %s on %s:%d (cluster %s)", cfg.node_id, ep.name, ep.host, self.listener.port,
+                 self.identity.cluster_id)
+        self.driver.process()
+
+    def quorum_config(self) -> QuorumConfig:
+        c = self.config
+        return QuorumConfig(session_timeout_ms=c.session_timeout_ms, heartbeat_interval_ms=c.heartbeat_interval_ms,
+                            default_replication_factor=c.default_replication_factor, num_partitions=c.num_partitions,
+                            min_insync_replicas=c.min_insync_replicas,
+                            unclean_leader_election=c.unclean_leader_election,
+                            delete_topic_enable=c.delete_topic_enable)
+
+    def api_versions(self):
+        """Return the ApiVersions data this controller advertises (finalized features from the image)."""
+        from . import api_versions
+
+        features = self.driver.state.committed.features
+        return api_versions.controller_api_versions(features)
+
+    # ------------------------------------------------------------ ticking
+    async def _tick_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        start, done = loop.time(), 0
+        while not self._stopping:
+            await asyncio.sleep(TICK_MS / 1000)
+            due = int((loop.time() - start) * 1000 / TICK_MS) - done
+            if due <= 0:
+                continue
+            done += due
+            try:
+                self.driver.tick(due)
+                self._periodic()
+            except Exception:  # a bug: log it and stop serving rather than diverge
+                log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
+                asyncio.get_running_loop().create_task(self.stop())
+                return
+
+    def _periodic(self) -> None:
+        if not self.driver.is_active:
+            return
+        for result in self.quorum.periodic(self.context(0, pending=True)):
+            if result.records:
+                self.driver.propose(result.records, lambda err: None)
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if not self._stopping:
+            self.driver.flush_proposals()
+
+    # ------------------------------------------------------------ raft traffic
+    def _send_raft(self, env) -> None:
+        if self.router is not None:
+            self.router.send(env)
+
+    def _on_peer_response(self, env) -> None:
+        if not self._stopping:
+            self.driver.step(env)
+
+    async def raft_request(self, name: str, version: int, body):
+        """Hand an inbound raft request to the core; return its response body (None: no answer)."""
+        from . import raft_wire
+
+        env = raft_wire.raft_request_from_wire(name, version, body, self.config.node_id)
+        future = asyncio.get_running_loop().create_future()
+        self.driver.request(env, lambda reply: future.done() or future.set_result(reply))
+        try:
+            return await asyncio.wait_for(future, (self.config.request_timeout_ms + 1000) / 1000)
+        except asyncio.TimeoutError:
+            return None
+
+    # ------------------------------------------------------------ controller traffic
+    def context(self, api_version: int, pending: bool = False) -> ControllerContext:
+        d = self.driver
+        return ControllerContext(
+            image=d.state.pending if pending else d.state.committed, now_ms=d.node.now, api_version=api_version,
+            next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
+            leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
+            controllers=self.controller_nodes(), config=self.quorum.config, rng=self.rng)
+
+    def controller_nodes(self) -> tuple[ControllerNode, ...]:
+        endpoints = dict(self.peer_endpoints())
+        ep = self.config.controller_listener()
+        endpoints[self.config.node_id] = (self.advertised_host(), self.listener.port if self.listener else ep.port)
+        return tuple(ControllerNode(i, h, p) for i, (h, p) in sorted(endpoints.items())
+                     if i >= 0 and i in self.driver.node.voters)
+
+    async def handle(self, rctx, body):
+        """Serve one request from the listener."""
+        name = rctx.api_name
+        if name in RAFT_APIS:
+            return await self.raft_request(name, rctx.api_version, body)
+        if self.quorum is None or name not in self.quorum.handlers:
+            return None
+        if self.quorum.is_read_only(name):
+            return self.quorum.handle(name, self.context(rctx.api_version), body).response
+        return await self._write(name, rctx.api_version, body)
+
+    async def _write(self, name: str, version: int, body):
+        if not self.driver.is_active:
+            return errors.error_response(name, body, errors.NOT_CONTROLLER)
+        result = self.quorum.handle(name, self.context(version, pending=True), body)
+        future = asyncio.get_running_loop().create_future()
+        self.driver.propose(result.records, lambda err: future.done() or future.set_result(err))
+        self._schedule_flush()
+        error = await future
+        if error is not None:
+            return errors.error_response(name, body, errors.NOT_CONTROLLER)
+        return result.response
+
+    # ------------------------------------------------------------ activation
+    def _on_activate(self) -> None:
+        ctx = self.context(0, pending=True)
+        self.quorum.on_activate(ctx)
+        if ctx.image.features.metadata_version is None:
+            records = _in_transaction(local_storage.bootstrap_records(self.config), "Bootstrap records")
+            self.driver.propose(records, lambda err: None)
+            self.driver.flush_proposals()
+
+    def _on_deactivate(self) -> None:
+        if self.quorum is not None:
+            self.quorum.on_deactivate()
+
+    # ------------------------------------------------------------ shutdown
+    async def stop(self) -> None:
+        """Stop serving: close the listener, fail pending work, close peers and the log."""
+        if self._stopping:
+            return
+        self._stopping = True
+        if self.listener is not None:
+            await self.listener.close()
+        for task in self._tasks:
+            task.cancel()
+        if self.driver is not None:
+            self.driver.stop()
+        if self.router is not None:
+            await self.router.close()
+        if getattr(self, "log_store", None) is not None:
+            self.log_store.flush()
+            close = getattr(self.log_store, "close", None)
+            if close is not None:
+                close()
+        log.info("node %d stopped", self.config.node_id)
+
+
+def _in_transaction(records, name: str) -> list:
+    """Wrap records in Begin/EndTransactionRecord, as Kafka 3.9 writes the bootstrap records."""
+    begin = codec.message_class("BeginTransactionRecord")(name=name)
+    end = codec.message_class("EndTransactionRecord")()
+    return [ApiMessageAndVersion(begin, 0), *records, ApiMessageAndVersion(end, 0)]

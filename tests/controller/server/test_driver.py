@@ -1,0 +1,106 @@
+"""RaftDriver without sockets: activation, proposals, commit waiters, snapshots, deactivation."""
+from __future__ import annotations
+
+import random
+
+from kraftsman.controller.raft import snapshot as S
+from kraftsman.controller.raft.config import RaftConfig
+from kraftsman.controller.raft.core import RaftNode
+from kraftsman.controller.raft.log import MemoryLog
+from kraftsman.controller.server.driver import NotController, RaftDriver
+from kraftsman.controller.server.metadata_state import MetadataState
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+FeatureLevel = codec.message_class("FeatureLevelRecord")
+TopicRecord = codec.message_class("TopicRecord")
+
+
+def _driver(voters=(1,), **kw):
+    node = RaftNode(RaftConfig(node_id=1, voters=voters, tick_ms=50), MemoryLog(), random.Random(1))
+    sent, saved, events = [], [], []
+    driver = RaftDriver(node, MetadataState(), send=sent.append, persist_quorum_state=lambda d, v: saved.append(d),
+                        on_activate=lambda: events.append("active"), on_deactivate=lambda: events.append("inactive"),
+                        **kw)
+    return driver, sent, saved, events
+
+
+def _until_active(driver, limit=200):
+    for _ in range(limit):
+        if driver.is_active:
+            return
+        driver.tick()
+    raise AssertionError("never became active")
+
+
+def _topic(name: str, n: int = 0):
+    return ApiMessageAndVersion(TopicRecord(name=name, topic_id=bytes([n + 1] * 16)), 0)
+
+
+def test_single_voter_activates_and_persists_its_vote():
+    driver, _, saved, events = _driver()
+    _until_active(driver)
+    assert events == ["active"]
+    assert saved and saved[-1].leader_id == 1
+    assert driver.state.offset > driver.node.leader_state.epoch_start_offset
+
+
+def test_proposal_commits_and_reaches_the_committed_image():
+    driver, _, _, _ = _driver()
+    _until_active(driver)
+    outcome = []
+    driver.propose([ApiMessageAndVersion(FeatureLevel(name="metadata.version", feature_level=21), 0), _topic("a")],
+                   outcome.append)
+    assert "a" in driver.state.pending.topics.by_name  # handlers see proposed records at once
+    assert "a" not in driver.state.committed.topics.by_name
+    driver.flush_proposals()
+    driver.tick()
+    assert outcome == [None]
+    assert driver.state.committed.features.metadata_version == 21
+    assert "a" in driver.state.committed.topics.by_name
+
+
+def test_next_offset_counts_queued_records():
+    driver, _, _, _ = _driver()
+    _until_active(driver)
+    end = driver.node.log.end_offset
+    driver.propose([_topic("a"), _topic("b", 1)], lambda e: None)
+    assert driver.next_offset() == end + 2
+    driver.flush_proposals()
+    assert driver.node.log.end_offset == end + 2
+
+
+def test_propose_on_a_standby_fails_with_not_controller():
+    driver, _, _, _ = _driver(voters=(1, 2, 3))
+    outcome = []
+    driver.propose([_topic("a")], outcome.append)
+    assert len(outcome) == 1 and isinstance(outcome[0], NotController)
+
+
+def test_losing_leadership_fails_waiters_and_drops_pending():
+    driver, _, _, events = _driver()
+    _until_active(driver)
+    outcome = []
+    driver.propose([_topic("a")], outcome.append)
+    driver.node.resign()  # a graceful step-down (EndQuorumEpoch) before the proposal was flushed
+    driver.process()
+    assert events == ["active", "inactive"]
+    assert len(outcome) == 1 and isinstance(outcome[0], NotController)
+    assert "a" not in driver.state.pending.topics.by_name
+
+
+def test_snapshot_written_when_bytes_exceed_the_limit_and_holds_the_image():
+    driver, _, _, _ = _driver(snapshot_max_bytes=200)
+    _until_active(driver)
+    for i in range(5):
+        driver.propose([_topic(f"t{i}", i)], lambda e: None)
+        driver.flush_proposals()
+        driver.tick()
+    snap = driver.node.log.latest_snapshot()
+    assert snap is not None and snap.snapshot_id.end_offset > 0
+    assert driver.node.log.start_offset == snap.snapshot_id.end_offset
+    restored = MetadataState()
+    restored.load_snapshot(snap)
+    names = set(restored.committed.topics.by_name)
+    assert names and names <= {f"t{i}" for i in range(5)}
+    assert len(S.read_values(snap.data)) == len(names)
