@@ -1,0 +1,55 @@
+"""Controller configuration from server .properties: Kafka's names, defaults and messages."""
+from __future__ import annotations
+
+import pytest
+
+from kraftsman.controller.server.config import ConfigError, Endpoint, from_properties
+
+BASE = {"process.roles": "controller", "node.id": "1", "controller.listener.names": "CONTROLLER",
+        "listeners": "CONTROLLER://127.0.0.1:9093", "controller.quorum.voters": "1@127.0.0.1:9093,2@[::1]:9094",
+        "log.dirs": "/data/a,/data/b"}
+
+
+def test_defaults_are_kafkas():
+    c = from_properties(dict(BASE))
+    assert (c.election_timeout_ms, c.fetch_timeout_ms, c.session_timeout_ms, c.heartbeat_interval_ms) == (
+        1000, 2000, 9000, 2000)
+    assert c.snapshot_max_bytes == 20 * 1024 * 1024 and c.segment_bytes == 1 << 30
+    assert c.static_voters == {1: ("127.0.0.1", 9093), 2: ("::1", 9094)}
+    assert c.metadata_log_dir == "/data/a" and str(c.partition_dir) == "/data/a/__cluster_metadata-0"
+    assert c.controller_listener() == Endpoint("CONTROLLER", "127.0.0.1", 9093)
+
+
+def test_overrides_and_metadata_log_dir():
+    c = from_properties(BASE | {"metadata.log.dir": "/meta", "broker.session.timeout.ms": "3000",
+                                "unclean.leader.election.enable": "true"})
+    assert c.metadata_log_dir == "/meta" and c.session_timeout_ms == 3000 and c.unclean_leader_election
+
+
+def test_bootstrap_servers_instead_of_voters():
+    props = {k: v for k, v in BASE.items() if k != "controller.quorum.voters"}
+    c = from_properties(props | {"controller.quorum.bootstrap.servers": "localhost:9093,localhost:9094"})
+    assert c.static_voters == {} and c.bootstrap_servers == (("localhost", 9093), ("localhost", 9094))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"node.id": None}, 'Missing required configuration "node.id" which has no default value.'),
+    ({"node.id": "x"}, "Invalid value x for configuration node.id: Not a number of type INT"),
+    ({"process.roles": "broker"}, "process.roles must be 'controller'"),
+    ({"controller.quorum.voters": None}, "either controller.quorum.bootstrap.servers must contain"),
+    ({"controller.quorum.voters": "2@h:1"}, "the node id 1 must be included in the set of voters"),
+    ({"controller.quorum.voters": "1@h"}, "Unable to parse 1@h"),
+    ({"controller.listener.names": "OTHER"}, "controller.listener.names must contain at least one value"),
+    ({"listeners": "CONTROLLER://h"}, "Unable to parse CONTROLLER://h to a broker endpoint"),
+    ({"delete.topic.enable": "yes"}, "Expected value to be either true or false"),
+])
+def test_bad_settings_give_one_line(change, message):
+    props = dict(BASE)
+    for key, value in change.items():
+        if value is None:
+            props.pop(key)
+        else:
+            props[key] = value
+    with pytest.raises(ConfigError) as info:
+        from_properties(props)
+    assert message in str(info.value) and "\n" not in str(info.value)
