@@ -168,6 +168,38 @@ HAND = [
         "IncrementalAlterConfigsResponse", throttle_time_ms=10, responses=[S(
             "IncrementalAlterConfigsResponse", "AlterConfigsResourceResponse", error_code=40, error_message="m",
             resource_type=2, resource_name="t")]), f"0000000a 00000001 0028 0001 6d 02 {T}"),
+    # ---- DescribeConfigs (32) and AlterConfigs (33), hand-encoded from Kafka 3.9's specs
+    Body("DescribeConfigsRequest", 0, lambda: M(
+        "DescribeConfigsRequest", resources=[S(
+            "DescribeConfigsRequest", "DescribeConfigsResource", resource_type=2, resource_name="t",
+            configuration_keys=None)]), f"00000001 02 {T} ffffffff"),
+    Body("DescribeConfigsRequest", 4, lambda: M(
+        "DescribeConfigsRequest", include_synonyms=True, resources=[S(
+            "DescribeConfigsRequest", "DescribeConfigsResource", resource_type=2, resource_name="t",
+            configuration_keys=["k"])]), f"02 02 {CT} 02 026b 00 01 00 00"),
+    Body("DescribeConfigsResponse", 0, lambda: M(
+        "DescribeConfigsResponse", throttle_time_ms=10, results=[S(
+            "DescribeConfigsResponse", "DescribeConfigsResult", error_message=None, resource_type=2,
+            resource_name="t", configs=[S("DescribeConfigsResponse", "DescribeConfigsResourceResult", name="k",
+                                          value="v", is_default=True)])]),
+         f"0000000a 00000001 0000 ffff 02 {T} 00000001 0001 6b 0001 76 00 01 00"),
+    Body("DescribeConfigsResponse", 4, lambda: M(
+        "DescribeConfigsResponse", throttle_time_ms=10, results=[S(
+            "DescribeConfigsResponse", "DescribeConfigsResult", error_message=None, resource_type=2,
+            resource_name="t", configs=[S(
+                "DescribeConfigsResponse", "DescribeConfigsResourceResult", name="k", value="v", config_source=5,
+                config_type=2, documentation=None, synonyms=[S(
+                    "DescribeConfigsResponse", "DescribeConfigsSynonym", name="k", value=None, source=5)])])]),
+         f"0000000a 02 0000 00 02 {CT} 02 026b 0276 00 05 00 02 026b 00 05 00 02 00 00 00 00"),
+    Body("AlterConfigsRequest", 0, lambda: M(
+        "AlterConfigsRequest", validate_only=True, resources=[S(
+            "AlterConfigsRequest", "AlterConfigsResource", resource_type=2, resource_name="t",
+            configs=[S("AlterConfigsRequest", "AlterableConfig", name="k", value=None)])]),
+         f"00000001 02 {T} 00000001 0001 6b ffff 01"),
+    Body("AlterConfigsResponse", 0, lambda: M(
+        "AlterConfigsResponse", throttle_time_ms=10, responses=[S(
+            "AlterConfigsResponse", "AlterConfigsResourceResponse", error_code=40, error_message="m",
+            resource_type=2, resource_name="t")]), f"0000000a 00000001 0028 0001 6d 02 {T}"),
     # ---- AlterPartitionReassignments (45)
     Body("AlterPartitionReassignmentsRequest", 0, lambda: M(
         "AlterPartitionReassignmentsRequest", timeout_ms=1000, topics=[S(
@@ -489,6 +521,14 @@ RECORDED = [
         44, 1, 4, "IncrementalAlterConfigsResponse", responses=[S(
             "IncrementalAlterConfigsResponse", "AlterConfigsResourceResponse", error_message=None,
             resource_type=2, resource_name="t-three")])),
+    Recorded("envelope-inner/001995_inner_req_api33_v2_c4.bin", 33, 2, "req", _req(
+        33, 2, 4, "adminclient-1", "AlterConfigsRequest", resources=[S(
+            "AlterConfigsRequest", "AlterConfigsResource", resource_type=4, resource_name="",
+            configs=[S("AlterConfigsRequest", "AlterableConfig", name="log.cleaner.threads", value="2")])])),
+    Recorded("envelope-inner/002000_inner_resp_api33_v2_c4.bin", 33, 2, "resp", _resp(
+        33, 2, 4, "AlterConfigsResponse", responses=[S(
+            "AlterConfigsResponse", "AlterConfigsResourceResponse", error_message=None, resource_type=4,
+            resource_name="")])),
     Recorded("envelope-inner/002283_inner_req_api20_v6_c4.bin", 20, 6, "req", _req(
         20, 6, 4, "adminclient-1", "DeleteTopicsRequest", timeout_ms=30000,
         topics=[S("DeleteTopicsRequest", "DeleteTopicState", name="doomed", topic_id=ZERO_UUID)])),
