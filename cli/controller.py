@@ -66,12 +66,13 @@ async def _serve(config) -> int:
     import signal
 
     from kraftsman.controller.server.local_storage import StorageStartError
+    from kraftsman.storage.errors import StorageError
     from kraftsman.controller.server.node import ControllerServer
 
     server = ControllerServer(config)
     try:
         server.open_node()
-    except StorageStartError as e:
+    except (StorageStartError, StorageError) as e:
         raise ToolError(str(e)) from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

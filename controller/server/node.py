@@ -36,6 +36,7 @@ log = logging.getLogger("kraftsman.server")
 RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
                        "AddRaftVoter", "RemoveRaftVoter", "UpdateRaftVoter"})
 TICK_MS = 20
+FORWARDED = "kraftsman-forwarded-by-"
 
 
 def _snapshot(end_offset: int, epoch: int, data: bytes) -> Snapshot:
@@ -56,14 +57,17 @@ class ControllerServer:
         self._tasks: list[asyncio.Task] = []
         self._flush_scheduled = False
         self._stopping = False
+        self._forward_conns: dict[int, object] = {}
 
     # ------------------------------------------------------------ start-up
     def open_node(self) -> RaftNode:
         """Read the storage and build the raft node (no sockets yet)."""
+        from kraftsman.storage.log.dir_lock import lock_directory
         from kraftsman.storage.log.metadata_log import FileLog
 
         cfg = self.config
         self.identity = local_storage.read_identity(cfg)
+        self._lock = lock_directory(cfg.metadata_log_dir)
         cfg.partition_dir.mkdir(parents=True, exist_ok=True)
         self.log_store = FileLog.open(cfg.partition_dir, batch_type=Batch, snapshot_type=_snapshot,
                                       segment_bytes=cfg.segment_bytes)
@@ -221,11 +225,31 @@ class ControllerServer:
             return None
         if self.quorum.is_read_only(name):
             return self.quorum.handle(name, self.context(rctx.api_version), body).response
-        return await self._write(name, rctx.api_version, body)
+        return await self._write(name, rctx.api_version, body, rctx.client_id)
 
-    async def _write(self, name: str, version: int, body):
-        if not self.driver.is_active:
+    async def _forward(self, name: str, version: int, body, client_id: str | None):
+        """Send a write to the active controller and relay its answer (one hop; else NOT_CONTROLLER)."""
+        from .peers import Connection
+
+        leader = self.driver.node.leader_id
+        address = self.peer_endpoints().get(leader) if leader is not None else None
+        if address is None or (client_id or "").startswith(FORWARDED):
             return errors.error_response(name, body, errors.NOT_CONTROLLER)
+        try:
+            conn = self._forward_conns.get(leader)
+            if conn is None or getattr(conn, "closed", False):
+                conn = await Connection.open(*address, client_id=f"{FORWARDED}{self.config.node_id}",
+                                             timeout_ms=self.config.request_timeout_ms)
+                self._forward_conns[leader] = conn
+            return await conn.request(name, version, body, timeout_ms=self.config.request_timeout_ms * 5)
+        except Exception as e:  # the leader went away: the client retries like on NOT_CONTROLLER
+            log.info("node %d: forwarding %s to %d failed: %s", self.config.node_id, name, leader, e)
+            self._forward_conns.pop(leader, None)
+            return errors.error_response(name, body, errors.NOT_CONTROLLER)
+
+    async def _write(self, name: str, version: int, body, client_id: str | None = None):
+        if not self.driver.is_active:
+            return await self._forward(name, version, body, client_id)
         result = self.quorum.handle(name, self.context(version, pending=True), body)
         future = asyncio.get_running_loop().create_future()
         self.driver.propose(result.records, lambda err: future.done() or future.set_result(err))
@@ -262,11 +286,17 @@ class ControllerServer:
             self.driver.stop()
         if self.router is not None:
             await self.router.close()
+        for conn in self._forward_conns.values():
+            result = conn.close()
+            if asyncio.iscoroutine(result):
+                await result
         if getattr(self, "log_store", None) is not None:
             self.log_store.flush()
             close = getattr(self.log_store, "close", None)
             if close is not None:
                 close()
+        if getattr(self, "_lock", None) is not None:
+            self._lock.close()
         log.info("node %d stopped", self.config.node_id)
 
 
