@@ -1,0 +1,81 @@
+"""Raft envelopes on the wire: requests from the core to Kafka frames, and inbound request bodies to envelopes.
+
+Rules:
+- Outbound requests use the core's versions (messages.VERSIONS) except Vote, which goes at the highest
+  version our schema has (v2, KIP-996) so that `Envelope.pre_vote` travels in the PreVote field.
+  A pre-vote cannot be said below Vote v2: `wire_body` raises PreVoteUnsupported rather than turn it
+  into a real vote.
+- Inbound requests are accepted at any version our schemas decode: the generated class is one per
+  message, so fields an older version lacks keep their defaults (as Kafka's generated Data classes do).
+- `src` comes from the body (Vote: candidate_id, Begin/EndQuorumEpoch: leader_id, Fetch:
+  replica_state.replica_id (v15+) else replica_id, FetchSnapshot: replica_id, others: -1); `dst` is us.
+"""
+from __future__ import annotations
+
+from kraftsman.controller.raft import messages
+from kraftsman.controller.raft.messages import Envelope
+from kraftsman.storage.protocol import codec, framing
+
+VOTE_WIRE_VERSION = codec.message_class("VoteRequest").spec.valid_versions.hi
+WIRE_VERSIONS = {**messages.VERSIONS, "Vote": max(messages.VERSIONS["Vote"], VOTE_WIRE_VERSION)}
+PRE_VOTE_MIN_VERSION = 2
+
+
+class PreVoteUnsupported(ValueError):
+    """A pre-vote request cannot be encoded at a Vote version below 2."""
+
+
+def api_name(env: Envelope) -> str:
+    """Return the API name of an envelope's body ('Vote' for a VoteRequest)."""
+    return env.name.removesuffix("Request").removesuffix("Response")
+
+
+def wire_body(env: Envelope, version: int):
+    """Return the body to send at `version`: for Vote, a copy with PreVote set from the envelope."""
+    body = env.body
+    if api_name(env) != "Vote":
+        return body
+    if version < PRE_VOTE_MIN_VERSION:
+        if env.pre_vote:
+            raise PreVoteUnsupported(f"a pre-vote needs Vote v{PRE_VOTE_MIN_VERSION}+, the peer speaks v{version}")
+        return body
+    topics = [t.replace(partitions=[p.replace(pre_vote=env.pre_vote) for p in t.partitions]) for t in body.topics]
+    return body.replace(topics=topics)
+
+
+def encode_raft_request(env: Envelope, correlation_id: int, client_id: str | None, version: int | None = None) -> bytes:
+    """Return the sized request frame of a Raft request envelope (at WIRE_VERSIONS unless `version`)."""
+    name = api_name(env)
+    version = WIRE_VERSIONS[name] if version is None else version
+    return framing.encode_request(env.api_key, version, correlation_id, client_id, wire_body(env, version))
+
+
+def request_src(api: str, body) -> int:
+    """Return the replica id that sent a Raft request, read from its body (-1 when it does not say)."""
+    if api == "Vote":
+        return _first_partition(body, "candidate_id")
+    if api in ("BeginQuorumEpoch", "EndQuorumEpoch"):
+        return _first_partition(body, "leader_id")
+    if api == "Fetch":
+        state = getattr(body, "replica_state", None)
+        if state is not None and state.replica_id >= 0:
+            return state.replica_id
+        return getattr(body, "replica_id", -1)
+    if api == "FetchSnapshot":
+        return body.replica_id
+    return -1
+
+
+def _first_partition(body, field: str) -> int:
+    for topic in body.topics:
+        for part in topic.partitions:
+            return getattr(part, field)
+    return -1
+
+
+def raft_request_from_wire(api: str, version: int, body, server_node_id: int) -> Envelope:
+    """Wrap an inbound Raft request body (decoded at `version`) in an Envelope for the core."""
+    pre_vote = False
+    if api == "Vote" and version >= PRE_VOTE_MIN_VERSION:
+        pre_vote = any(p.pre_vote for t in body.topics for p in t.partitions)
+    return Envelope(request_src(api, body), server_node_id, -1, body, pre_vote)

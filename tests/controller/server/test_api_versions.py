@@ -1,0 +1,115 @@
+"""api_versions: the controller's API table and ApiVersionsResponse, with a real Kafka 3.9 controller as oracle."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kraftsman.controller.image.features import FeaturesImage
+from kraftsman.controller.server import api_versions as av
+from kraftsman.storage.protocol import codec, framing
+
+REPO = Path(__file__).resolve().parents[3]
+WIRE = REPO.parent / "shared" / "fixtures" / "kafka-wire-3.9"
+METADATA, VOTE = 3, 52
+
+
+def _controller_answers() -> list[dict]:
+    index = WIRE / "index.jsonl"
+    if not index.is_file():
+        return []
+    rows = [json.loads(line) for line in index.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r["api_name"] == "ApiVersions" and r["direction"] == "resp" and r["proxy"][0] == "c"]
+
+
+ANSWERS = _controller_answers()
+
+
+def _decoded(row):
+    data = (WIRE / row["file"]).read_bytes()
+    return data, framing.decode_response(18, row["api_version"], framing.strip_size(data))
+
+
+@pytest.fixture(scope="module")
+def kafka_controller():
+    """Return (frame, header, body) of one Kafka 3.9 controller's ApiVersions v4 answer after bootstrap."""
+    if not ANSWERS:
+        pytest.skip(f"Kafka wire fixtures not found at {WIRE} (../shared is absent)")
+    row = next(r for r in ANSWERS if _decoded(r)[1][1].finalized_features_epoch >= 0)
+    data, (header, body) = _decoded(row)
+    return data, header, body
+
+
+def _ranges(body) -> dict[int, tuple[int, int]]:
+    return {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
+
+
+def test_every_controller_of_the_quorum_advertises_the_same_apis():
+    if not ANSWERS:
+        pytest.skip(f"Kafka wire fixtures not found at {WIRE} (../shared is absent)")
+    lists = {tuple(sorted(_ranges(_decoded(r)[1][1]).items())) for r in ANSWERS}
+    assert len(lists) == 1 and {r["proxy"] for r in ANSWERS} == {"c1", "c2", "c3"}
+
+
+def test_our_table_is_kafkas_where_both_know_the_api(kafka_controller):
+    theirs = _ranges(kafka_controller[2])
+    ours = av.CONTROLLER_API_VERSIONS
+    for key, (lo, hi) in ours.items():
+        if key == METADATA:
+            assert key not in theirs  # KIP-919 style: kraftsman's controller serves Metadata, 3.9's does not
+        elif key == VOTE:
+            assert (lo, hi) == (0, 2) and theirs[key] == (0, 1)  # KIP-996 Vote v2 is Kafka 4.0's
+        else:
+            assert theirs[key] == (lo, hi), framing.api_info(key).name
+
+
+def test_table_lists_every_named_api_whose_schema_exists():
+    names = {info.name for info in framing.api_registry().values()}
+    expected = {framing.api_registry()[k].name for k in av.CONTROLLER_API_VERSIONS}
+    assert expected == set(av.CONTROLLER_APIS) & names
+    assert {"ApiVersions", "Metadata", "Vote", "Fetch", "AddRaftVoter", "CreateTopics"} <= expected
+    assert av.CONTROLLER_API_VERSIONS[METADATA] == (0, 12)
+
+
+def test_an_api_without_schema_is_skipped_not_fatal(monkeypatch):
+    monkeypatch.setattr(av, "CONTROLLER_APIS", ("ApiVersions", "NoSuchApiYet"))
+    assert av._table() == {18: (0, 4)}
+
+
+def test_our_response_for_kafkas_list_is_kafkas_frame(kafka_controller):
+    data, header, body = kafka_controller
+    ours = av.api_versions_response(
+        _ranges(body), supported_features={f.name: (f.min_version, f.max_version) for f in body.supported_features},
+        finalized_features={f.name: f.max_version_level for f in body.finalized_features},
+        finalized_epoch=body.finalized_features_epoch)
+    assert framing.encode_response(18, 4, header.correlation_id, ours) == data
+
+
+def test_default_features_are_the_ones_kafka_39_supports(kafka_controller):
+    body = kafka_controller[2]
+    assert av.SUPPORTED_FEATURES == {f.name: (f.min_version, f.max_version) for f in body.supported_features}
+
+
+def test_controller_response_from_a_features_image():
+    image = FeaturesImage(metadata_version=21, finalized={"group.version": 1, "transaction.version": 0})
+    body = av.controller_api_versions(image, kraft_version=1, finalized_epoch=7)
+    fin = {f.name: (f.min_version_level, f.max_version_level) for f in body.finalized_features}
+    assert fin == {"metadata.version": (21, 21), "group.version": (1, 1), "kraft.version": (1, 1)}
+    assert body.finalized_features_epoch == 7 and body.error_code == 0
+    assert _ranges(body) == av.CONTROLLER_API_VERSIONS
+    assert av.controller_api_versions(None).finalized_features == []
+
+
+@pytest.mark.parametrize("version,name,software_version,code", [
+    (3, "confluent-kafka-python", "2.6.0-rdkafka-2.6.0", 0),
+    (4, "apache-kafka-java", "3.9.0", 0),
+    (3, "bad name", "1.0", 42),
+    (3, "ok", "", 42),
+    (3, "-leading-dash", "1.0", 42),
+    (2, "", "", 0),  # v0-v2 carry no software name
+])
+def test_client_software_name_is_checked_from_v3(version, name, software_version, code):
+    body = codec.message_class("ApiVersionsRequest")(client_software_name=name,
+                                                     client_software_version=software_version)
+    assert av.check_request(body, version) == code
