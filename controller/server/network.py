@@ -1,0 +1,268 @@
+"""Listener: an asyncio server speaking Kafka's request/response protocol to a request handler.
+
+Per connection (Kafka's SocketServer + Selector behaviour):
+
+    int32 size | request header | body      ->  handler(ctx, body) -> response body | None
+    int32 size | response header | body     <-  encoded at the request's version, in request order
+
+Rules:
+- A size < 0 or > max_request_size closes that connection only (Kafka's InvalidReceiveException).
+- An ApiVersions request at an unsupported version gets a v0 response with UNSUPPORTED_VERSION (35)
+  (KIP-511); any other unknown api key, unsupported version or undecodable request closes the connection.
+  Bytes after a decoded body are ignored (Kafka's request parser does not look for leftovers, and
+  librdkafka 2.16 sends 3 extra bytes after its all-topics Metadata v12 request).
+- The listener answers ApiVersions itself from `api_versions` (a response body, or a callable returning
+  one); the handler never sees ApiVersions.
+- Requests may be processed concurrently (up to `max_in_flight` per connection) but responses leave
+  in request order; a handler returning None sends nothing for that request.
+- A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
+  that connection.
+- A connection with no bytes either way and nothing in flight for idle_timeout_ms is closed.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import struct
+from dataclasses import dataclass
+
+from kraftsman.storage.protocol import codec, framing
+
+from . import api_versions as api_versions_mod
+
+log = logging.getLogger("kraftsman.server")
+API_VERSIONS = framing.API_VERSIONS_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    """Describe one request: header fields, the listener and the connection it came from."""
+
+    api_key: int
+    api_version: int
+    api_name: str
+    correlation_id: int
+    client_id: str | None
+    header: object
+    listener: str
+    peer: tuple
+    connection_id: str
+
+
+class Listener:
+    """Accept connections on (host, port) and serve Kafka requests with `handler`."""
+
+    def __init__(self, name: str, host: str, port: int, handler, *, max_request_size: int = 104_857_600,
+                 idle_timeout_ms: int = 600_000, api_versions=None, max_in_flight: int = 64):
+        self.name, self.host, self.handler = name, host, handler
+        self.max_request_size, self.idle_timeout_ms = max_request_size, idle_timeout_ms
+        self.max_in_flight = max_in_flight
+        self.api_versions = api_versions if api_versions is not None else api_versions_mod.api_versions_response()
+        self._port = port
+        self._server: asyncio.base_events.Server | None = None
+        self._conns: set[_ServerConnection] = set()
+        self._ids = itertools.count()
+        self._reaper: asyncio.Task | None = None
+
+    @property
+    def port(self) -> int:
+        """Return the bound port (the real one once started with port 0)."""
+        return self._port
+
+    @property
+    def connection_count(self) -> int:
+        """Return the number of open connections."""
+        return len(self._conns)
+
+    async def start(self) -> None:
+        """Bind and start accepting connections."""
+        self._server = await asyncio.start_server(self._accept, self.host, self._port)
+        self._port = self._server.sockets[0].getsockname()[1]
+        self._reaper = asyncio.get_running_loop().create_task(self._reap_idle())
+
+    async def close(self) -> None:
+        """Stop accepting, cancel in-flight requests and close every connection."""
+        if self._server is not None:
+            self._server.close()
+        if self._reaper is not None:
+            self._reaper.cancel()
+        for conn in list(self._conns):
+            conn.close()
+        await asyncio.gather(*(c.done for c in list(self._conns)), return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+            self._server = None
+
+    def current_api_versions(self):
+        """Return the ApiVersionsResponse body to advertise now."""
+        return self.api_versions() if callable(self.api_versions) else self.api_versions
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = _ServerConnection(self, reader, writer, next(self._ids))
+        self._conns.add(conn)
+        try:
+            await conn.run()
+        finally:
+            self._conns.discard(conn)
+
+    async def _reap_idle(self) -> None:
+        period = min(max(self.idle_timeout_ms / 4000, 0.01), 5.0)
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(period)
+            limit = loop.time() - self.idle_timeout_ms / 1000
+            for conn in list(self._conns):
+                if conn.idle_since(limit):
+                    log.debug("%s: closing idle connection %s", self.name, conn.connection_id)
+                    conn.close()
+
+
+class _ServerConnection:
+    """Read frames from one client, dispatch them and write responses in request order."""
+
+    def __init__(self, listener: Listener, reader, writer, index: int):
+        self.listener, self.reader, self.writer = listener, reader, writer
+        self.peer = writer.get_extra_info("peername") or ("?", 0)
+        local = writer.get_extra_info("sockname") or ("?", 0)
+        self.connection_id = f"{local[0]}:{local[1]}-{self.peer[0]}:{self.peer[1]}-{index}"
+        self.loop = asyncio.get_running_loop()
+        self.last_active = self.loop.time()
+        self.pending: asyncio.Queue = asyncio.Queue(maxsize=max(1, listener.max_in_flight))
+        self.done = self.loop.create_future()
+        self.in_flight = 0
+        self._tasks: list[asyncio.Task] = []
+
+    def idle_since(self, limit: float) -> bool:
+        """Tell whether nothing moved since `limit` (loop time) and no request is in flight."""
+        return self.last_active < limit and self.in_flight == 0
+
+    async def run(self) -> None:
+        """Serve until the client leaves, a rule closes the connection, or the listener closes."""
+        self._tasks = [self.loop.create_task(self._read_loop()), self.loop.create_task(self._write_loop())]
+        try:
+            await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.close()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            if not self.done.done():
+                self.done.set_result(None)
+
+    def close(self) -> None:
+        """Cancel the read/write loops and in-flight handlers; close the socket."""
+        for task in self._tasks:
+            task.cancel()
+        while not self.pending.empty():
+            item = self.pending.get_nowait()
+            if isinstance(item, asyncio.Future):
+                item.cancel()
+        self.writer.close()
+
+    async def _read_frame(self) -> bytes | None:
+        try:
+            head = await self.reader.readexactly(4)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return None
+        size = int.from_bytes(head, "big", signed=True)
+        if size < 0 or size > self.listener.max_request_size:
+            log.info("%s: closing %s: invalid receive (size = %d, max %d)", self.listener.name,
+                     self.connection_id, size, self.listener.max_request_size)
+            return None
+        try:
+            frame = await self.reader.readexactly(size)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return None
+        self.last_active = self.loop.time()
+        return frame
+
+    async def _read_loop(self) -> None:
+        while True:
+            frame = await self._read_frame()
+            if frame is None:
+                return
+            item = self._dispatch(frame)
+            if item is None:
+                return
+            self.in_flight += 1
+            await self.pending.put(item)
+
+    def _dispatch(self, frame: bytes):
+        """Return bytes to send, a task producing (ctx, body), or None to close the connection."""
+        try:
+            header, body = _decode_request(frame)
+        except framing.UnsupportedVersionError as e:
+            if e.api_key == API_VERSIONS and e.header is not None:
+                return framing.unsupported_api_versions_response(e.header.correlation_id)
+            return self._refuse(str(e))
+        except framing.FramingError as e:
+            return self._refuse(str(e))
+        info = framing.api_info(header.request_api_key)
+        ctx = RequestContext(info.api_key, header.request_api_version, info.name, header.correlation_id,
+                             header.client_id, header, self.listener.name, self.peer, self.connection_id)
+        return self.loop.create_task(self._handle(ctx, body))
+
+    def _refuse(self, reason: str) -> None:
+        log.info("%s: closing %s: %s", self.listener.name, self.connection_id, reason)
+        return None
+
+    async def _handle(self, ctx: RequestContext, body):
+        if ctx.api_key == API_VERSIONS:
+            return ctx, _api_versions_answer(self.listener, ctx, body)
+        return ctx, await self.listener.handler(ctx, body)
+
+    async def _write_loop(self) -> None:
+        while True:
+            item = await self.pending.get()
+            try:
+                data = item if isinstance(item, bytes) else await self._response_bytes(item)
+                if data is None:
+                    continue
+                self.writer.write(data)
+                await self.writer.drain()
+                self.last_active = self.loop.time()
+            finally:
+                self.in_flight -= 1
+
+    async def _response_bytes(self, task: asyncio.Task) -> bytes | None:
+        try:
+            ctx, response = await task
+            if response is None:
+                return None
+            return framing.encode_response(ctx.api_key, ctx.api_version, ctx.correlation_id, response)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.error("%s: closing %s: request failed: %s: %s", self.listener.name, self.connection_id,
+                      type(e).__name__, e)
+            raise _Close from None
+
+
+def _decode_request(frame: bytes):
+    """Decode a request like Kafka's RequestContext.parseRequest: bytes after the body are ignored."""
+    try:
+        return framing.decode_request(frame)
+    except framing.UnsupportedVersionError:
+        raise
+    except framing.FramingError:
+        api_key, version = struct.unpack_from(">hh", frame) if len(frame) >= 4 else (-1, -1)
+        if api_key not in framing.api_registry():
+            raise
+        info = framing.api_info(api_key)
+        try:
+            header, pos = codec.decoder("RequestHeader", framing.request_header_version(api_key, version))(frame, 0)
+            body, end = codec.decoder(info.request, version)(frame, pos)
+        except codec.CodecError:
+            raise framing.FramingError(f"cannot decode {info.request} v{version}") from None
+    log.debug("ignoring %d byte(s) after %s v%d", len(frame) - end, info.request, version)
+    return header, body
+
+
+class _Close(Exception):
+    """Stop a connection's write loop (the reason was logged)."""
+
+
+def _api_versions_answer(listener: Listener, ctx: RequestContext, body):
+    code = api_versions_mod.check_request(body, ctx.api_version)
+    if code:
+        return api_versions_mod.error_response(code)
+    return listener.current_api_versions()
