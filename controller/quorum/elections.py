@@ -1,0 +1,101 @@
+"""Leader elections: ElectLeaders (PREFERRED / UNCLEAN) and the broker fencing / unfencing / shutdown hooks.
+
+Rules:
+- ElectLeaders answers ELECTION_NOT_NEEDED when the preferred replica already leads (PREFERRED) or a
+  leader exists (UNCLEAN); when the builder finds no change it answers PREFERRED_LEADER_NOT_AVAILABLE or
+  ELIGIBLE_LEADERS_NOT_AVAILABLE. Null topic_partitions means every partition, leaving out the
+  ELECTION_NOT_NEEDED ones (Kafka's electLeaders).
+- Hooks return PartitionChangeRecords only (the cluster side writes the fence/unfence records) and read
+  the broker's state from ctx.image, which already holds the fencing change.
+- Fenced or shutting-down broker: it leaves every ISR it is in (never emptying one: the last member stays,
+  the leader becomes -1) and loses leadership to the first acceptable ISR replica in replica order.
+- Unfenced broker: every leaderless partition whose ISR holds an acceptable replica elects it.
+"""
+from __future__ import annotations
+
+from kraftsman.storage.protocol import codec
+
+from . import replication_errors as E
+from .context import ControllerContext, ControllerResult
+from .partitions import NO_LEADER, PREFERRED, UNCLEAN, PartitionChangeBuilder, is_active, unclean_enabled
+from .replication_errors import ApiError
+
+PREFERRED_TYPE, UNCLEAN_TYPE = 0, 1
+
+
+def _elect_one(ctx: ControllerContext, name: str, partition_id: int, election_type: int, records: list) -> ApiError:
+    topic = ctx.image.topics.by_name.get(name)
+    if topic is None:
+        return ApiError(E.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {name}")
+    partition = topic.partition(partition_id)
+    if partition is None:
+        return ApiError(E.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {name}-{partition_id}")
+    has_preferred = bool(partition.replicas) and partition.leader == partition.replicas[0]
+    if (election_type == PREFERRED_TYPE and has_preferred) or (
+            election_type == UNCLEAN_TYPE and partition.leader != NO_LEADER):
+        return ApiError(E.ELECTION_NOT_NEEDED)
+    builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, partition_id)
+    builder.election = UNCLEAN if election_type == UNCLEAN_TYPE else PREFERRED
+    record = builder.build()
+    if record is None:
+        code = E.PREFERRED_LEADER_NOT_AVAILABLE if election_type == PREFERRED_TYPE else E.ELIGIBLE_LEADERS_NOT_AVAILABLE
+        return ApiError(code)
+    records.append(record)
+    return E.OK
+
+
+def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:
+    """Handle ElectLeaders (v0-v2)."""
+    cls = codec.message_class("ElectLeadersResponse")
+    election_type = request.election_type if ctx.api_version >= 1 else PREFERRED_TYPE
+    records, results = [], {}
+    if request.topic_partitions is None:
+        wanted = [(n, sorted(t.partitions), True) for n, t in sorted(ctx.image.topics.by_name.items())]
+    else:
+        wanted = [(t.topic, list(t.partitions), False) for t in request.topic_partitions]
+    for name, partition_ids, skip_not_needed in wanted:
+        for partition_id in partition_ids:
+            error = _elect_one(ctx, name, partition_id, election_type, records)
+            if skip_not_needed and error.code == E.ELECTION_NOT_NEEDED:
+                continue
+            results.setdefault(name, []).append(cls.PartitionResult(
+                partition_id=partition_id, error_code=error.code, error_message=error.message))
+    out = [cls.ReplicaElectionResult(topic=name, partition_result=parts) for name, parts in results.items()]
+    return ControllerResult(records, cls(throttle_time_ms=0, error_code=0, replica_election_results=out))
+
+
+def _updates(ctx: ControllerContext, remove: int, add: int, wanted) -> list:
+    """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects."""
+    def acceptable(r: int) -> bool:
+        return r != remove and (r == add or is_active(ctx.image, r))
+    records = []
+    for name in sorted(ctx.image.topics.by_name):
+        topic = ctx.image.topics.by_name[name]
+        unclean = unclean_enabled(ctx.image, ctx.config.unclean_leader_election, name)
+        for partition_id in sorted(topic.partitions):
+            partition = topic.partition(partition_id)
+            if not wanted(partition):
+                continue
+            builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, partition_id, acceptable)
+            if unclean:
+                builder.election = UNCLEAN
+            builder.target_isr = [r for r in partition.isr if r != remove]
+            record = builder.build()
+            if record is not None:
+                records.append(record)
+    return records
+
+
+def on_broker_fenced(ctx: ControllerContext, broker_id: int) -> list:
+    """Return the PartitionChangeRecords for a broker being fenced (Kafka's handleBrokerFenced)."""
+    return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr)
+
+
+def on_controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
+    """Return the PartitionChangeRecords for a broker entering controlled shutdown."""
+    return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr)
+
+
+def on_broker_unfenced(ctx: ControllerContext, broker_id: int) -> list:
+    """Return the PartitionChangeRecords for a broker being unfenced: leaderless partitions elect a leader."""
+    return _updates(ctx, NO_LEADER, broker_id, lambda p: p.leader == NO_LEADER)

@@ -1,0 +1,174 @@
+"""Partition state changes: Kafka 3.9's PartitionChangeBuilder, new PartitionRecords and broker liveness.
+
+Rules:
+- PartitionChangeBuilder starts from a registration with every target equal to the current state; the
+  caller sets targets (ISR, replicas, adding/removing, election) and build() returns one
+  PartitionChangeRecord, or None when nothing would change (Kafka's changeRecordIsNoOp).
+- build() order is Kafka's: complete a reassignment whose adding replicas joined the ISR, elect a leader,
+  bump the leader epoch when replicas are removed, set the ISR (never to empty: ELR is not implemented),
+  then the assignment changes (directories only when metadata.version supports them).
+- A valid new leader is in the target ISR and acceptable (registered, unfenced, not shutting down,
+  unless the caller's predicate says otherwise). Unclean election picks the first acceptable replica,
+  sets the ISR to it alone and the leader recovery state to RECOVERING.
+- Record versions follow metadata.version: PartitionRecord/PartitionChangeRecord v1 (directories) from
+  3.7-IV2 (level 17), v0 before.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kraftsman.controller.image.image import MetadataImage
+from kraftsman.controller.image.partitions import NO_LEADER_CHANGE, UNASSIGNED, PartitionRegistration
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.uuids import Uuid
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+NO_LEADER = -1
+RECOVERED, RECOVERING = 0, 1
+MIGRATING = Uuid.from_longs(0, 2)  # DirectoryId.MIGRATING: a broker that registered no log directory
+DIRECTORY_ASSIGNMENT_LEVEL = 17    # metadata.version 3.7-IV2
+PREFERRED, ONLINE, UNCLEAN = "PREFERRED", "ONLINE", "UNCLEAN"
+
+_CHANGE = codec.message_class("PartitionChangeRecord")
+_PARTITION = codec.message_class("PartitionRecord")
+
+
+def is_active(image: MetadataImage, broker_id: int) -> bool:
+    """Tell whether a broker is registered, unfenced and not in controlled shutdown (Kafka's isActive)."""
+    registration = image.cluster.brokers.get(broker_id)
+    if registration is None:
+        return False
+    record = registration.record
+    return not record.fenced and not record.in_controlled_shutdown
+
+
+def default_dir(image: MetadataImage, broker_id: int) -> bytes:
+    """Return the directory a new replica on `broker_id` gets (ClusterControlManager.defaultDir)."""
+    registration = image.cluster.brokers.get(broker_id)
+    if registration is None:
+        return UNASSIGNED
+    dirs = registration.record.log_dirs or []
+    if not dirs:
+        return MIGRATING
+    return bytes(dirs[0]) if len(dirs) == 1 else UNASSIGNED
+
+
+def record_version(image: MetadataImage) -> int:
+    """Return the PartitionRecord / PartitionChangeRecord version metadata.version asks for."""
+    return 1 if image.features.metadata_version_level >= DIRECTORY_ASSIGNMENT_LEVEL else 0
+
+
+def new_partition_record(image: MetadataImage, topic_id: bytes, partition_id: int, replicas: list,
+                         isr: list) -> ApiMessageAndVersion:
+    """Return the PartitionRecord of a new partition: leader = first ISR member, epochs 0."""
+    version = record_version(image)
+    directories = [default_dir(image, r) for r in replicas] if version >= 1 else []
+    message = _PARTITION(partition_id=partition_id, topic_id=topic_id, replicas=list(replicas), isr=list(isr),
+                         removing_replicas=[], adding_replicas=[], leader=isr[0], leader_recovery_state=RECOVERED,
+                         leader_epoch=0, partition_epoch=0, directories=directories)
+    return ApiMessageAndVersion(message, version)
+
+
+class PartitionChangeBuilder:
+    """Build the PartitionChangeRecord that moves one partition to its targets."""
+
+    def __init__(self, image: MetadataImage, partition: PartitionRegistration, topic_id: bytes, partition_id: int,
+                 acceptable: Callable[[int], bool] | None = None):
+        self.image, self.partition = image, partition
+        self.topic_id, self.partition_id = topic_id, partition_id
+        self.acceptable = acceptable or (lambda r: is_active(image, r))
+        self.target_isr = list(partition.isr)
+        self.target_replicas = list(partition.replicas)
+        self.target_removing = list(partition.removing_replicas)
+        self.target_adding = list(partition.adding_replicas)
+        self.target_lrs = partition.leader_recovery_state
+        self.election = ONLINE
+
+    def build(self) -> ApiMessageAndVersion | None:
+        """Return the change record, or None when the targets equal the current state."""
+        record = _CHANGE(partition_id=self.partition_id, topic_id=self.topic_id)
+        self._complete_reassignment_if_needed()
+        self._try_election(record)
+        self._bump_epoch_if_replicas_removed(record)
+        if record.isr is None and self.target_isr and self.target_isr != self.partition.isr:
+            record.isr = list(self.target_isr)
+        self._set_assignment_changes(record)
+        if self.target_lrs != self.partition.leader_recovery_state and record.leader_recovery_state == -1:
+            record.leader_recovery_state = self.target_lrs
+        if _is_no_op(record):
+            return None
+        return ApiMessageAndVersion(record, record_version(self.image))
+
+    def _complete_reassignment_if_needed(self) -> None:
+        removing, adding = self.target_removing, self.target_adding
+        if not removing and not adding:
+            return
+        new_isr = [r for r in self.target_isr if r not in removing]
+        if not all(r in new_isr for r in adding) or not new_isr:
+            return
+        self.target_isr = new_isr
+        self.target_replicas = [r for r in self.target_replicas if r not in removing]
+        self.target_removing, self.target_adding = [], []
+
+    def _valid_new_leader(self, replica: int) -> bool:
+        return replica != NO_LEADER and replica in self.target_isr and self.acceptable(replica)
+
+    def _elect(self) -> tuple[int, bool]:
+        current = self.partition.leader
+        if self.election == PREFERRED:
+            preferred = self.target_replicas[0] if self.target_replicas else NO_LEADER
+            if self._valid_new_leader(preferred):
+                return preferred, False
+        if self._valid_new_leader(current):
+            return current, False
+        for replica in self.target_replicas:
+            if self._valid_new_leader(replica):
+                return replica, False
+        if self.election == UNCLEAN:
+            for replica in self.target_replicas:
+                if self.acceptable(replica):
+                    return replica, True
+        return NO_LEADER, False
+
+    def _try_election(self, record) -> None:
+        leader, unclean = self._elect()
+        if leader == self.partition.leader:
+            return
+        record.leader = leader
+        if unclean:
+            record.isr = [leader]
+            if self.partition.leader_recovery_state != RECOVERING:
+                record.leader_recovery_state = RECOVERING
+
+    def _bump_epoch_if_replicas_removed(self, record) -> None:
+        if record.leader != NO_LEADER_CHANGE:
+            return
+        if not set(self.target_replicas) >= set(self.partition.replicas):
+            record.leader = self.partition.leader
+
+    def _set_assignment_changes(self, record) -> None:
+        partition = self.partition
+        if self.target_replicas and self.target_replicas != partition.replicas:
+            if record_version(self.image) >= 1:
+                current = dict(zip(partition.replicas, partition.directories))
+                record.directories = [current[r] if r in current else default_dir(self.image, r)
+                                      for r in self.target_replicas]
+            record.replicas = list(self.target_replicas)
+        if self.target_removing != partition.removing_replicas:
+            record.removing_replicas = list(self.target_removing)
+        if self.target_adding != partition.adding_replicas:
+            record.adding_replicas = list(self.target_adding)
+
+
+def _is_no_op(record) -> bool:
+    return (record.isr is None and record.leader == NO_LEADER_CHANGE and record.replicas is None
+            and record.removing_replicas is None and record.adding_replicas is None
+            and record.leader_recovery_state == -1 and record.directories is None)
+
+
+def unclean_enabled(image: MetadataImage, default: bool, topic_name: str) -> bool:
+    """Tell whether unclean leader election is on for a topic (topic config, else the cluster default)."""
+    value = image.configs.resources.get((2, topic_name), {}).get("unclean.leader.election.enable")
+    if value is None:
+        value = image.configs.resources.get((4, ""), {}).get("unclean.leader.election.enable")
+    return default if value is None else value.strip().lower() == "true"

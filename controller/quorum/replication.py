@@ -1,0 +1,33 @@
+"""The replication side of the quorum controller: request handlers by API name, and the broker hooks.
+
+Rules:
+- HANDLERS maps the API name (as framing.api_info(key).name, e.g. "CreateTopics") to
+  `handler(ctx, request) -> ControllerResult`; READ_ONLY names the ones that never return records.
+- The hooks on_broker_fenced / on_broker_unfenced / on_controlled_shutdown return PartitionChangeRecords
+  for the cluster side to append with its own registration change record.
+"""
+from __future__ import annotations
+
+from .configs import alter_configs, describe_configs, incremental_alter_configs
+from .elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
+from .metadata import metadata
+from .reassignment import alter_partition, alter_partition_reassignments, list_partition_reassignments
+from .topics import create_partitions, create_topics, delete_topics
+
+HANDLERS = {
+    "CreateTopics": create_topics,
+    "DeleteTopics": delete_topics,
+    "CreatePartitions": create_partitions,
+    "AlterPartition": alter_partition,
+    "AlterPartitionReassignments": alter_partition_reassignments,
+    "ListPartitionReassignments": list_partition_reassignments,
+    "ElectLeaders": elect_leaders,
+    "IncrementalAlterConfigs": incremental_alter_configs,
+    "AlterConfigs": alter_configs,
+    "DescribeConfigs": describe_configs,
+    "Metadata": metadata,
+}
+
+READ_ONLY = {"ListPartitionReassignments", "DescribeConfigs", "Metadata"}
+
+__all__ = ["HANDLERS", "READ_ONLY", "on_broker_fenced", "on_broker_unfenced", "on_controlled_shutdown"]

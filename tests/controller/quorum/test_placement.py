@@ -1,0 +1,80 @@
+"""StripedReplicaPlacer semantics (Kafka's RackList/BrokerList), checked against hand-derived properties.
+
+The rotation property comes from a real Kafka 3.9 log (real-time-data-streaming-pipeline, __consumer_offsets
+on brokers 1-3): partitions 0-2 got [3,1,2] [1,2,3] [2,3,1] (rotations of one order), partitions 3-5
+[3,2,1] [2,1,3] [1,3,2] (rotations of a reshuffled order).
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from kraftsman.controller.quorum.placement import PlacementError, place
+
+from .replication_fixtures import broker, cluster
+
+
+def _rotations(first: list[int]) -> list[list[int]]:
+    return [first[k:] + first[:k] for k in range(len(first))]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_each_window_of_unfenced_size_is_the_rotations_of_one_order(seed):
+    image = cluster(1, 2, 3)
+    placements = place(image, random.Random(seed), 6, 3)
+    for start in (0, 3):
+        window = placements[start:start + 3]
+        assert window == _rotations(window[0])
+        assert sorted(window[0]) == [1, 2, 3]
+
+
+def test_replication_factor_below_broker_count_takes_prefixes_of_rotations():
+    image = cluster(1, 2, 3, 4)
+    placements = place(image, random.Random(7), 4, 2)
+    order = placements[0] + [b for b in placements[1] if b not in placements[0]]
+    full = order + [b for b in (1, 2, 3, 4) if b not in order]
+    assert placements == [r[:2] for r in _rotations(full)]
+    assert Counter(p[0] for p in placements) == {1: 1, 2: 1, 3: 1, 4: 1}  # leaders spread evenly
+
+
+def test_rack_aware_placement_spreads_each_partition_over_racks():
+    image = cluster(*(broker(b, rack=f"r{b % 3}") for b in range(1, 7)))
+    for replicas in place(image, random.Random(3), 12, 3):
+        assert len({f"r{b % 3}" for b in replicas}) == 3
+        assert len(set(replicas)) == 3
+
+
+def test_fenced_brokers_never_lead_and_fill_in_only_when_needed():
+    image = cluster(broker(1), broker(2), broker(3, fenced=True))
+    for replicas in place(image, random.Random(1), 6, 3):
+        assert replicas[0] != 3 and sorted(replicas) == [1, 2, 3]
+    for replicas in place(image, random.Random(1), 6, 2):
+        assert sorted(replicas) == [1, 2]
+
+
+def test_brokers_in_controlled_shutdown_are_not_used():
+    image = cluster(broker(1), broker(2), broker(3, shutdown=True))
+    assert all(3 not in r for r in place(image, random.Random(0), 5, 2))
+    with pytest.raises(PlacementError, match="only 2 broker"):
+        place(image, random.Random(0), 1, 3)
+
+
+@pytest.mark.parametrize("brokers,factor,message", [
+    ((1, 2), 3, "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered."),
+    ((broker(1, fenced=True),), 1, "All brokers are currently fenced."),
+    ((1,), 0, "Invalid replication factor 0: the replication factor must be positive."),
+    ((), 1, "All brokers are currently fenced."),
+])
+def test_errors_carry_kafkas_messages(brokers, factor, message):
+    with pytest.raises(PlacementError) as e:
+        place(cluster(*brokers), random.Random(0), 1, factor)
+    assert str(e.value) == message
+
+
+def test_same_seed_same_placement_other_seed_varies():
+    image = cluster(1, 2, 3, 4, 5)
+    a = place(image, random.Random(42), 10, 3)
+    assert a == place(image, random.Random(42), 10, 3)
+    assert any(place(image, random.Random(s), 10, 3) != a for s in range(5))
