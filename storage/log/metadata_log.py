@@ -1,0 +1,319 @@
+"""The KRaft metadata log on disk: segment files plus snapshots, behind the raft core's RaftLog methods.
+
+Layout (Kafka's `__cluster_metadata-0` directory): segments `<base offset %020d>.log`, rolled
+when the next batch would take the active one past `segment_bytes`; snapshots
+`<end offset %020d>-<epoch %010d>.checkpoint`, written to `<name>.part` then renamed;
+`leader-epoch-checkpoint` rewritten on flush when the epochs changed.
+
+Rules:
+- Semantics are those of controller.raft.log.MemoryLog, observable for observable; this module
+  never imports the controller: `batch_type(data)` and `snapshot_type(end_offset, epoch, data)`
+  build the caller's objects.
+- Memory holds an index (base offset, file position, size per batch) and the epoch cache; batch
+  bytes are read from the files with os.pread when asked.
+- append() writes to the file at once (no user-space buffer); only flush() makes appends durable
+  (fsync of the written segments, then of the directory after a roll or delete). Truncation,
+  snapshot writes and snapshot installation are durable when they return, as in MemoryLog.
+- The log below `start_offset` may survive in a partly deleted segment; it is never read.
+- Restart rule: `start_offset` is the end offset of the oldest snapshot, or the first batch's
+  base offset if that is larger; when the newest snapshot is past the log's end (a crash while
+  installing it) the log is emptied and starts at that snapshot, as Kafka's KafkaMetadataLog does.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+from array import array
+from pathlib import Path
+
+from ..errors import StorageError
+from .atomic import DEFAULT_FS, FileSystem, atomic_write
+from .checkpoints import LEADER_EPOCH_CHECKPOINT_NAME, write_leader_epoch_checkpoint
+from .epoch_cache import EpochCache
+from .raft_types import LogBatch, StoredSnapshot
+from .segment_files import ScannedBatch, Segment, recover_segments
+from .snapshot import PARTIAL_SUFFIX, SnapshotId, list_snapshots
+
+DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024  # metadata.log.segment.bytes
+_STRAY_SUFFIXES = (PARTIAL_SUFFIX, ".tmp", ".checkpoint.deleted")
+_READ_CHUNK = 4 * 1024 * 1024
+
+
+class FileLog:
+    """A RaftLog kept in Kafka's on-disk layout."""
+
+    def __init__(self, directory: Path, *, batch_type, snapshot_type, segment_bytes: int, fs: FileSystem):
+        self.directory = directory
+        self.batch_type, self.snapshot_type = batch_type, snapshot_type
+        self.segment_bytes, self.fs = segment_bytes, fs
+        self.segments: list[Segment] = []
+        self._seg_bases: list[int] = []
+        self._bases, self._positions, self._sizes = array("q"), array("q"), array("q")
+        self.epochs = EpochCache()
+        self._snapshot_ids: list[tuple[int, int]] = []
+        self._latest = None  # cached Snapshot object of the newest snapshot
+        self.start_offset = self.end_offset = 0
+        self._dirty: dict[int, Segment] = {}
+        self._dir_dirty = False
+        self._checkpointed = -1
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, directory, *, batch_type=LogBatch, snapshot_type=StoredSnapshot.of,
+             segment_bytes: int = DEFAULT_SEGMENT_BYTES, fs: FileSystem = DEFAULT_FS) -> FileLog:
+        """Open (creating if need be) the log in `directory`, recovering from a crash."""
+        if segment_bytes < 1:
+            raise StorageError(f"segment size must be positive, not {segment_bytes}")
+        directory = Path(directory)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StorageError(f"cannot create the metadata log directory {directory}: {e.strerror}") from None
+        log = cls(directory, batch_type=batch_type, snapshot_type=snapshot_type, segment_bytes=segment_bytes, fs=fs)
+        log._recover()
+        return log
+
+    def _recover(self) -> None:
+        self._remove_strays()
+        self._snapshot_ids = [(s.end_offset, s.epoch) for s in list_snapshots(self.directory)]
+        segments, scanned = recover_segments(self.directory)
+        self.segments, self._seg_bases = segments, [s.base_offset for s in segments]
+        log_end = scanned[-1].next_offset if scanned else (segments[0].base_offset if segments else 0)
+        last_epoch = scanned[-1].epoch if scanned else 0
+        latest = self._snapshot_ids[-1] if self._snapshot_ids else None
+        first = scanned[0].base_offset if scanned else log_end
+        start = max(first, self._snapshot_ids[0][0]) if latest else first
+        if latest and (latest[1] > last_epoch or latest[0] > log_end or start > log_end):
+            self._reset_to(latest)  # a crash while installing a snapshot
+            self.fs.fsync_dir(self.directory)
+            return
+        self._load_index(scanned, start)
+        self._drop_snapshots(lambda sid: sid[0] < self.start_offset)
+        self._checkpointed = self.epochs.version
+
+    def _remove_strays(self) -> None:
+        strays = [p for p in self.directory.iterdir() if p.name.endswith(_STRAY_SUFFIXES)]
+        for path in strays:
+            self.fs.remove(path)
+        if strays:
+            self.fs.fsync_dir(self.directory)
+
+    def _load_index(self, scanned: list[ScannedBatch], start: int) -> None:
+        """Index the batches at or after `start`; the floor epoch comes from those below it."""
+        hidden = bisect.bisect_left([b.base_offset for b in scanned], start)
+        below = scanned[hidden - 1] if hidden else None
+        if below is not None and below.next_offset >= start:
+            floor = below.epoch
+        else:
+            floor = next((e for o, e in self._snapshot_ids if o == start), 0)
+        self.epochs = EpochCache(floor)
+        for b in scanned[hidden:]:
+            self._index(b.base_offset, b.epoch, b.position, b.size)
+        self.start_offset = start
+        self.end_offset = scanned[-1].next_offset if len(scanned) > hidden else start
+
+    def _index(self, base_offset: int, epoch: int, position: int, size: int) -> None:
+        self._bases.append(base_offset)
+        self._positions.append(position)
+        self._sizes.append(size)
+        self.epochs.assign(epoch, base_offset)
+
+    def close(self) -> None:
+        """Close every file (without flushing)."""
+        for segment in self.segments:
+            segment.close()
+
+    def __enter__(self) -> FileLog:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ reading
+    def last_epoch(self) -> int:
+        return self.epochs.last_epoch()
+
+    def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
+        """Return (largest known epoch <= `epoch`, the offset where that epoch ends)."""
+        return self.epochs.end_offset_for_epoch(epoch, self.start_offset, self.end_offset)
+
+    def epoch_at(self, offset: int) -> int:
+        """Return the epoch of the batch holding `offset` (the floor epoch below the log)."""
+        return self.epochs.epoch_at(offset, self.start_offset)
+
+    def read(self, offset: int, max_bytes: int) -> list:
+        """Return whole batches from the one holding `offset`, at least one, about max_bytes in all."""
+        n = len(self._bases)
+        if not n:
+            return []
+        i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
+        j, size = i, 0
+        while j < n and (j == i or size + self._sizes[j] <= max_bytes):
+            size += self._sizes[j]
+            j += 1
+        out: list = []
+        while i < j:
+            i = self._read_run(i, j, out)
+        return out
+
+    def _read_run(self, i: int, j: int, out: list) -> int:
+        """Read batches i.. (before j) lying in one segment, in one pread; return the next index."""
+        k = bisect.bisect_right(self._seg_bases, self._bases[i]) - 1
+        seg = self.segments[k]
+        stop = self._seg_bases[k + 1] if k + 1 < len(self.segments) else None
+        first, end, size = i, i, 0
+        while end < j and (stop is None or self._bases[end] < stop) and (end == i or size < _READ_CHUNK):
+            size += self._sizes[end]
+            end += 1
+        data = memoryview(seg.read(self._positions[first], size))
+        pos = 0
+        for m in range(first, end):
+            n = self._sizes[m]
+            out.append(self.batch_type(bytes(data[pos:pos + n])))
+            pos += n
+        return end
+
+    # ------------------------------------------------------------ appending and truncating
+    def append(self, batch) -> None:
+        """Write `batch` at the end of the active segment (durable after flush())."""
+        if batch.base_offset != self.end_offset:
+            raise ValueError(f"append at {batch.base_offset} but the log ends at {self.end_offset}")
+        if batch.epoch < self.last_epoch():
+            raise ValueError(f"append of epoch {batch.epoch} after epoch {self.last_epoch()}")
+        data = batch.data
+        seg = self.segments[-1] if self.segments else None
+        if seg is None or (seg.size and seg.size + len(data) > self.segment_bytes):
+            seg = self._roll(batch.base_offset)
+        position = seg.size
+        seg.write(data)
+        self._dirty[seg.fd] = seg
+        self._index(batch.base_offset, batch.epoch, position, len(data))
+        self.end_offset = batch.next_offset
+
+    def _roll(self, base_offset: int) -> Segment:
+        seg = Segment.create(self.directory, base_offset)
+        self.segments.append(seg)
+        self._seg_bases.append(base_offset)
+        self._dir_dirty = True
+        return seg
+
+    def truncate_to(self, offset: int) -> int:
+        """Remove every batch holding an offset >= `offset`; return the new end offset."""
+        if offset >= self.end_offset or not self._bases:
+            self.epochs.truncate(self.end_offset)  # an epoch may start at the end of an empty log
+            return self.end_offset
+        i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
+        k = bisect.bisect_right(self._seg_bases, self._bases[i]) - 1
+        new_end = self._bases[i] if i else self.start_offset
+        self._delete_segments(k + 1, len(self.segments))
+        seg = self.segments[k]
+        seg.truncate(self._positions[i])
+        seg.sync()
+        self._dirty.pop(seg.fd, None)
+        del self._bases[i:], self._positions[i:], self._sizes[i:]
+        self.end_offset = new_end
+        self.epochs.truncate(new_end)
+        self._sync_dir()
+        return new_end
+
+    def _delete_segments(self, lo: int, hi: int) -> None:
+        if lo >= hi:
+            return
+        for seg in self.segments[lo:hi]:
+            self._dirty.pop(seg.fd, None)
+            seg.delete()
+        del self.segments[lo:hi], self._seg_bases[lo:hi]
+        self._dir_dirty = True
+
+    def _sync_dir(self) -> None:
+        if self._dir_dirty:
+            self.fs.fsync_dir(self.directory)
+            self._dir_dirty = False
+
+    # ------------------------------------------------------------ snapshots
+    def latest_snapshot(self):
+        if not self._snapshot_ids:
+            return None
+        if self._latest is None:
+            self._latest = self._load_snapshot(self._snapshot_ids[-1])
+        return self._latest
+
+    def earliest_snapshot_id(self):
+        if not self._snapshot_ids:
+            return None
+        end_offset, epoch = self._snapshot_ids[0]
+        return self.snapshot_type(end_offset, epoch, b"").snapshot_id  # the caller's id type
+
+    def read_snapshot(self, snapshot_id):
+        sid = tuple(snapshot_id)
+        if self._snapshot_ids and sid == self._snapshot_ids[-1]:
+            return self.latest_snapshot()
+        i = bisect.bisect_left(self._snapshot_ids, sid)
+        if i == len(self._snapshot_ids) or self._snapshot_ids[i] != sid:
+            return None
+        return self._load_snapshot(sid)
+
+    def _load_snapshot(self, sid: tuple[int, int]):
+        path = self.directory / SnapshotId(*sid).file_name
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise StorageError(f"cannot read snapshot {path}: {e.strerror}") from None
+        return self.snapshot_type(sid[0], sid[1], data)
+
+    def store_snapshot(self, snapshot) -> None:
+        """Write a snapshot file atomically (`.checkpoint.part`, fsync, rename, directory fsync)."""
+        sid = (snapshot.snapshot_id.end_offset, snapshot.snapshot_id.epoch)
+        path = self.directory / SnapshotId(*sid).file_name
+        atomic_write(path, snapshot.data, fs=self.fs, tmp_suffix=".part")
+        i = bisect.bisect_left(self._snapshot_ids, sid)
+        if i == len(self._snapshot_ids) or self._snapshot_ids[i] != sid:
+            self._snapshot_ids.insert(i, sid)
+        if sid == self._snapshot_ids[-1]:
+            self._latest = snapshot
+
+    def install_snapshot(self, snapshot) -> None:
+        """Replace the whole log by a snapshot fetched from the leader."""
+        self.store_snapshot(snapshot)
+        self._reset_to((snapshot.snapshot_id.end_offset, snapshot.snapshot_id.epoch))
+        self._sync_dir()
+
+    def _reset_to(self, sid: tuple[int, int]) -> None:
+        self._delete_segments(0, len(self.segments))
+        del self._bases[:], self._positions[:], self._sizes[:]
+        self.epochs.reset(sid[1])
+        self.start_offset = self.end_offset = sid[0]
+        self._drop_snapshots(lambda old: old < sid)
+        self._dir_dirty = True
+
+    def delete_before(self, offset: int) -> None:
+        """Forget batches below `offset` (a snapshot boundary), delete whole segments and older snapshots."""
+        floor = self.epoch_at(offset - 1) if offset > self.start_offset else self.epochs.floor_epoch
+        i = bisect.bisect_left(self._bases, offset)
+        del self._bases[:i], self._positions[:i], self._sizes[:i]
+        self.start_offset = offset
+        self.epochs.delete_before(offset, floor)
+        k = bisect.bisect_right(self._seg_bases, offset) - 1  # segments before k end at or below offset
+        self._delete_segments(0, min(k, len(self.segments) - 1))
+        self._drop_snapshots(lambda sid: sid[0] < offset)
+
+    def _drop_snapshots(self, doomed) -> None:
+        for sid in [s for s in self._snapshot_ids if doomed(s)]:
+            self.fs.remove(self.directory / SnapshotId(*sid).file_name)
+            self._snapshot_ids.remove(sid)
+            self._dir_dirty = True
+        if self._latest is not None and (not self._snapshot_ids or doomed(self._snapshot_ids[-1]) or
+                                         tuple(self._latest.snapshot_id) != self._snapshot_ids[-1]):
+            self._latest = None
+
+    # ------------------------------------------------------------ durability
+    def flush(self) -> None:
+        """Make everything appended so far durable."""
+        for seg in self._dirty.values():
+            seg.sync()
+        self._dirty.clear()
+        self._sync_dir()
+        if self.epochs.version != self._checkpointed:
+            write_leader_epoch_checkpoint(self.directory / LEADER_EPOCH_CHECKPOINT_NAME, self.epochs.entries(),
+                                          fs=self.fs)
+            self._checkpointed = self.epochs.version
