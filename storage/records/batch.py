@@ -202,23 +202,26 @@ class RecordBatch:
                 yield record.offset, record.value
             return
         data, base, n = self.buffer, self.base_offset, self.records_count
-        pos, end = RECORD_BATCH_OVERHEAD, len(data)
+        pos, end, i = RECORD_BATCH_OVERHEAD, len(data), 0
         for i in range(n):
-            b, b2 = data[pos], data[pos + 1]
-            if b < 128:
-                length, body = b >> 1, pos + 1
-            elif b2 < 128:
-                length, body = ((b & 0x7F) | (b2 << 7)) >> 1, pos + 2
-            else:
+            try:  # a record that runs off the buffer is left to the general parser's error
+                b, b2 = data[pos], data[pos + 1]
+                if b < 128:
+                    length, body = b >> 1, pos + 1
+                elif b2 < 128:
+                    length, body = ((b & 0x7F) | (b2 << 7)) >> 1, pos + 2
+                else:
+                    break
+                stop = body + length
+                delta, key = data[body + 2], body + 3
+                if delta >= 128:  # offset deltas of 64 and more take two bytes
+                    delta, key = (delta & 0x7F) | (data[body + 3] << 7), body + 4
+                if (stop > end or b & 1 or data[body] or data[body + 1] or delta & 1 or data[key] != 1
+                        or delta >= 1 << 14 or data[stop - 1]):
+                    break
+                value, vend = _read_blob(data, key + 1)
+            except (IndexError, ValueError):
                 break
-            stop = body + length
-            delta, key = data[body + 2], body + 3
-            if delta >= 128:  # offset deltas of 64 and more take two bytes
-                delta, key = (delta & 0x7F) | (data[body + 3] << 7), body + 4
-            if (b & 1 or data[body] or data[body + 1] or delta & 1 or data[key] != 1 or delta >= 1 << 14
-                    or data[stop - 1] or stop > end):
-                break
-            value, vend = _read_blob(data, key + 1)
             if vend != stop - 1 or value is None:
                 break
             yield base + (delta >> 1), value

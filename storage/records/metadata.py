@@ -179,8 +179,8 @@ def decode_data_batch(batch) -> list[tuple[int, ApiMessageAndVersion]]:
     except Exception as e:  # struct.error / IndexError / CodecError from a malformed body
         offset = out[-1][0] + 1 if out else batch.base_offset
         raise MetadataParseError(f"Failed to deserialize record at offset {offset}: {e}") from None
-    if done < batch.records_count:
-        rest = list(batch.records())[done:]
+    if done < 0 or done < batch.records_count:
+        rest = list(batch.records())[max(done, 0):]
         out.extend((r.offset, read_metadata_record(r.value)) for r in rest)
     return out
 
@@ -221,4 +221,7 @@ def _decode_raft_shaped(batch, out: list) -> int:
             raise MetadataParseError(f"Found {vend - mend} byte(s) of garbage after {key[0]}")
         append((base + delta, new(amv, (message, key[1], key[0]))))
         pos = stop
+    if pos != end:  # bytes after the last record: the general parser reports them as it does for records()
+        out.clear()
+        return -1
     return batch.records_count
