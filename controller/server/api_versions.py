@@ -5,7 +5,8 @@ Rules:
   schema kraftsman does not carry yet is left out at import time (never a crash), so the list grows as
   schemas land. Kafka 3.9's own controller list (the golden ApiVersions frames) is the test oracle.
 - Metadata is served by kraftsman's controller for admin clients (KIP-919 style); Kafka 3.9's controller
-  does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1.
+  does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1. Envelope (forwarding,
+  KIP-590) is unwrapped by the Listener itself.
 - Features: supported ranges and finalized levels come from arguments; a finalized level of 0 means the
   feature is not set and is not listed (Kafka lists only levels > 0); finalized min level == max level.
 - ClientSoftwareName/Version of ApiVersions v3+ must match Kafka's pattern, else INVALID_REQUEST (42).
@@ -22,7 +23,7 @@ CONTROLLER_APIS = (
     "Fetch", "FetchSnapshot", "BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "ControllerRegistration",
     "CreateTopics", "DeleteTopics", "CreatePartitions", "AlterPartition", "AlterPartitionReassignments",
     "ListPartitionReassignments", "ElectLeaders", "IncrementalAlterConfigs", "AddRaftVoter", "RemoveRaftVoter",
-    "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds",
+    "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds", "Envelope",
 )
 # Kafka 3.9's supported feature ranges, as its controllers advertise them (golden ApiVersions frames).
 SUPPORTED_FEATURES = {"kraft.version": (0, 1), "metadata.version": (1, 21)}

@@ -12,7 +12,10 @@ Rules:
   Bytes after a decoded body are ignored (Kafka's request parser does not look for leftovers, and
   librdkafka 2.16 sends 3 extra bytes after its all-topics Metadata v12 request).
 - The listener answers ApiVersions itself from `api_versions` (a response body, or a callable returning
-  one); the handler never sees ApiVersions.
+  one); the handler never sees ApiVersions. It unwraps Envelope (KIP-590: a broker forwarding a
+  client's request): the handler sees the inner request (ctx.forwarded_by/principal/client_address
+  set) and its answer goes back inside an EnvelopeResponse; an inner request that does not decode
+  gets the envelope error INVALID_REQUEST (42), an unsupported inner version UNSUPPORTED_VERSION (35).
 - Requests may be processed concurrently (up to `max_in_flight` per connection) but responses leave
   in request order; a handler returning None sends nothing for that request.
 - A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
@@ -32,7 +35,7 @@ from kraftsman.storage.protocol import codec, framing
 from . import api_versions as api_versions_mod
 
 log = logging.getLogger("kraftsman.server")
-API_VERSIONS = framing.API_VERSIONS_KEY
+API_VERSIONS, ENVELOPE, INVALID_REQUEST = framing.API_VERSIONS_KEY, 58, 42
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,9 @@ class RequestContext:
     listener: str
     peer: tuple
     connection_id: str
+    principal: bytes | None = None       # Envelope only: the client's serialized principal
+    client_address: bytes | None = None  # Envelope only: the client's IP address bytes
+    forwarded_by: str | None = None      # Envelope only: the forwarding broker's client id
 
 
 class Listener:
@@ -208,7 +214,30 @@ class _ServerConnection:
     async def _handle(self, ctx: RequestContext, body):
         if ctx.api_key == API_VERSIONS:
             return ctx, _api_versions_answer(self.listener, ctx, body)
+        if ctx.api_key == ENVELOPE:
+            return ctx, await self._serve_envelope(ctx, body)
         return ctx, await self.listener.handler(ctx, body)
+
+    async def _serve_envelope(self, ctx: RequestContext, body):
+        """Unwrap a forwarded request (KIP-590), serve it, and wrap its response (None: no answer)."""
+        Envelope = codec.message_class("EnvelopeResponse")
+        try:
+            header, inner = _decode_request(bytes(body.request_data))
+        except framing.UnsupportedVersionError:
+            return Envelope(error_code=framing.UNSUPPORTED_VERSION)
+        except framing.FramingError:
+            return Envelope(error_code=INVALID_REQUEST)
+        info = framing.api_info(header.request_api_key)
+        if info.api_key in (API_VERSIONS, ENVELOPE):
+            return Envelope(error_code=INVALID_REQUEST)
+        inner_ctx = RequestContext(info.api_key, header.request_api_version, info.name, header.correlation_id,
+                                   header.client_id, header, ctx.listener, ctx.peer, ctx.connection_id,
+                                   body.request_principal, body.client_host_address, ctx.client_id)
+        response = await self.listener.handler(inner_ctx, inner)
+        if response is None:
+            return None
+        frame = framing.encode_response(info.api_key, header.request_api_version, header.correlation_id, response)
+        return Envelope(response_data=frame[4:], error_code=0)
 
     async def _write_loop(self) -> None:
         while True:

@@ -517,6 +517,18 @@ RECORDED = [
     Recorded("msgs/001088_c1_resp_DescribeCluster_v1_c1.bin", 60, 1, "resp", _resp(
         60, 1, 1, "DescribeClusterResponse", endpoint_type=2, cluster_id=CLUSTER_ID, controller_id=3, brokers=[
             _local("DescribeClusterResponse", "DescribeClusterBroker", 29092 + n, broker_id=n) for n in (1, 2, 3)])),
+    # Envelope (58): broker 5 forwards an admin client's DescribeQuorum; the inner frames are their own fixtures
+    Recorded("msgs/001277_c3_req_Envelope_v0_c0.bin", 58, 0, "req", lambda: framing.encode_request(
+        58, 0, 0, "5", M("EnvelopeRequest", request_data=_inner("envelope-inner/001277_inner_req_api55_v2_c4.bin"),
+                         request_principal=hexb("""
+                             0000                  # DefaultPrincipalData version 0
+                             05 55736572           # PrincipalType "User"
+                             0a 414e4f4e594d4f5553 # PrincipalName "ANONYMOUS"
+                             00 00                 # TokenAuthenticated false, no tagged fields
+                         """), client_host_address=bytes([127, 0, 0, 1])))),
+    Recorded("msgs/001278_c3_resp_Envelope_v0_c0.bin", 58, 0, "resp", lambda: framing.encode_response(
+        58, 0, 0, M("EnvelopeResponse", error_code=0,
+                    response_data=_inner("envelope-inner/001278_inner_resp_api55_v2_c4.bin")))),
     Recorded("envelope-inner/001277_inner_req_api55_v2_c4.bin", 55, 2, "req", _req(
         55, 2, 4, "adminclient-1", "DescribeQuorumRequest", topics=[S(
             "DescribeQuorumRequest", "TopicData", topic_name="__cluster_metadata",
@@ -561,6 +573,11 @@ RECORDED = [
     Recorded("envelope-inner/002798_inner_resp_api64_v0_c3.bin", 64, 0, "resp", _resp(
         64, 0, 3, "UnregisterBrokerResponse", error_message="")),  # the success carries "", not null
 ]
+
+
+def _inner(file: str) -> bytes:
+    """Return an unpacked Envelope inner frame without its size prefix."""
+    return framing.strip_size(_read(file))
 
 
 def _read(file: str) -> bytes:

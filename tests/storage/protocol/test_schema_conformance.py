@@ -28,7 +28,7 @@ FIELD_KEYS = {"name", "type", "versions", "nullableVersions", "taggedVersions", 
               "ignorable", "flexibleVersions", "entityType", "fields"}
 # Specs we carry that the reference snapshot predates (see SOURCE.md there).
 OURS_ONLY = {"ClearElrRecord", "AlterConfigsRequest", "AlterConfigsResponse", "DescribeConfigsRequest",
-             "DescribeConfigsResponse"}
+             "DescribeConfigsResponse", "EnvelopeRequest", "EnvelopeResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote"}
