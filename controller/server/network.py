@@ -8,7 +8,8 @@ Per connection (Kafka's SocketServer + Selector behaviour):
 Rules:
 - A size < 0 or > max_request_size closes that connection only (Kafka's InvalidReceiveException).
 - An ApiVersions request at an unsupported version gets a v0 response with UNSUPPORTED_VERSION (35)
-  (KIP-511); any other unknown api key, unsupported version or undecodable request closes the connection.
+  (KIP-511); any other unknown api key, unsupported version, API or version this listener does not
+  advertise (its ApiVersions table, read at start) or undecodable request closes the connection.
   Bytes after a decoded body are ignored (Kafka's request parser does not look for leftovers, and
   librdkafka 2.16 sends 3 extra bytes after its all-topics Metadata v12 request).
 - The listener answers ApiVersions itself from `api_versions` (a response body, or a callable returning
@@ -70,6 +71,7 @@ class Listener:
         self._conns: set[_ServerConnection] = set()
         self._ids = itertools.count()
         self._reaper: asyncio.Task | None = None
+        self.enabled: dict[int, tuple[int, int]] = {}  # api_key -> (min, max) advertised, read at start()
 
     @property
     def port(self) -> int:
@@ -86,6 +88,7 @@ class Listener:
         self._server = await asyncio.start_server(self._accept, self.host, self._port)
         self._port = self._server.sockets[0].getsockname()[1]
         self._reaper = asyncio.get_running_loop().create_task(self._reap_idle())
+        self.enabled = {k.api_key: (k.min_version, k.max_version) for k in self.current_api_versions().api_keys}
 
     async def close(self) -> None:
         """Stop accepting, cancel in-flight requests and close every connection."""
@@ -190,7 +193,12 @@ class _ServerConnection:
             if item is None:
                 return
             self.in_flight += 1
-            await self.pending.put(item)
+            try:
+                await self.pending.put(item)
+            except asyncio.CancelledError:
+                if isinstance(item, asyncio.Task):
+                    item.cancel()
+                raise
 
     def _dispatch(self, frame: bytes):
         """Return bytes to send, a task producing (ctx, body), or None to close the connection."""
@@ -202,8 +210,11 @@ class _ServerConnection:
             return self._refuse(str(e))
         except framing.FramingError as e:
             return self._refuse(str(e))
-        info = framing.api_info(header.request_api_key)
-        ctx = RequestContext(info.api_key, header.request_api_version, info.name, header.correlation_id,
+        info, version = framing.api_info(header.request_api_key), header.request_api_version
+        lo, hi = self.listener.enabled.get(info.api_key, (0, -1))
+        if info.api_key != API_VERSIONS and not lo <= version <= hi:
+            return self._refuse(f"{info.name} v{version} is not enabled on this listener")
+        ctx = RequestContext(info.api_key, version, info.name, header.correlation_id,
                              header.client_id, header, self.listener.name, self.peer, self.connection_id)
         return self.loop.create_task(self._handle(ctx, body))
 

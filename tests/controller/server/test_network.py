@@ -158,6 +158,27 @@ def test_unknown_or_undecodable_requests_close_the_connection(frame):
     run(body)
 
 
+def test_an_api_the_listener_does_not_advertise_closes_the_connection():
+    ApiVersions = codec.message_class("ApiVersionsResponse")
+    table = ApiVersions(api_keys=[ApiVersions.ApiVersion(api_key=k, min_version=lo, max_version=hi)
+                                  for k, lo, hi in ((18, 0, 4), (60, 0, 0))])
+
+    async def body():
+        listener = await serving(api_versions=table)
+        served = await Client.open(listener)
+        await served.send(framing.encode_request(60, 0, 1, "t", DescribeCluster()))
+        assert cid_of(await served.frame()) == 1
+        for key, version, request in ((60, 1, DescribeCluster()), (55, 0, codec.message_class(
+                "DescribeQuorumRequest")())):
+            client = await Client.open(listener)
+            await client.send(framing.encode_request(key, version, 2, "t", request))
+            assert await client.is_closed()
+            client.close()
+        served.close()
+        await listener.close()
+    run(body)
+
+
 def test_bytes_after_a_decoded_body_are_ignored():
     async def body():
         listener = await serving()
