@@ -506,6 +506,15 @@ RECORDED = [
         want_fence=True)),
     Recorded("msgs/000188_c3_resp_BrokerHeartbeat_v1_c2.bin", 63, 1, "resp", _resp(
         63, 1, 2, "BrokerHeartbeatResponse", is_caught_up=False, is_fenced=True)),
+    # AllocateProducerIds (67): broker 4 (epoch 36) gets ids 0-999, then broker 5 (epoch 32) gets 1000-1999
+    Recorded("msgs/002210_c3_req_AllocateProducerIds_v0_c5.bin", 67, 0, "req", _req(
+        67, 0, 5, "4", "AllocateProducerIdsRequest", broker_id=4, broker_epoch=36)),
+    Recorded("msgs/002216_c3_resp_AllocateProducerIds_v0_c5.bin", 67, 0, "resp", _resp(
+        67, 0, 5, "AllocateProducerIdsResponse", producer_id_start=0, producer_id_len=1000)),
+    Recorded("msgs/002221_c3_req_AllocateProducerIds_v0_c6.bin", 67, 0, "req", _req(
+        67, 0, 6, "5", "AllocateProducerIdsRequest", broker_id=5, broker_epoch=32)),
+    Recorded("msgs/002224_c3_resp_AllocateProducerIds_v0_c6.bin", 67, 0, "resp", _resp(
+        67, 0, 6, "AllocateProducerIdsResponse", producer_id_start=1000, producer_id_len=1000)),
     Recorded("msgs/000999_b4_req_Metadata_v12_c1.bin", 3, 12, "req", _req(
         3, 12, 1, "adminclient-1", "MetadataRequest", topics=[], allow_auto_topic_creation=True)),
     Recorded("msgs/001000_b4_resp_Metadata_v12_c1.bin", 3, 12, "resp", _resp(

@@ -27,7 +27,8 @@ MESSAGE_KEYS = {"name", "type", "apiKey", "validVersions", "flexibleVersions", "
 FIELD_KEYS = {"name", "type", "versions", "nullableVersions", "taggedVersions", "tag", "default", "mapKey",
               "ignorable", "flexibleVersions", "entityType", "fields"}
 # Specs we carry that the reference snapshot predates (see SOURCE.md there).
-OURS_ONLY = {"ClearElrRecord", "AlterConfigsRequest", "AlterConfigsResponse", "DescribeConfigsRequest",
+OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse",
+             "AlterConfigsRequest", "AlterConfigsResponse", "DescribeConfigsRequest",
              "DescribeConfigsResponse", "EnvelopeRequest", "EnvelopeResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote

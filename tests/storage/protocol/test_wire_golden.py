@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parents[3]
 WIRE = REPO.parent / "shared" / "fixtures" / "kafka-wire-3.9"
 
 # api_key -> number of saved frames (msgs/ and envelope-inner/) we cannot decode: no spec for the API.
-EXPECTED_SKIPS = {22: 2, 67: 4}  # InitProducerId, AllocateProducerIds
-EXPECTED_DECODED = 583
+EXPECTED_SKIPS = {22: 2}  # InitProducerId
+EXPECTED_DECODED = 587
 
 _NAME = re.compile(r"^\d+_(?P<target>\w+?)_(?P<dir>req|resp)_(?P<api>[A-Za-z]+|api\d+)_v(?P<v>\d+)_c(?P<c>\d+)\.bin$")
 
