@@ -35,8 +35,15 @@ from .segment_files import ScannedBatch, Segment, recover_segments
 from .snapshot import PARTIAL_SUFFIX, SnapshotId, list_snapshots
 
 DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024  # metadata.log.segment.bytes
-_STRAY_SUFFIXES = (PARTIAL_SUFFIX, ".tmp", ".checkpoint.deleted")
+_STRAY_SUFFIXES = (PARTIAL_SUFFIX, ".checkpoint.deleted")
 _READ_CHUNK = 4 * 1024 * 1024
+
+
+def _is_stray(name: str) -> bool:
+    """Say whether `name` is a temp file this log writes (a crash left it behind)."""
+    if name.endswith(_STRAY_SUFFIXES):
+        return True
+    return name.endswith(".tmp") and (name.startswith(LEADER_EPOCH_CHECKPOINT_NAME) or ".checkpoint." in name)
 
 
 class FileLog:
@@ -92,7 +99,7 @@ class FileLog:
         self._checkpointed = self.epochs.version
 
     def _remove_strays(self) -> None:
-        strays = [p for p in self.directory.iterdir() if p.name.endswith(_STRAY_SUFFIXES)]
+        strays = [p for p in self.directory.iterdir() if _is_stray(p.name)]
         for path in strays:
             self.fs.remove(path)
         if strays:
