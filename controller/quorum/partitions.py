@@ -53,16 +53,31 @@ def default_dir(image: MetadataImage, broker_id: int) -> bytes:
     return bytes(dirs[0]) if len(dirs) == 1 else UNASSIGNED
 
 
+def active_brokers(image: MetadataImage) -> set[int]:
+    """Return the ids of every active broker (unfenced, not shutting down)."""
+    return {b for b, reg in image.cluster.brokers.items()
+            if not reg.record.fenced and not reg.record.in_controlled_shutdown}
+
+
+def default_dirs(image: MetadataImage) -> dict[int, bytes]:
+    """Return default_dir() of every registered broker."""
+    return {b: default_dir(image, b) for b in image.cluster.brokers}
+
+
 def record_version(image: MetadataImage) -> int:
     """Return the PartitionRecord / PartitionChangeRecord version metadata.version asks for."""
     return 1 if image.features.metadata_version_level >= DIRECTORY_ASSIGNMENT_LEVEL else 0
 
 
 def new_partition_record(image: MetadataImage, topic_id: bytes, partition_id: int, replicas: list,
-                         isr: list) -> ApiMessageAndVersion:
-    """Return the PartitionRecord of a new partition: leader = first ISR member, epochs 0."""
+                         isr: list, dirs: dict | None = None) -> ApiMessageAndVersion:
+    """Return the PartitionRecord of a new partition: leader = first ISR member, epochs 0 (dirs: default_dirs)."""
     version = record_version(image)
-    directories = [default_dir(image, r) for r in replicas] if version >= 1 else []
+    if version >= 1:
+        dirs = default_dirs(image) if dirs is None else dirs
+        directories = [dirs.get(r, UNASSIGNED) for r in replicas]
+    else:
+        directories = []
     message = _PARTITION(partition_id=partition_id, topic_id=topic_id, replicas=list(replicas), isr=list(isr),
                          removing_replicas=[], adding_replicas=[], leader=isr[0], leader_recovery_state=RECOVERED,
                          leader_epoch=0, partition_epoch=0, directories=directories)

@@ -21,7 +21,7 @@ from . import replication_errors as E
 from .configs import DEFAULT_CONFIG, TOPIC, TOPIC_CONFIG_SOURCE, incremental_changes
 from .configs_schema import topic_defaults
 from .context import ControllerContext, ControllerResult
-from .partitions import is_active, new_partition_record
+from .partitions import active_brokers, default_dirs, is_active, new_partition_record
 from .placement import PlacementError, place
 from .replication_errors import ApiError
 from .topics_names import TopicNameError, has_collision_chars, unify_collision_chars, validate_topic_name
@@ -102,9 +102,9 @@ def _placed_partitions(ctx: ControllerContext, topic) -> list[tuple[list, list]]
     except PlacementError as e:
         raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): {e}") \
             from None
-    parts = []
+    parts, active = [], active_brokers(ctx.image)
     for replicas in placements:
-        isr = [b for b in replicas if is_active(ctx.image, b)]
+        isr = [b for b in replicas if b in active]
         if not isr:
             raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): All "
                                                          "brokers are currently fenced or in controlled shutdown.")
@@ -151,7 +151,9 @@ def _create_one(ctx: ControllerContext, topic, taken: set) -> tuple[list, object
     topic_id = new_topic_id(ctx, taken)
     taken.add(topic_id)
     records = [ApiMessageAndVersion(_TOPIC(name=topic.name, topic_id=topic_id), 0)] + config_records
-    records += [new_partition_record(ctx.image, topic_id, i, replicas, isr) for i, (replicas, isr) in enumerate(parts)]
+    dirs = default_dirs(ctx.image)
+    records += [new_partition_record(ctx.image, topic_id, i, replicas, isr, dirs)
+                for i, (replicas, isr) in enumerate(parts)]
     overrides = {c.name: c.value for c in topic.configs}
     effective = topic_defaults(ctx.config)
     effective.update(overrides)
@@ -283,13 +285,13 @@ def _new_partitions(ctx: ControllerContext, topic, info) -> list:
             placements = place(ctx.image, ctx.rng, additional, factor)
         except PlacementError as e:
             raise ApiError(E.INVALID_REPLICATION_FACTOR, str(e)) from None
-    records = []
+    records, active, dirs = [], active_brokers(ctx.image), default_dirs(ctx.image)
     for i, replicas in enumerate(placements):
-        isr = [b for b in replicas if is_active(ctx.image, b)]
+        isr = [b for b in replicas if b in active]
         if not isr:
             raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): All "
                                                          "brokers are currently fenced or in controlled shutdown.")
-        records.append(new_partition_record(ctx.image, info.topic_id, current + i, replicas, isr))
+        records.append(new_partition_record(ctx.image, info.topic_id, current + i, replicas, isr, dirs))
     return records
 
 
