@@ -1,0 +1,97 @@
+"""Records for a broker's fencing, unfencing, controlled shutdown and unregistration, with the replication hooks.
+
+Rules:
+- Record choice follows Kafka 3.9 by metadata.version (features_control): BrokerRegistrationChangeRecord
+  v0 (fenced 1 / -1) from 3.3-IV2, else Fence/UnfenceBrokerRecord v0; InControlledShutdown=1 as a v1
+  change record from 3.3-IV3 (nothing below). The real logs show exactly these versions.
+- Order is Kafka's: fenced -> partition changes then the fence record (handleBrokerFenced); unfenced ->
+  the unfence record then elections (handleBrokerUnfenced); controlled shutdown -> the change record then
+  partition changes; unregistered -> partition changes then UnregisterBrokerRecord.
+- Each hook sees an image where the broker's new state is already applied (staging.advance).
+- The hooks live in replication.py; a missing module gives no partition changes (never a crash).
+"""
+from __future__ import annotations
+
+import importlib
+
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+from . import features_control as fc
+from .context import ControllerContext
+from .staging import advance
+
+FENCE, UNFENCE, IN_CONTROLLED_SHUTDOWN = 1, -1, 1
+
+
+def _hook(name: str, ctx: ControllerContext, broker_id: int) -> list:
+    try:
+        replication = importlib.import_module(f"{__package__}.replication")
+    except ModuleNotFoundError as e:  # the replication side is not installed: no partition changes
+        if e.name != f"{__package__}.replication":
+            raise
+        return []
+    hook = getattr(replication, name, None)
+    return list(hook(ctx, broker_id)) if hook is not None else []
+
+
+def _change(broker_id: int, epoch: int, version: int, **fields) -> ApiMessageAndVersion:
+    cls = codec.message_class("BrokerRegistrationChangeRecord")
+    return ApiMessageAndVersion(cls(broker_id=broker_id, broker_epoch=epoch, **fields), version)
+
+
+def fence_record(ctx: ControllerContext, broker_id: int, epoch: int) -> ApiMessageAndVersion:
+    """Return the record that fences `broker_id` at `epoch`, as Kafka 3.9 writes it."""
+    if fc.metadata_version(ctx.image) >= fc.BROKER_REGISTRATION_CHANGE_LEVEL:
+        return _change(broker_id, epoch, 0, fenced=FENCE)
+    return ApiMessageAndVersion(codec.message_class("FenceBrokerRecord")(id=broker_id, epoch=epoch), 0)
+
+
+def unfence_record(ctx: ControllerContext, broker_id: int, epoch: int) -> ApiMessageAndVersion:
+    """Return the record that unfences `broker_id` at `epoch`, as Kafka 3.9 writes it."""
+    if fc.metadata_version(ctx.image) >= fc.BROKER_REGISTRATION_CHANGE_LEVEL:
+        return _change(broker_id, epoch, 0, fenced=UNFENCE)
+    return ApiMessageAndVersion(codec.message_class("UnfenceBrokerRecord")(id=broker_id, epoch=epoch), 0)
+
+
+def _epoch(ctx: ControllerContext, broker_id: int) -> int:
+    return ctx.image.cluster.brokers[broker_id].record.broker_epoch
+
+
+def fence(ctx: ControllerContext, broker_id: int) -> list:
+    """Return Kafka's handleBrokerFenced records: ISR/leader changes, then the fence record."""
+    record = fence_record(ctx, broker_id, _epoch(ctx, broker_id))
+    return _hook("on_broker_fenced", advance(ctx, [record]), broker_id) + [record]
+
+
+def unfence(ctx: ControllerContext, broker_id: int) -> list:
+    """Return Kafka's handleBrokerUnfenced records: the unfence record, then elections."""
+    record = unfence_record(ctx, broker_id, _epoch(ctx, broker_id))
+    return [record] + _hook("on_broker_unfenced", advance(ctx, [record]), broker_id)
+
+
+def controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
+    """Return Kafka's handleBrokerInControlledShutdown records: the state change, then moved leaderships."""
+    registration = ctx.image.cluster.brokers[broker_id].record
+    records = []
+    if fc.metadata_version(ctx.image) >= fc.IN_CONTROLLED_SHUTDOWN_LEVEL and not registration.in_controlled_shutdown:
+        records.append(_change(broker_id, registration.broker_epoch, 1, in_controlled_shutdown=IN_CONTROLLED_SHUTDOWN))
+    return records + _hook("on_controlled_shutdown", advance(ctx, records), broker_id)
+
+
+def unregister(ctx: ControllerContext, broker_id: int) -> list:
+    """Return Kafka's handleBrokerUnregistered records: the fencing partition changes, then the removal."""
+    registration = ctx.image.cluster.brokers[broker_id].record
+    staged = ctx if registration.fenced else advance(ctx, [fence_record(ctx, broker_id, registration.broker_epoch)])
+    cls = codec.message_class("UnregisterBrokerRecord")
+    removal = ApiMessageAndVersion(cls(broker_id=broker_id, broker_epoch=registration.broker_epoch), 0)
+    return _hook("on_broker_fenced", staged, broker_id) + [removal]
+
+
+def has_leaderships(image, broker_id: int) -> bool:
+    """Tell whether `broker_id` leads any partition (Kafka's brokersToIsrs.hasLeaderships)."""
+    for topic in image.topics.by_id.values():
+        for partition_id in topic.partitions:
+            if topic.partition(partition_id).leader == broker_id:
+                return True
+    return False

@@ -1,0 +1,105 @@
+"""QuorumController: one table of request handlers (cluster side + replication side) and the periodic work.
+
+Rules:
+- `handlers` maps API names (framing's ApiInfo.name) to `handler(ctx, request) -> ControllerResult`;
+  `handle` raises KeyError for an API it does not serve (the driver maps that).
+- Read-only APIs never return records; the driver answers them at once from the committed image.
+- `periodic(ctx)` is cheap to call often: it fences brokers whose session expired and, from
+  metadata.version 3.3-IV1, appends a NoOpRecord at most every metadata.max.idle.interval.ms
+  (500 ms by default, counted from activation), as Kafka's active controller does.
+- Each periodic result is computed on an image holding the results before it.
+- Only the active controller keeps leases; `on_activate` starts them fresh, `on_deactivate` drops them.
+"""
+from __future__ import annotations
+
+import importlib
+
+from kraftsman.storage.protocol import codec
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+from . import features_control as fc
+from .cluster_control import ClusterControl
+from .context import ControllerContext, ControllerResult, QuorumConfig
+from .describe_cluster import describe_cluster
+from .producer_ids import allocate_producer_ids
+from .staging import advance
+
+METADATA_MAX_IDLE_INTERVAL_MS = 500  # metadata.max.idle.interval.ms
+CLUSTER_READ_ONLY = frozenset({"DescribeCluster"})
+REGISTER_BROKER_RECORD = 0
+
+
+def _replication():
+    """Return the replication module, or None while it is not installed."""
+    try:
+        return importlib.import_module(f"{__package__}.replication")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.replication":
+            raise
+        return None
+
+
+class QuorumController:
+    """The request -> records logic of a controller, with its in-memory broker leases."""
+
+    def __init__(self, config: QuorumConfig | None = None,
+                 noop_interval_ms: int | None = METADATA_MAX_IDLE_INTERVAL_MS):
+        self.config = config if config is not None else QuorumConfig()
+        self.noop_interval_ms = noop_interval_ms
+        self.cluster = ClusterControl(self.config)
+        self._last_noop_ms: int | None = None
+        replication = _replication()
+        self.read_only = CLUSTER_READ_ONLY | frozenset(getattr(replication, "READ_ONLY", ()))
+        self.handlers = dict(getattr(replication, "HANDLERS", {}))
+        self.handlers.update({
+            "BrokerRegistration": self.cluster.broker_registration,
+            "BrokerHeartbeat": self.cluster.broker_heartbeat,
+            "UnregisterBroker": self.cluster.unregister_broker,
+            "ControllerRegistration": self.cluster.controller_registration,
+            "DescribeCluster": describe_cluster,
+            "AllocateProducerIds": allocate_producer_ids,
+        })
+
+    def is_read_only(self, api_name: str) -> bool:
+        """Tell whether `api_name` never writes records."""
+        return api_name in self.read_only
+
+    def handle(self, api_name: str, ctx: ControllerContext, request) -> ControllerResult:
+        """Run the handler of `api_name` (KeyError when this controller does not serve it)."""
+        return self.handlers[api_name](ctx, request)
+
+    def on_activate(self, ctx: ControllerContext) -> None:
+        """Become the active controller: fresh leases, the NoOp clock starts now."""
+        self.cluster.on_activate(ctx)
+        self._last_noop_ms = ctx.now_ms
+
+    def on_deactivate(self) -> None:
+        """Stop being the active controller."""
+        self.cluster.on_deactivate()
+        self._last_noop_ms = None
+
+    def periodic(self, ctx: ControllerContext) -> list[ControllerResult]:
+        """Return the periodic results due now: fencing of stale brokers, then a NoOpRecord if due."""
+        results = self.cluster.fence_stale_brokers(ctx)
+        for result in results:
+            ctx = advance(ctx, result.records)
+        noop = self._noop(ctx)
+        if noop is not None:
+            results.append(noop)
+        return results
+
+    def _noop(self, ctx: ControllerContext) -> ControllerResult | None:
+        if self.noop_interval_ms is None or fc.metadata_version(ctx.image) < fc.NOOP_RECORD_LEVEL:
+            return None
+        if self._last_noop_ms is None:
+            self._last_noop_ms = ctx.now_ms
+        if ctx.now_ms - self._last_noop_ms < self.noop_interval_ms:
+            return None
+        self._last_noop_ms = ctx.now_ms
+        return ControllerResult([ApiMessageAndVersion(codec.message_class("NoOpRecord")(), 0)], None)
+
+    def replay(self, records, offset: int, time_ms: int | None = None) -> None:
+        """Observe committed records (first at `offset`): remember broker registration times."""
+        for record in records:
+            if record.api_key == REGISTER_BROKER_RECORD and time_ms is not None:
+                self.cluster.observe_registration(record.message.broker_id, record.message.broker_epoch, time_ms)
