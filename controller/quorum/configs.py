@@ -159,6 +159,7 @@ def _alter(ctx: ControllerContext, request, ops_of, changes_of, response_name: s
 def incremental_alter_configs(ctx: ControllerContext, request) -> ControllerResult:
     """Handle IncrementalAlterConfigs (v0-v1): SET, DELETE, APPEND, SUBTRACT on TOPIC and BROKER resources."""
     def ops_of(resource):
+        """Return {key: (operation, value)} of one resource."""
         return {c.name: (c.config_operation, c.value) for c in resource.configs}
     return _alter(ctx, request, ops_of, incremental_changes, "IncrementalAlterConfigsResponse")
 
@@ -166,6 +167,7 @@ def incremental_alter_configs(ctx: ControllerContext, request) -> ControllerResu
 def alter_configs(ctx: ControllerContext, request) -> ControllerResult:
     """Handle AlterConfigs (v0-v2): replace the whole config of each resource."""
     def ops_of(resource):
+        """Return {key: value} of one resource."""
         return {c.name: c.value for c in resource.configs}
     return _alter(ctx, request, ops_of, legacy_changes, "AlterConfigsResponse")
 
@@ -211,15 +213,16 @@ def _describe_one(ctx: ControllerContext, resource, cls, synonyms: bool):
         result.error_code, result.error_message = e.code, e.message
         return result
     keys = resource.configuration_keys
-    result.configs = [_entry(cls, key, value, source, synonyms) for key, value, source in entries
+    result.configs = [_entry(cls, key, value, source, synonyms, ctx.api_version) for key, value, source in entries
                       if keys is None or key in keys]
     return result
 
 
-def _entry(cls, key: str, value: str, source: int, synonyms: bool):
+def _entry(cls, key: str, value: str, source: int, synonyms: bool, version: int):
     d = TOPIC_CONFIGS.get(key)
     entry = cls.DescribeConfigsResourceResult(
-        name=key, value=value, read_only=False, is_default=source == DEFAULT_CONFIG, config_source=source,
+        name=key, value=value, read_only=False, is_default=version == 0 and source == DEFAULT_CONFIG,
+        config_source=source,
         is_sensitive=False, config_type=CONFIG_TYPES[d.type] if d else 0, documentation=None)
     entry.synonyms = [cls.DescribeConfigsSynonym(name=key, value=value, source=source)] if synonyms else []
     return entry

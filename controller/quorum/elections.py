@@ -67,6 +67,7 @@ def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:
 def _updates(ctx: ControllerContext, remove: int, add: int, wanted) -> list:
     """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects."""
     def acceptable(r: int) -> bool:
+        """Tell whether replica r may lead (Kafka's isAcceptableLeader of generateLeaderAndIsrUpdates)."""
         return r != remove and (r == add or is_active(ctx.image, r))
     records = []
     for name in sorted(ctx.image.topics.by_name):

@@ -28,6 +28,7 @@ class _BrokerList:
         self.epoch = self.index = self.offset = 0
 
     def next(self, epoch: int) -> int:
+        """Return the next broker of this epoch's rotation, or -1 when the epoch used them all."""
         if not self.brokers:
             return -1
         if self.epoch != epoch:
@@ -47,10 +48,12 @@ class _Rack:
         self.fenced, self.unfenced = _BrokerList(), _BrokerList()
 
     def next(self, epoch: int) -> int:
+        """Return the next unfenced broker, else the next fenced one, else -1."""
         broker = self.unfenced.next(epoch)
         return broker if broker >= 0 else self.fenced.next(epoch)
 
     def shuffle(self, rng: random.Random) -> None:
+        """Shuffle both broker lists."""
         rng.shuffle(self.fenced.brokers)
         rng.shuffle(self.unfenced.brokers)
 

@@ -125,8 +125,9 @@ def test_validate_only_answers_without_records():
 def _manual(*assignments, factor=-1, partitions=-1):
     items = [S("CreateTopicsRequest", "CreatableReplicaAssignment", partition_index=i, broker_ids=ids)
              for i, ids in assignments]
-    return M("CreateTopicsRequest", topics=[S("CreateTopicsRequest", "CreatableTopic", name="m", num_partitions=partitions,
-                                              replication_factor=factor, assignments=items)])
+    topic = S("CreateTopicsRequest", "CreatableTopic", name="m", num_partitions=partitions,
+              replication_factor=factor, assignments=items)
+    return M("CreateTopicsRequest", topics=[topic])
 
 
 def test_manual_assignment_keeps_the_given_order():
