@@ -9,7 +9,8 @@ Rules:
   offset, even for the same incarnation (a real 3.7 log re-registers one incarnation at offsets 8 and 11).
 - BrokerHeartbeat: unknown broker or another epoch -> STALE_BROKER_EPOCH; the state machine is in
   heartbeats.py; records come from broker_fencing.py; IsCaughtUp = CurrentMetadataOffset >= epoch.
-- Leases are touched when a heartbeat is handled, before its records commit (as Kafka does).
+- Leases are touched when a heartbeat is handled, before its records commit (as Kafka does). A broker
+  found in controlled shutdown with no known shutdown offset (after a failover) gets the log end.
 - Registration times (ms) are kept per (broker id, epoch) from ctx.now_ms or from replayed records.
 """
 from __future__ import annotations
@@ -126,11 +127,13 @@ class ClusterControl:
         if registration is None or registration.record.broker_epoch != request.broker_epoch:
             return ControllerResult([], cls(throttle_time_ms=0, error_code=E.STALE_BROKER_EPOCH))
         broker_id = request.broker_id
+        current = self.heartbeats.current_state(registration)
+        lease = self.heartbeats.lease(broker_id, ctx.now_ms)
+        if current is BrokerControlState.CONTROLLED_SHUTDOWN and lease.controlled_shutdown_offset < 0:
+            lease.controlled_shutdown_offset = ctx.next_offset - 1  # known from the image only: the log end
         state = self.heartbeats.next_state(ctx.image, registration, request,
                                            lambda: broker_fencing.has_leaderships(ctx.image, broker_id))
-        current = self.heartbeats.current_state(registration)
         records = self._transition(ctx, broker_id, current, state)
-        lease = self.heartbeats.lease(broker_id, ctx.now_ms)
         self.heartbeats.touch(broker_id, ctx.now_ms, state.fenced, request.current_metadata_offset)
         if state is BrokerControlState.CONTROLLED_SHUTDOWN and lease.controlled_shutdown_offset < 0:
             lease.controlled_shutdown_offset = ctx.next_offset + len(records) - 1

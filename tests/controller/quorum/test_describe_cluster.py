@@ -1,0 +1,71 @@
+"""DescribeCluster as a controller answers it: the real Kafka 3.9 frames, endpoint types, errors, operations."""
+from __future__ import annotations
+
+import pytest
+
+from kraftsman.controller.quorum.context import ControllerNode
+from kraftsman.controller.quorum.describe_cluster import describe_cluster
+
+from .cluster_fixtures import M, at, broker_record, ctx, image_of, wire
+
+
+def request(endpoint_type: int = 2, ops: bool = False):
+    return M("DescribeClusterRequest", endpoint_type=endpoint_type, include_cluster_authorized_operations=ops)
+
+
+@pytest.mark.parametrize("req_file, resp_file, leader", [
+    ("msgs/001087_c1_req_DescribeCluster_v1_c1.bin", "msgs/001088_c1_resp_DescribeCluster_v1_c1.bin", 3),
+    ("msgs/004226_c1_req_DescribeCluster_v1_c1.bin", "msgs/004228_c1_resp_DescribeCluster_v1_c1.bin", 1),
+])
+def test_golden_controllers(req_file, resp_file, leader):
+    # three controllers on 127.0.0.1:29093-29095 (README); controller 3 led first, then 1 after a failover
+    _, req = wire(req_file)
+    _, expected = wire(resp_file)
+    result = describe_cluster(at(ctx(image_of(mv=21), version=1), leader_id=leader), req)
+    assert (result.records, result.response) == ([], expected)
+
+
+def test_leader_not_among_the_nodes_is_minus_one():
+    result = describe_cluster(at(ctx(image_of(), version=1), leader_id=7), request())
+    assert result.response.controller_id == -1
+
+
+def test_brokers_are_the_unfenced_ones():
+    image = image_of(broker_record(1, 10), broker_record(2, 20, fenced=True), broker_record(3, 30))
+    response = describe_cluster(ctx(image, version=1), request(endpoint_type=1)).response
+    assert response.endpoint_type == 1 and response.error_code == 0
+    assert [(b.broker_id, b.host, b.port) for b in response.brokers] == [(1, "b1", 9092), (3, "b3", 9092)]
+    assert response.controller_id in (1, 3)
+
+
+def test_v0_means_brokers():
+    image = image_of(broker_record(1, 10))
+    response = describe_cluster(ctx(image, version=0), request(endpoint_type=2)).response
+    assert [b.broker_id for b in response.brokers] == [1]
+
+
+@pytest.mark.parametrize("endpoint_type", [0, 3, 7])
+def test_unknown_endpoint_type(endpoint_type):
+    response = describe_cluster(ctx(image_of(), version=1), request(endpoint_type)).response
+    assert (response.error_code, response.error_message) == (115, f"Unsupported endpoint type {endpoint_type}")
+
+
+def test_needs_3_7_iv0():
+    response = describe_cluster(ctx(image_of(mv=14), version=1), request()).response
+    assert response.error_code == 35
+    assert response.error_message == ("Direct-to-controller communication is not supported with the current "
+                                      "MetadataVersion.")
+
+
+@pytest.mark.parametrize("ops, expected", [(False, -2147483648), (True, 7600)])
+def test_cluster_authorized_operations(ops, expected):
+    # ALTER 4, CREATE 5, CLUSTER_ACTION 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12:
+    # 16 + 32 + 128 + 256 + 1024 + 2048 + 4096 = 7600
+    assert describe_cluster(ctx(image_of(), version=1), request(ops=ops)).response.cluster_authorized_operations \
+        == expected
+
+
+def test_controller_racks_pass_through():
+    context = at(ctx(image_of(), version=1), controllers=(ControllerNode(1, "h", 1, "r1"),), leader_id=1)
+    (node,) = describe_cluster(context, request()).response.brokers
+    assert (node.broker_id, node.rack) == (1, "r1")
