@@ -6,12 +6,13 @@ Rules:
   PartitionChangeRecord, or None when nothing would change (Kafka's changeRecordIsNoOp).
 - build() order is Kafka's: complete a reassignment whose adding replicas joined the ISR, elect a leader,
   bump the leader epoch when replicas are removed, set the ISR (never to empty: ELR is not implemented),
-  then the assignment changes (directories only when metadata.version supports them).
+  bump the leader epoch on an ISR shrink before 3.6-IV0 (KAFKA-15021), then the assignment changes
+  (directories only when metadata.version supports them).
 - A valid new leader is in the target ISR and acceptable (registered, unfenced, not shutting down,
   unless the caller's predicate says otherwise). Unclean election picks the first acceptable replica,
   sets the ISR to it alone and the leader recovery state to RECOVERING.
 - Record versions follow metadata.version: PartitionRecord/PartitionChangeRecord v1 (directories) from
-  3.7-IV2 (level 17), v0 before.
+  3.7-IV2 (level 17), v0 before, v2 from 4.0-IV1 (level 23; real logs: levels 19-21 write v1, 25-29 v2).
 """
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ NO_LEADER = -1
 RECOVERED, RECOVERING = 0, 1
 MIGRATING = Uuid.from_longs(0, 2)  # DirectoryId.MIGRATING: a broker that registered no log directory
 DIRECTORY_ASSIGNMENT_LEVEL = 17    # metadata.version 3.7-IV2
+ELR_LEVEL = 23                     # 4.0-IV1: version 2 records (ELR fields; left null here)
+NO_ISR_SHRINK_BUMP_LEVEL = 12      # 3.6-IV0: no more leader epoch bump on ISR shrink (KAFKA-15021)
+LEADER_RECOVERY_LEVEL = 3          # 3.2-IV0: leader recovery state
 PREFERRED, ONLINE, UNCLEAN = "PREFERRED", "ONLINE", "UNCLEAN"
 
 _CHANGE = codec.message_class("PartitionChangeRecord")
@@ -66,7 +70,10 @@ def default_dirs(image: MetadataImage) -> dict[int, bytes]:
 
 def record_version(image: MetadataImage) -> int:
     """Return the PartitionRecord / PartitionChangeRecord version metadata.version asks for."""
-    return 1 if image.features.metadata_version_level >= DIRECTORY_ASSIGNMENT_LEVEL else 0
+    level = image.features.metadata_version_level
+    if level >= ELR_LEVEL:
+        return 2
+    return 1 if level >= DIRECTORY_ASSIGNMENT_LEVEL else 0
 
 
 def new_partition_record(image: MetadataImage, topic_id: bytes, partition_id: int, replicas: list,
@@ -107,6 +114,7 @@ class PartitionChangeBuilder:
         self._bump_epoch_if_replicas_removed(record)
         if record.isr is None and self.target_isr and self.target_isr != self.partition.isr:
             record.isr = list(self.target_isr)
+        self._bump_epoch_on_isr_shrink_if_needed(record)
         self._set_assignment_changes(record)
         if self.target_lrs != self.partition.leader_recovery_state and record.leader_recovery_state == -1:
             record.leader_recovery_state = self.target_lrs
@@ -152,13 +160,21 @@ class PartitionChangeBuilder:
         record.leader = leader
         if unclean:
             record.isr = [leader]
-            if self.partition.leader_recovery_state != RECOVERING:
+            level = self.image.features.metadata_version_level
+            if self.partition.leader_recovery_state != RECOVERING and level >= LEADER_RECOVERY_LEVEL:
                 record.leader_recovery_state = RECOVERING
 
     def _bump_epoch_if_replicas_removed(self, record) -> None:
         if record.leader != NO_LEADER_CHANGE:
             return
         if not set(self.target_replicas) >= set(self.partition.replicas):
+            record.leader = self.partition.leader
+
+    def _bump_epoch_on_isr_shrink_if_needed(self, record) -> None:
+        if self.image.features.metadata_version_level >= NO_ISR_SHRINK_BUMP_LEVEL:
+            return
+        if record.leader == NO_LEADER_CHANGE and record.isr is not None and not set(record.isr) >= set(
+                self.partition.isr):
             record.leader = self.partition.leader
 
     def _set_assignment_changes(self, record) -> None:

@@ -130,3 +130,17 @@ def test_builder_directories_follow_replicas_at_v1_only():
         record = builder.build()
         assert record.version == (1 if expect_dirs else 0)
         assert (record.message.directories is not None) == expect_dirs
+
+
+@pytest.mark.parametrize("mv,leader_epoch", [(11, 1), (12, 0), (21, 0)])
+def test_isr_shrink_bumps_the_leader_epoch_only_before_3_6(mv, leader_epoch):
+    request = M("CreateTopicsRequest", topics=[S("CreateTopicsRequest", "CreatableTopic", name="t", num_partitions=-1,
+                                                 replication_factor=-1, assignments=[S(
+                                                     "CreateTopicsRequest", "CreatableReplicaAssignment",
+                                                     partition_index=0, broker_ids=[1, 2, 3])])])
+    image = run(create_topics, cluster(1, 2, 3, mv=mv), request)[1]
+    result, image = _alter(image, [1, 2])
+    p = image.topics.by_name["t"].partition(0)
+    assert (p.isr, p.leader, p.leader_epoch, p.partition_epoch) == ([1, 2], 1, leader_epoch, 1)
+    result, image = _alter(image, [1, 2, 3], leader_epoch=leader_epoch, partition_epoch=1)
+    assert image.topics.by_name["t"].partition(0).leader_epoch == leader_epoch  # expansions never bump

@@ -39,7 +39,7 @@ def test_create_writes_topic_configs_then_partitions_and_the_image_follows():
     assert sources["cleanup.policy"] == 1 and sources["retention.ms"] == 5
 
 
-@pytest.mark.parametrize("mv,version,dirs", [(14, 0, []), (17, 1, None), (21, 1, None)])
+@pytest.mark.parametrize("mv,version,dirs", [(14, 0, []), (17, 1, None), (21, 1, None), (25, 2, None)])
 def test_partition_record_version_and_directories_follow_metadata_version(mv, version, dirs):
     result, _ = run(create_topics, cluster(1, mv=mv), create_request(("t", 1, 1)))
     record = result.records[-1]
