@@ -67,6 +67,15 @@ class ConfigsDelta:
             del self.resources[resource]
             self.owned.discard(resource)
 
+    def delete_resource(self, resource: tuple[int, str]) -> None:
+        """Drop every key of one resource (a removed topic's configs, as Kafka's ConfigurationsDelta)."""
+        if self.resources is None:
+            if resource not in self.image.resources:
+                return
+            self.resources = dict(self.image.resources)
+        self.resources.pop(resource, None)
+        self.owned.discard(resource)
+
     def apply(self) -> ConfigsImage:
         """Return the resulting ConfigsImage."""
         return self.image if self.resources is None else ConfigsImage(self.resources)

@@ -50,7 +50,7 @@ class MetadataDelta:
             2: lambda m, v: t.replay_topic(m), 3: lambda m, v: t.replay_partition(m, v),
             4: lambda m, v: self.configs.replay(m), 5: lambda m, v: t.replay_partition_change(m),
             7: lambda m, v: c.replay_fence(m, True), 8: lambda m, v: c.replay_fence(m, False),
-            9: lambda m, v: t.replay_remove_topic(m), 10: self.delegation_tokens.replay_token,
+            9: self._replay_remove_topic, 10: self.delegation_tokens.replay_token,
             11: self.scram.replay_credential, 12: lambda m, v: f.replay_feature_level(m),
             14: lambda m, v: self.client_quotas.replay(m), 15: self._replay_producer_ids,
             17: lambda m, v: c.replay_registration_change(m), 18: self.acls.replay_acl,
@@ -73,6 +73,11 @@ class MetadataDelta:
                 getattr(self.topics, fast)(value)
                 return
         self.replay(read_metadata_record(value))
+
+    def _replay_remove_topic(self, message, version: int) -> None:
+        """Apply RemoveTopicRecord: the topic and its configs go (Kafka's MetadataDelta.replay)."""
+        self.topics.replay_remove_topic(message)
+        self.configs.delete_resource((2, self.topics.removed[bytes(message.topic_id)]))
 
     def _replay_producer_ids(self, message, version: int) -> None:
         self.producer_ids = ProducerIdsImage(message, version)

@@ -263,3 +263,13 @@ def test_create_partitions_validate_only():
     image = run(create_topics, cluster(1, 2), create_request(("t", 1, 1)))[1]
     result, _ = run(create_partitions, image, _grow("t", 3, validate_only=True), version=0)
     assert result.records == [] and result.response.results[0].error_code == 0
+
+
+def test_deleting_a_topic_drops_its_configs_so_a_new_one_starts_clean():
+    image = run(create_topics, cluster(1), create_request(("t", 1, 1, {"retention.ms": "5"})))[1]
+    assert image.configs.resources[(2, "t")] == {"retention.ms": "5"}
+    image = run(delete_topics, image, M("DeleteTopicsRequest", topic_names=["t"]), version=5)[1]
+    assert (2, "t") not in image.configs.resources
+    result, image = run(create_topics, image, create_request(("t", 1, 1)))
+    assert (2, "t") not in image.configs.resources
+    assert {c.name: c.config_source for c in _one(result).configs}["retention.ms"] == 5
