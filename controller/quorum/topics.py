@@ -6,8 +6,8 @@ Rules:
   config validation (INVALID_CONFIG), then the assignment (manual or placed) of each topic.
 - A created topic is a TopicRecord, its ConfigRecords, then one PartitionRecord per partition (leader =
   first active replica, ISR = active replicas, epochs 0), as ReplicationControlManager.createTopic.
-- A request producing more than config.max_partitions_per_request records fails as a whole with
-  POLICY_VIOLATION (Kafka's MAX_RECORDS_PER_USER_OP).
+- A request asking for more than config.max_partitions_per_request partitions in total (defaults counted,
+  invalid counts not) fails as a whole with POLICY_VIOLATION (Kafka's validateTotalNumberOfPartitions).
 - Topic ids come from ctx.rng (version-4 bits; never zero, the metadata topic id, a '-' start or a taken id).
 - validate_only answers as if applied but returns no records.
 """
@@ -26,7 +26,7 @@ from .placement import PlacementError, place
 from .replication_errors import ApiError
 from .topics_names import TopicNameError, has_collision_chars, unify_collision_chars, validate_topic_name
 
-TOO_LARGE = "Unable to perform excessively large batch operation."
+TOO_LARGE = "Excessively large number of partitions per request."
 _TOPIC = codec.message_class("TopicRecord")
 _CT = codec.message_class("CreateTopicsResponse")
 
@@ -170,8 +170,24 @@ def _error_result(name: str, error: ApiError):
     return _CT.CreatableTopicResult(name=name, error_code=error.code, error_message=error.message, configs=[])
 
 
+def _total_partitions(ctx: ControllerContext, topics) -> int:
+    total = 0
+    for topic in topics:
+        if topic.assignments:
+            total += len(topic.assignments)
+        elif topic.num_partitions == -1:
+            total += ctx.config.num_partitions
+        elif topic.num_partitions > 0:
+            total += topic.num_partitions
+    return total
+
+
 def create_topics(ctx: ControllerContext, request) -> ControllerResult:
     """Handle CreateTopics (v0-v7)."""
+    if _total_partitions(ctx, request.topics) > ctx.config.max_partitions_per_request:
+        error = ApiError(E.POLICY_VIOLATION, TOO_LARGE)
+        return ControllerResult([], _CT(throttle_time_ms=0, topics=[_error_result(t.name, error)
+                                                                    for t in request.topics]))
     errors = _name_errors(ctx, request.topics)
     records, results, taken, done = [], [], set(), set()
     for topic in request.topics:
@@ -188,8 +204,6 @@ def create_topics(ctx: ControllerContext, request) -> ControllerResult:
             except ApiError as e:
                 error = e
         results.append(_error_result(topic.name, error))
-    if len(records) > ctx.config.max_partitions_per_request:
-        records, results = [], [_error_result(t.name, ApiError(E.POLICY_VIOLATION, TOO_LARGE)) for t in request.topics]
     validate_only = getattr(request, "validate_only", False) and ctx.api_version >= 1
     return ControllerResult([] if validate_only else records, _CT(throttle_time_ms=0, topics=results))
 

@@ -162,11 +162,14 @@ def test_manual_assignment_errors(request_, code, message):
     assert result.records == []
 
 
-def test_too_many_records_fail_the_whole_request():
-    result, _ = run(create_topics, cluster(1), create_request(("a", 5, 1), ("b", 5, 1)), max_partitions_per_request=8)
+def test_too_many_partitions_fail_the_whole_request():
+    request = create_request(("a", 5, 1), ("b", -1, 1), ("c", 0, 1))
+    result, _ = run(create_topics, cluster(1), request, max_partitions_per_request=7, num_partitions=3)
     assert result.records == []
-    assert {(t.error_code, t.error_message) for t in result.response.topics} == {
-        (44, "Unable to perform excessively large batch operation.")}
+    assert [(t.name, t.error_code, t.error_message) for t in result.response.topics] == [
+        (n, 44, "Excessively large number of partitions per request.") for n in "abc"]
+    result, _ = run(create_topics, cluster(1), request, max_partitions_per_request=8, num_partitions=3)
+    assert [t.error_code for t in result.response.topics] == [0, 0, 37]
 
 
 def test_topic_ids_are_random_v4_and_never_reserved():
