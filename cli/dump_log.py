@@ -141,7 +141,7 @@ class DumpSession:
         self.emit(self.log_header(name))
         path = self.resolve(arg)
         _require(path)
-        reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes)
+        reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes, legacy=True)
         formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata) \
             if self.opts.deep_iteration else None
         for batch in self.progress(reader, path):

@@ -4,7 +4,7 @@
 Rules:
 - A parser is fn(offset, key, value) -> (key text or None, payload text or None), as Kafka's MessageParser.
 - Decoder classes: Kafka's StringDecoder (default), IntegerDecoder and LongDecoder are known by name.
-- The offsets and transaction-log decoders are not implemented yet: asking for them fails with one line.
+- The offsets and transaction-log decoders live in dump_log_coordinator.
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def class_decoder_parser(key_class: str, value_class: str):
 
 
 def parser_for(kind: str):
-    """Return the parser of `--offsets-decoder` or `--transaction-log-decoder` (not implemented yet)."""
-    flag = "--offsets-decoder" if kind == "offsets" else "--transaction-log-decoder"
-    raise ToolError(f"{flag} is not implemented yet in kraftsman (the group coordinator and transaction log "
-                    "schemas are not in kraftsman's schemas); use --print-data-log to see the raw keys and values")
+    """Return the parser of `--offsets-decoder` ("offsets") or `--transaction-log-decoder`."""
+    from . import dump_log_coordinator as coordinator
+
+    return coordinator.OffsetsParser() if kind == "offsets" else coordinator.transaction_log_parser

@@ -49,6 +49,10 @@ def compression_name(batch) -> str:
 
 def batch_line(batch, position: int) -> str:
     """Return the batch line printed for every batch (printBatchLevel)."""
+    if batch.magic < 2:
+        return (f"offset: {batch.last_offset} position: {position} {batch.timestamp_type}: {batch.max_timestamp} "
+                f"size: {batch.size_in_bytes} magic: {batch.magic} compresscodec: {compression_name(batch)} "
+                f"crc: {batch.crc} isvalid: {'true' if batch.is_valid() else 'false'}")
     horizon = batch.delete_horizon_ms
     horizon_text = "OptionalLong.empty" if horizon is None else f"OptionalLong[{horizon}]"
     return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} count: {batch.records_count} "
@@ -182,6 +186,9 @@ class RecordFormatter:
     def batch(self, batch, out: list) -> None:
         """Append one line per record of `batch` to `out`; raise RecordError on unreadable records."""
         try:
+            if batch.magic < 2:
+                out.extend(self.legacy_line(batch, record) for record in batch.records())
+                return
             records = batch.records()
             if (isinstance(self.parser, MetadataParser) and not batch.is_control
                     and batch.base_sequence == -1 and not batch.attributes & TIMESTAMP_TYPE_MASK):
@@ -210,6 +217,24 @@ class RecordFormatter:
             if batch.is_control:
                 parts.append(control_part(record))
         if self.parser is not None and not batch.is_control:
+            key, payload = self.parser(record.offset, record.key, record.value)
+            if key is not None:
+                parts.append(f"{prefix}key: {key}")
+            if payload is not None:
+                parts.append(f" payload: {payload}")
+        return "".join(parts)
+
+    def legacy_line(self, batch, record) -> str:
+        """Return the line of one v0/v1 record: no sequence or header keys; Kafka's ` isValid: .. crc: ..}`."""
+        self._track(record.offset)
+        prefix = RECORD_INDENT + " "
+        parts = []
+        if not self.skip_metadata:
+            parts.append(f"{prefix}offset: {record.offset} {batch.timestamp_type}: {record.timestamp} "
+                         f"keySize: {record.key_size} valueSize: {record.value_size} "
+                         f"isValid: {'true' if record.valid else 'false'} crc: {record.crc}}}")
+            prefix = " "
+        if self.parser is not None:
             key, payload = self.parser(record.offset, record.key, record.value)
             if key is not None:
                 parts.append(f"{prefix}key: {key}")

@@ -182,9 +182,10 @@ class DumpBatchReader(BatchReader):
     reader throws with, or None) and `error_position`.
     """
 
-    def __init__(self, path, *, max_bytes: int = INT_MAX, start: int = 0):
+    def __init__(self, path, *, max_bytes: int = INT_MAX, start: int = 0, legacy: bool = False):
         super().__init__(path, strict=False, verify_crc=False, start=start)
         self.max_bytes = max_bytes
+        self.legacy = legacy  # True: magic 0/1 entries come back as records.legacy.LegacyBatch
         self.error: str | None = None
         self.error_position: int | None = None
 
@@ -214,6 +215,10 @@ class DumpBatchReader(BatchReader):
         if pos > end - LOG_OVERHEAD - size:
             return None
         buffer = head + f.read(size)
+        if self.legacy and buffer[16] in (0, 1):
+            from ..records.legacy import LegacyBatch
+
+            return LegacyBatch(buffer, pos)
         if buffer[16] != 2:
             return self._stop(f"Unsupported record batch magic {buffer[16]} at position {pos} in file "
                               f"{self.path} (only magic 2 is read)", pos)
