@@ -154,9 +154,9 @@ class FileLog:
         if not n:
             return []
         i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
-        j, size = i, 0
-        while j < n and (j == i or size + self._sizes[j] <= max_bytes):
-            size += self._sizes[j]
+        sizes, j, size = self._sizes, i + 1, self._sizes[i]
+        while j < n and size + sizes[j] <= max_bytes:
+            size += sizes[j]
             j += 1
         out: list = []
         while i < j:
@@ -166,17 +166,19 @@ class FileLog:
     def _read_run(self, i: int, j: int, out: list) -> int:
         """Read batches i.. (before j) lying in one segment, in one pread; return the next index."""
         k = bisect.bisect_right(self._seg_bases, self._bases[i]) - 1
-        seg = self.segments[k]
-        stop = self._seg_bases[k + 1] if k + 1 < len(self.segments) else None
-        first, end, size = i, i, 0
-        while end < j and (stop is None or self._bases[end] < stop) and (end == i or size < _READ_CHUNK):
-            size += self._sizes[end]
+        if k + 1 < len(self.segments):
+            j = min(j, bisect.bisect_left(self._bases, self._seg_bases[k + 1], i, j))
+        sizes = self._sizes[i:j].tolist()
+        end, total = i, 0
+        for n in sizes:
+            if total and total + n > _READ_CHUNK:
+                break
+            total += n
             end += 1
-        data = memoryview(seg.read(self._positions[first], size))
-        pos = 0
-        for m in range(first, end):
-            n = self._sizes[m]
-            out.append(self.batch_type(bytes(data[pos:pos + n])))
+        data = self.segments[k].read(self._positions[i], total)
+        make, pos = self.batch_type, 0
+        for n in sizes[:end - i]:
+            out.append(make(data[pos:pos + n]))
             pos += n
         return end
 

@@ -4,22 +4,28 @@ Rules:
 - Every file descriptor of a metadata log lives in a Segment; writes go straight to the file at
   its known end (os.pwrite), reads use os.pread at positions from the caller's in-memory index.
 - Nothing here fsyncs on its own except recovery, which fsyncs the tail it cut.
-- Recovery reads every segment but the last strictly (a bad batch there is a StorageError) and
-  the last leniently with CRC checks: its torn or corrupt tail is cut at the last good batch.
+- Recovery checks every batch as segment.BatchReader does (lengths, magic 2, CRC-32C) but reads
+  only headers into memory, in big chunks: a bad batch in a segment before the last is a
+  StorageError; in the last one it and all after it are a torn tail, cut and fsynced.
 - Across the log, base offsets are contiguous and epochs never decrease; a batch breaking that
   counts as corrupt.
 """
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import StorageError
-from ..records.batch import CorruptRecordError
-from .segment import BatchReader, parse_segment_offset, segment_name
+from ..records.batch import ATTRIBUTES_OFFSET, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, CorruptRecordError
+from ..records.crc import crc32c
+from .segment import HEADER_SIZE_UP_TO_MAGIC, MIN_BATCH_LENGTH, parse_segment_offset, segment_name
 
 LOG_SUFFIX = ".log"
+_HEAD = struct.Struct(">qiibI")  # base offset, batch length, partition leader epoch, magic, crc
+_LENGTH = _LAST_DELTA = struct.Struct(">i")  # batch length at offset 8; last offset delta at 23
+_CHUNK = 8 * 1024 * 1024
 
 
 class Segment:
@@ -123,35 +129,74 @@ def recover_segments(directory: Path) -> tuple[list[Segment], list[ScannedBatch]
 
 def _scan(segment: Segment, batches: list[ScannedBatch], *, strict: bool) -> int:
     """Append the batches of `segment` to `batches`; return how many it holds."""
-    reader = BatchReader(segment.path, strict=strict, verify_crc=True)
     found, good_end = 0, 0
     try:
-        for rb in reader:
-            problem = _continuity_problem(rb, batches)
+        for pos, base_offset, size, epoch, last_delta in _headers(segment):
+            problem = _continuity_problem(base_offset, epoch, last_delta, batches)
             if problem:
-                if strict:
-                    raise CorruptRecordError(problem, rb.position, str(segment.path))
-                break
-            batches.append(ScannedBatch(rb.base_offset, rb.next_offset, rb.partition_leader_epoch,
-                                        rb.position, rb.size_in_bytes))
-            found, good_end = found + 1, rb.position + rb.size_in_bytes
+                raise CorruptRecordError(problem, pos, str(segment.path))
+            batches.append(ScannedBatch(base_offset, base_offset + last_delta + 1, epoch, pos, size))
+            found, good_end = found + 1, pos + size
     except CorruptRecordError as e:
-        raise StorageError(f"corrupt metadata log segment before the last one: {e}") from None
+        if strict:
+            raise StorageError(f"corrupt metadata log segment before the last one: {e}") from None
     if good_end < segment.size:
         segment.truncate(good_end)
         segment.sync()
     return found
 
 
-def _continuity_problem(rb, batches: list[ScannedBatch]) -> str | None:
-    """Say why batch `rb` cannot follow `batches`, or return None."""
-    if rb.last_offset_delta < 0:
-        return f"batch at offset {rb.base_offset} has a negative last offset delta"
+def _headers(segment: Segment):
+    """Yield (position, base offset, size, epoch, last offset delta) of each CRC-checked v2 batch.
+
+    Checks, in BatchReader's order and words: header room, minimum length, room for the batch,
+    magic 2, CRC-32C from the attributes on. Reads the file in chunks of _CHUNK bytes.
+    """
+    fd, size, pos = segment.fd, segment.size, 0
+    buf, view, buf_pos = b"", memoryview(b""), 0
+    while pos < size:
+        remaining = size - pos
+        if remaining < HEADER_SIZE_UP_TO_MAGIC:
+            raise CorruptRecordError(f"truncated batch header: {remaining} bytes left", pos, str(segment.path))
+        if pos + min(remaining, RECORD_BATCH_OVERHEAD) > buf_pos + len(buf):
+            buf, buf_pos = os.pread(fd, _CHUNK, pos), pos
+            view = memoryview(buf)
+        off = pos - buf_pos
+        _check_length(_LENGTH.unpack_from(buf, off + 8)[0], remaining, pos, segment)
+        base_offset, length, epoch, magic, crc = _HEAD.unpack_from(buf, off)
+        total = length + LOG_OVERHEAD
+        if off + total > len(buf):
+            buf, buf_pos, off = os.pread(fd, max(_CHUNK, total), pos), pos, 0
+            view = memoryview(buf)
+        if magic != 2:
+            raise CorruptRecordError(f"unsupported record batch magic {magic} (only v2 batches are read)", pos,
+                                     str(segment.path))
+        computed = crc32c(view[off + ATTRIBUTES_OFFSET:off + total])
+        if computed != crc:
+            raise CorruptRecordError(f"Record is corrupt (stored crc = {crc}, computed crc = {computed})", pos,
+                                     str(segment.path))
+        yield pos, base_offset, total, epoch, _LAST_DELTA.unpack_from(buf, off + 23)[0]
+        pos += total
+
+
+def _check_length(length: int, remaining: int, pos: int, segment: Segment) -> None:
+    if length < MIN_BATCH_LENGTH:
+        raise CorruptRecordError(f"Found record size {length} smaller than minimum record overhead "
+                                 f"({MIN_BATCH_LENGTH})", pos, str(segment.path))
+    if length + LOG_OVERHEAD > remaining:
+        raise CorruptRecordError(f"truncated batch: it claims {length + LOG_OVERHEAD} bytes but only "
+                                 f"{remaining} remain", pos, str(segment.path))
+
+
+def _continuity_problem(base_offset: int, epoch: int, last_delta: int, batches: list[ScannedBatch]) -> str | None:
+    """Say why a batch cannot follow `batches`, or return None."""
+    if last_delta < 0:
+        return f"batch at offset {base_offset} has a negative last offset delta"
     if not batches:
         return None
     prev = batches[-1]
-    if rb.base_offset != prev.next_offset:
-        return f"batch at offset {rb.base_offset} does not follow offset {prev.next_offset - 1}"
-    if rb.partition_leader_epoch < prev.epoch:
-        return f"batch at offset {rb.base_offset} has epoch {rb.partition_leader_epoch} after {prev.epoch}"
+    if base_offset != prev.next_offset:
+        return f"batch at offset {base_offset} does not follow offset {prev.next_offset - 1}"
+    if epoch < prev.epoch:
+        return f"batch at offset {base_offset} has epoch {epoch} after {prev.epoch}"
     return None
