@@ -4,7 +4,8 @@ Rules:
 - PartitionChangeBuilder starts from a registration with every target equal to the current state; the
   caller sets targets (ISR, replicas, adding/removing, election) and build() returns one
   PartitionChangeRecord, or None when nothing would change (Kafka's changeRecordIsNoOp).
-- build() order is Kafka's: complete a reassignment whose adding replicas joined the ISR, elect a leader,
+- build() order is Kafka's: complete a reassignment once the ISR minus the removing replicas holds every
+  remaining replica (PartitionReassignmentReplicas.maybeCompleteReassignment), elect a leader,
   bump the leader epoch when replicas are removed, set the ISR (never to empty: ELR is not implemented),
   bump the leader epoch on an ISR shrink before 3.6-IV0 (KAFKA-15021), then the assignment changes
   (directories only when metadata.version supports them).
@@ -127,10 +128,10 @@ class PartitionChangeBuilder:
         if not removing and not adding:
             return
         new_isr = [r for r in self.target_isr if r not in removing]
-        if not all(r in new_isr for r in adding) or not new_isr:
+        new_replicas = [r for r in self.target_replicas if r not in removing]
+        if not new_isr or not new_replicas or not set(new_replicas) <= set(new_isr):
             return
-        self.target_isr = new_isr
-        self.target_replicas = [r for r in self.target_replicas if r not in removing]
+        self.target_isr, self.target_replicas = new_isr, new_replicas
         self.target_removing, self.target_adding = [], []
 
     def _valid_new_leader(self, replica: int) -> bool:

@@ -7,9 +7,11 @@ Rules:
   ISR not a subset of replicas or without the leader INVALID_REQUEST, ineligible ISR members
   INELIGIBLE_REPLICA (v2+) / OPERATION_NOT_ATTEMPTED (v0-v1).
 - A change that moves leadership away from the sender (a completed reassignment) answers NEW_LEADER_ELECTED.
-- A reassignment sets replicas = target + removed, adding = target - current, removing = current - target;
-  it completes (through PartitionChangeBuilder) once every adding replica is in the ISR. Null replicas
-  cancel it: adding replicas leave replicas and ISR (NO_REASSIGNMENT_IN_PROGRESS when none runs).
+- A reassignment sets replicas = target + removing, adding = target - current, removing = current - target
+  (both sorted, as Kafka's TreeSets); it completes (through PartitionChangeBuilder) once the ISR holds
+  every target replica. Null replicas cancel it: adding replicas leave replicas and ISR
+  (NO_REASSIGNMENT_IN_PROGRESS when none runs; an empty ISR needs unclean election, else
+  INVALID_REPLICA_ASSIGNMENT).
 """
 from __future__ import annotations
 
@@ -122,15 +124,18 @@ def alter_partition(ctx: ControllerContext, request) -> ControllerResult:
 
 
 def _cancel(ctx: ControllerContext, name: str, topic, index: int, partition):
+    """Revert a reassignment as Kafka's PartitionReassignmentRevert: drop the adding replicas."""
     if not partition.adding_replicas and not partition.removing_replicas:
         raise ApiError(E.NO_REASSIGNMENT_IN_PROGRESS)
     adding = set(partition.adding_replicas)
     replicas = [r for r in partition.replicas if r not in adding]
     isr = [r for r in partition.isr if r not in adding]
     unclean_allowed = unclean_enabled(ctx.image, ctx.config.unclean_leader_election, name)
-    if not isr and not unclean_allowed:
-        raise ApiError(E.ELIGIBLE_LEADERS_NOT_AVAILABLE, f"Unable to revert partition assignment for {name}:{index} "
+    if not isr:
+        if not unclean_allowed:
+            raise ApiError(E.INVALID_REPLICA_ASSIGNMENT, f"Unable to revert partition assignment for {name}:{index} "
                                                          "because it would require an unclean leader election.")
+        isr = replicas[:1]
     builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, index)
     builder.target_isr, builder.target_replicas = isr, replicas
     builder.target_removing, builder.target_adding = [], []
@@ -140,10 +145,11 @@ def _cancel(ctx: ControllerContext, name: str, topic, index: int, partition):
 
 
 def _change(ctx: ControllerContext, topic, index: int, partition, target: list):
+    """Start or change a reassignment as Kafka's changePartitionReassignment (adding/removing sorted)."""
     validate_manual_assignment(ctx, target, None)
     current = list(partition.replicas)
-    removing = [r for r in current if r not in target]
-    adding = [r for r in target if r not in current]
+    removing = sorted(set(current) - set(target))
+    adding = sorted(set(target) - set(current))
     replicas = list(target) + removing
     builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, index)
     if replicas != current:

@@ -10,6 +10,8 @@ from kraftsman.controller.quorum.reassignment import (alter_partition, alter_par
                                                       list_partition_reassignments)
 from kraftsman.controller.quorum.topics import create_topics
 
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
 from .replication_fixtures import M, S, cluster, replay, run
 
 
@@ -112,3 +114,34 @@ def test_same_replicas_is_a_no_op_success():
     result, _ = _reassign(_image(), (0, [1, 2, 3]))
     assert _errors(result) == [(0, 0, None)] and result.records == []
     assert replay(_image(), result.records).topics.by_name["t"].partition(0).partition_epoch == 0
+
+
+def test_adding_and_removing_are_sorted_and_replicas_are_target_then_removing():
+    result, image = _reassign(_image(), (0, [5, 4, 1]))
+    change = result.records[0].message
+    assert (change.replicas, change.adding_replicas, change.removing_replicas) == ([5, 4, 1, 2, 3], [4, 5], [2, 3])
+
+
+def test_completion_needs_every_target_replica_in_the_isr_not_only_the_adding_ones():
+    image = _isr_update(_image(), [1, 2])[1]                      # 3 falls out of the ISR
+    image = _reassign(image, (0, [3, 4, 1]))[1]                   # adding [4], removing [2]
+    result, image = _isr_update(image, [1, 2, 4])
+    p = image.topics.by_name["t"].partition(0)
+    assert (p.adding_replicas, p.removing_replicas) == ([4], [2])  # 3 is still missing
+    result, image = _isr_update(image, [1, 2, 4, 3])
+    p = image.topics.by_name["t"].partition(0)
+    assert (p.replicas, p.isr, p.adding_replicas, p.removing_replicas) == ([3, 4, 1], [1, 4, 3], [], [])
+
+
+def test_cancel_that_would_need_an_unclean_election():
+    from kraftsman.controller.quorum.configs import config_record
+    image = _reassign(_image(), (0, [4]))[1]                      # replicas [4,1,2,3], adding [4]
+    change = M("PartitionChangeRecord", topic_id=image.topics.by_name["t"].topic_id, partition_id=0, isr=[4], leader=4)
+    image = replay(image, [ApiMessageAndVersion(change, 0)])
+    result, _ = _reassign(image, (0, None))
+    assert _errors(result) == [(0, 39, "Unable to revert partition assignment for t:0 because it would require an "
+                                       "unclean leader election.")]
+    image = replay(image, [config_record(2, "t", "unclean.leader.election.enable", "true")])
+    result, image = _reassign(image, (0, None))
+    p = image.topics.by_name["t"].partition(0)
+    assert (p.replicas, p.isr, p.leader, p.adding_replicas, p.removing_replicas) == ([1, 2, 3], [1], 1, [], [])
