@@ -3,8 +3,10 @@
 Rules:
 - Usable brokers are the registered brokers not in controlled shutdown; fenced ones may hold replicas
   (never the first), as in Kafka. Brokers group by rack (None is a rack of its own).
-- Each partition takes its first replica from the next rack that has an unfenced broker, then one broker
-  from each following rack in turn (unfenced before fenced) until the replication factor is reached.
+- Broker lists start sorted with a random offset, racks sorted (no rack first) with a random offset.
+- Each partition takes its first replica from the first rack (from the cursor) with an unfenced broker,
+  then one broker per rack from the cursor on, skipping the leader's rack once (unfenced before fenced),
+  until the replication factor is reached; the cursor then moves one rack on.
 - Every broker list rotates by one per partition ("epoch"); after as many partitions as there are
   unfenced brokers, racks and broker lists are reshuffled with ctx.rng, so assignments keep varying.
 - Errors are PlacementError with Kafka's InvalidReplicationFactorException messages.
@@ -26,6 +28,12 @@ class _BrokerList:
     def __init__(self):
         self.brokers: list[int] = []
         self.epoch = self.index = self.offset = 0
+
+    def initialize(self, rng: random.Random) -> None:
+        """Sort the brokers and pick a random start offset."""
+        if self.brokers:
+            self.brokers.sort()
+            self.offset = rng.randrange(len(self.brokers))
 
     def next(self, epoch: int) -> int:
         """Return the next broker of this epoch's rotation, or -1 when the epoch used them all."""
@@ -52,11 +60,6 @@ class _Rack:
         broker = self.unfenced.next(epoch)
         return broker if broker >= 0 else self.fenced.next(epoch)
 
-    def shuffle(self, rng: random.Random) -> None:
-        """Shuffle both broker lists."""
-        rng.shuffle(self.fenced.brokers)
-        rng.shuffle(self.unfenced.brokers)
-
 
 def _check(replication_factor: int, total: int, unfenced: int) -> None:
     if replication_factor <= 0:
@@ -67,6 +70,10 @@ def _check(replication_factor: int, total: int, unfenced: int) -> None:
     if replication_factor > total:
         raise PlacementError(f"The target replication factor of {replication_factor} cannot be reached because "
                              f"only {total} broker(s) are registered.")
+
+
+def _rack_key(name: str | None) -> tuple:
+    return (name is not None, name or "")
 
 
 class RackList:
@@ -81,9 +88,10 @@ class RackList:
             (rack.fenced if fenced else rack.unfenced).brokers.append(broker_id)
             self.total += 1
             self.unfenced += 0 if fenced else 1
-        self.rack_names = list(self.racks)
         for rack in self.racks.values():
-            rack.shuffle(rng)
+            rack.fenced.initialize(rng)
+            rack.unfenced.initialize(rng)
+        self.rack_names = sorted(self.racks, key=_rack_key)
         self.offset = rng.randrange(len(self.rack_names)) if self.rack_names else 0
         self.epoch = 0
 
@@ -91,7 +99,8 @@ class RackList:
         """Reshuffle racks and broker lists."""
         self.rng.shuffle(self.rack_names)
         for rack in self.racks.values():
-            rack.shuffle(self.rng)
+            self.rng.shuffle(rack.fenced.brokers)
+            self.rng.shuffle(rack.unfenced.brokers)
 
     def place(self, replication_factor: int) -> list[int]:
         """Return the replicas of the next partition."""
@@ -99,28 +108,25 @@ class RackList:
         if self.epoch == self.unfenced and self.unfenced > 1:
             self.shuffle()
             self.epoch = 0
-        if self.offset == len(self.rack_names):
+        count = len(self.rack_names)
+        if self.offset == count:
             self.offset = 0
-        first = self._first_unfenced()
-        brokers, rack_index = [first], self.offset
+        first_rack = self.offset
+        while (leader := self.racks[self.rack_names[first_rack]].unfenced.next(self.epoch)) < 0:
+            first_rack = (first_rack + 1) % count
+        brokers, rack_index = [leader], self.offset
         while len(brokers) < replication_factor:
-            rack_index = (rack_index + 1) % len(self.rack_names)
-            broker = self.racks[self.rack_names[rack_index]].next(self.epoch)
-            if broker >= 0:
-                brokers.append(broker)
+            broker = -1
+            while broker < 0:
+                if rack_index == first_rack:
+                    first_rack = -1
+                else:
+                    broker = self.racks[self.rack_names[rack_index]].next(self.epoch)
+                rack_index = (rack_index + 1) % count
+            brokers.append(broker)
         self.epoch += 1
         self.offset += 1
         return brokers
-
-    def _first_unfenced(self) -> int:
-        start = self.offset
-        while True:
-            broker = self.racks[self.rack_names[self.offset]].unfenced.next(self.epoch)
-            if broker >= 0:
-                return broker
-            self.offset = (self.offset + 1) % len(self.rack_names)
-            if self.offset == start:
-                raise PlacementError("Unable to find an unfenced broker.")
 
 
 def usable_brokers(image: MetadataImage) -> list[tuple[int, str | None, bool]]:

@@ -78,3 +78,21 @@ def test_same_seed_same_placement_other_seed_varies():
     a = place(image, random.Random(42), 10, 3)
     assert a == place(image, random.Random(42), 10, 3)
     assert any(place(image, random.Random(s), 10, 3) != a for s in range(5))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_first_window_rotates_the_sorted_broker_list(seed):
+    # Kafka's BrokerList.initialize sorts the brokers (random start offset): the real log's first window
+    # [3,1,2] [1,2,3] [2,3,1] is the sorted list [1,2,3] rotated.
+    placements = place(cluster(3, 1, 2), random.Random(seed), 3, 3)
+    assert sorted(placements) == sorted(_rotations([1, 2, 3]))
+
+
+def test_leader_from_a_later_rack_lets_the_cursor_rack_contribute_a_fenced_replica():
+    # Racks r0 {1 fenced}, r1 {2}, r2 {3}, RF 2. Cursor on r0: leader from r1, then r0's fenced 1 -> [2, 1];
+    # cursor r1 -> [2, 3]; cursor r2 -> [3, 1] (Kafka's RackList.place skips the leader's rack once).
+    image = cluster(broker(1, rack="r0", fenced=True), broker(2, rack="r1"), broker(3, rack="r2"))
+    cycle = [[2, 1], [2, 3], [3, 1]]
+    for seed in range(10):
+        first, second = place(image, random.Random(seed), 2, 2)
+        assert second == cycle[(cycle.index(first) + 1) % 3]
