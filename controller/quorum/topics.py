@@ -2,7 +2,8 @@
 
 Rules:
 - Checks run in Kafka's order: duplicate names in the request (INVALID_REQUEST), name rules and '.'/'_'
-  collisions (INVALID_TOPIC_EXCEPTION), existing names (TOPIC_ALREADY_EXISTS), null config values and
+  collisions with existing topics or, beyond Kafka, with an earlier topic of the same request
+  (INVALID_TOPIC_EXCEPTION), existing names (TOPIC_ALREADY_EXISTS), null config values and
   config validation (INVALID_CONFIG), then the assignment (manual or placed) of each topic.
 - A created topic is a TopicRecord, its ConfigRecords, then one PartitionRecord per partition (leader =
   first active replica, ISR = active replicas, epochs 0), as ReplicationControlManager.createTopic.
@@ -116,7 +117,11 @@ def _name_errors(ctx: ControllerContext, topics) -> dict[str, ApiError]:
     errors, seen, duplicates = {}, set(), set()
     for topic in topics:
         (duplicates if topic.name in seen else seen).add(topic.name)
-    collisions = {unify_collision_chars(n): n for n in ctx.image.topics.by_name if has_collision_chars(n)}
+    collisions: dict[str, str] = {}
+    for existing in ctx.image.topics.by_name:
+        if has_collision_chars(existing):
+            key = unify_collision_chars(existing)
+            collisions[key] = min(collisions.get(key, existing), existing)  # Kafka's TreeSet: the least name
     for topic in topics:
         name = topic.name
         if name in duplicates:

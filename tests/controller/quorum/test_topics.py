@@ -12,8 +12,9 @@ from kraftsman.controller.image.partitions import UNASSIGNED
 from kraftsman.controller.quorum.partitions import MIGRATING
 from kraftsman.controller.quorum.topics import create_partitions, create_topics, delete_topics
 from kraftsman.storage.protocol.uuids import ONE_UUID, ZERO_UUID, Uuid
+from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from .replication_fixtures import M, S, broker, cluster, create_request, dir_id, record_types, run
+from .replication_fixtures import M, S, broker, cluster, create_request, dir_id, record_types, replay, run
 
 
 def _one(result):
@@ -276,3 +277,13 @@ def test_deleting_a_topic_drops_its_configs_so_a_new_one_starts_clean():
     result, image = run(create_topics, image, create_request(("t", 1, 1)))
     assert (2, "t") not in image.configs.resources
     assert {c.name: c.config_source for c in _one(result).configs}["retention.ms"] == 5
+
+
+def test_collision_names_the_least_existing_topic_and_counts_earlier_topics_of_the_request():
+    image = replay(cluster(1), [ApiMessageAndVersion(M("TopicRecord", name=n, topic_id=Uuid.from_longs(7, i)), 0)
+                                for i, n in enumerate(("w_b.f", "w.b.f"), start=1)])   # as a Kafka log can hold
+    result, _ = run(create_topics, image, create_request(("w.b_f", 1, 1)))
+    assert _one(result).error_message == "Topic 'w.b_f' collides with existing topic: w.b.f"
+    result, _ = run(create_topics, cluster(1), create_request(("x.y", 1, 1), ("x_y", 1, 1)))
+    assert [(t.error_code, t.error_message) for t in result.response.topics] == [
+        (0, None), (17, "Topic 'x_y' collides with existing topic: x.y")]
