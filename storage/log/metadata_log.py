@@ -185,18 +185,18 @@ class FileLog:
     # ------------------------------------------------------------ appending and truncating
     def append(self, batch) -> None:
         """Write `batch` at the end of the active segment (durable after flush())."""
-        if batch.base_offset != self.end_offset:
-            raise ValueError(f"append at {batch.base_offset} but the log ends at {self.end_offset}")
-        if batch.epoch < self.last_epoch():
-            raise ValueError(f"append of epoch {batch.epoch} after epoch {self.last_epoch()}")
-        data = batch.data
+        base_offset, epoch, data = batch.base_offset, batch.epoch, batch.data
+        if base_offset != self.end_offset:
+            raise ValueError(f"append at {base_offset} but the log ends at {self.end_offset}")
+        if epoch < self.epochs.last_epoch():
+            raise ValueError(f"append of epoch {epoch} after epoch {self.epochs.last_epoch()}")
         seg = self.segments[-1] if self.segments else None
         if seg is None or (seg.size and seg.size + len(data) > self.segment_bytes):
-            seg = self._roll(batch.base_offset)
+            seg = self._roll(base_offset)
         position = seg.size
         seg.write(data)
         self._dirty[seg.fd] = seg
-        self._index(batch.base_offset, batch.epoch, position, len(data))
+        self._index(base_offset, epoch, position, len(data))
         self.end_offset = batch.next_offset
 
     def _roll(self, base_offset: int) -> Segment:

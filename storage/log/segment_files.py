@@ -54,9 +54,11 @@ class Segment:
 
     def write(self, data: bytes) -> None:
         """Append `data` at the end of the file."""
-        view, done = memoryview(data), 0
-        while done < len(view):
-            done += os.pwrite(self.fd, view[done:], self.size + done)
+        done = os.pwrite(self.fd, data, self.size)
+        if done < len(data):  # a short write: rare, but allowed by POSIX
+            view = memoryview(data)
+            while done < len(view):
+                done += os.pwrite(self.fd, view[done:], self.size + done)
         self.size += done
 
     def read(self, position: int, size: int) -> bytes:
