@@ -1,4 +1,4 @@
-"""Property: random create / delete / AlterPartition / reassign / elect / fence / unfence / shutdown sequences
+"""Property: random create / grow / delete / AlterPartition / reassign / elect / fence / unfence / shutdown sequences
 keep the partition invariants after every step (checked on the image the records build):
 leader in ISR (or -1), ISR non-empty, inactive brokers out of every ISR
 they do not hold alone without a leader, and a subset of the replicas, no fenced or shutting-down leader,
@@ -15,7 +15,7 @@ from kraftsman.controller.quorum.elections import (elect_leaders, on_broker_fenc
                                                    on_controlled_shutdown)
 from kraftsman.controller.quorum.partitions import is_active
 from kraftsman.controller.quorum.reassignment import alter_partition, alter_partition_reassignments
-from kraftsman.controller.quorum.topics import create_topics, delete_topics
+from kraftsman.controller.quorum.topics import create_partitions, create_topics, delete_topics
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .replication_fixtures import M, S, cluster, context, create_request, replay
@@ -68,11 +68,15 @@ def _reassign(rng, image, ctx):
 
 def _step(rng, image):
     ctx = context(image, 7, seed=rng.randrange(1 << 30))
-    action = rng.choice(["create", "create", "delete", "isr", "isr", "isr", "reassign", "elect", "fence",
+    action = rng.choice(["create", "create", "grow", "delete", "isr", "isr", "isr", "reassign", "elect", "fence",
                          "unfence", "shutdown"])
     if action == "create":
         request = create_request((f"t{rng.randrange(8)}", rng.randint(1, 4), rng.randint(1, 3)))
         return image, create_topics(ctx, request).records
+    if action == "grow":
+        request = M("CreatePartitionsRequest", topics=[S("CreatePartitionsRequest", "CreatePartitionsTopic",
+                                                         name=f"t{rng.randrange(8)}", count=rng.randint(1, 6))])
+        return image, create_partitions(ctx, request).records
     if action == "delete":
         ctx.api_version = 5
         return image, delete_topics(ctx, M("DeleteTopicsRequest", topic_names=[f"t{rng.randrange(8)}"])).records
