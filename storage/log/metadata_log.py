@@ -31,7 +31,7 @@ from .atomic import DEFAULT_FS, FileSystem, atomic_write
 from .checkpoints import LEADER_EPOCH_CHECKPOINT_NAME, write_leader_epoch_checkpoint
 from .epoch_cache import EpochCache
 from .raft_types import LogBatch, StoredSnapshot
-from .segment_files import ScannedBatch, Segment, recover_segments
+from .segment_files import ScannedBatches, Segment, recover_segments
 from .snapshot import PARTIAL_SUFFIX, SnapshotId, list_snapshots
 
 DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024  # metadata.log.segment.bytes
@@ -55,7 +55,7 @@ class FileLog:
         self.segment_bytes, self.fs = segment_bytes, fs
         self.segments: list[Segment] = []
         self._seg_bases: list[int] = []
-        self._bases, self._positions, self._sizes = array("q"), array("q"), array("q")
+        self._bases, self._positions, self._sizes = array("q"), array("q"), array("i")
         self.epochs = EpochCache()
         self._snapshot_ids: list[tuple[int, int]] = []
         self._latest = None  # cached Snapshot object of the newest snapshot
@@ -85,10 +85,10 @@ class FileLog:
         self._snapshot_ids = [(s.end_offset, s.epoch) for s in list_snapshots(self.directory)]
         segments, scanned = recover_segments(self.directory)
         self.segments, self._seg_bases = segments, [s.base_offset for s in segments]
-        log_end = scanned[-1].next_offset if scanned else (segments[0].base_offset if segments else 0)
-        last_epoch = scanned[-1].epoch if scanned else 0
+        log_end = scanned.end_offset if len(scanned) else (segments[0].base_offset if segments else 0)
+        last_epoch = scanned.epochs[-1] if len(scanned) else 0
         latest = self._snapshot_ids[-1] if self._snapshot_ids else None
-        first = scanned[0].base_offset if scanned else log_end
+        first = scanned.bases[0] if len(scanned) else log_end
         start = max(first, self._snapshot_ids[0][0]) if latest else first
         if latest and (latest[1] > last_epoch or latest[0] > log_end or start > log_end):
             self._reset_to(latest)  # a crash while installing a snapshot
@@ -105,19 +105,21 @@ class FileLog:
         if strays:
             self.fs.fsync_dir(self.directory)
 
-    def _load_index(self, scanned: list[ScannedBatch], start: int) -> None:
+    def _load_index(self, scanned: ScannedBatches, start: int) -> None:
         """Index the batches at or after `start`; the floor epoch comes from those below it."""
-        hidden = bisect.bisect_left([b.base_offset for b in scanned], start)
-        below = scanned[hidden - 1] if hidden else None
-        if below is not None and below.next_offset >= start:
-            floor = below.epoch
+        n, hidden = len(scanned), bisect.bisect_left(scanned.bases, start)
+        below_end = (scanned.bases[hidden] if hidden < n else scanned.end_offset) if hidden else None
+        if below_end is not None and below_end >= start:
+            floor = scanned.epochs[hidden - 1]
         else:
             floor = next((e for o, e in self._snapshot_ids if o == start), 0)
         self.epochs = EpochCache(floor)
-        for b in scanned[hidden:]:
-            self._index(b.base_offset, b.epoch, b.position, b.size)
+        self._bases, self._positions = scanned.bases[hidden:], scanned.positions[hidden:]
+        self._sizes = scanned.sizes[hidden:]
+        for base_offset, epoch in zip(self._bases, scanned.epochs[hidden:]):
+            self.epochs.assign(epoch, base_offset)
         self.start_offset = start
-        self.end_offset = scanned[-1].next_offset if len(scanned) > hidden else start
+        self.end_offset = scanned.end_offset if n > hidden else start
 
     def _index(self, base_offset: int, epoch: int, position: int, size: int) -> None:
         self._bases.append(base_offset)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 import struct
+from array import array
 from pathlib import Path
-from typing import NamedTuple
 
 from ..errors import StorageError
 from ..records.batch import ATTRIBUTES_OFFSET, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, CorruptRecordError
@@ -91,14 +91,25 @@ class Segment:
             pass
 
 
-class ScannedBatch(NamedTuple):
-    """Where one batch sits: its offsets, epoch, and byte range in its segment."""
+class ScannedBatches:
+    """What recovery found, batch by batch, in compact arrays: base offset, epoch, position, size."""
 
-    base_offset: int
-    next_offset: int
-    epoch: int
-    position: int
-    size: int
+    __slots__ = ("bases", "epochs", "positions", "sizes", "end_offset")
+
+    def __init__(self):
+        self.bases, self.positions = array("q"), array("q")
+        self.epochs, self.sizes = array("i"), array("i")
+        self.end_offset = 0  # the offset after the last batch
+
+    def __len__(self) -> int:
+        return len(self.bases)
+
+    def add(self, base_offset: int, next_offset: int, epoch: int, position: int, size: int) -> None:
+        self.bases.append(base_offset)
+        self.epochs.append(epoch)
+        self.positions.append(position)
+        self.sizes.append(size)
+        self.end_offset = next_offset
 
 
 def segment_paths(directory: Path) -> list[Path]:
@@ -108,36 +119,33 @@ def segment_paths(directory: Path) -> list[Path]:
     return sorted(paths, key=parse_segment_offset)
 
 
-def recover_segments(directory: Path) -> tuple[list[Segment], list[ScannedBatch]]:
+def recover_segments(directory: Path) -> tuple[list[Segment], ScannedBatches]:
     """Open every segment, index its batches and cut a bad tail off the last one."""
     segments: list[Segment] = []
-    batches: list[ScannedBatch] = []
+    scanned = ScannedBatches()
     paths = segment_paths(directory)
     try:
         for i, path in enumerate(paths):
-            segment = Segment.open(path)
+            segments.append(Segment.open(path))
             last = i == len(paths) - 1
-            found = _scan(segment, batches, strict=not last)
-            if not found and not last:
-                segment.delete()  # an empty segment before the last holds nothing
-                continue
-            segments.append(segment)
+            if not _scan(segments[-1], scanned, strict=not last) and not last:
+                segments.pop().delete()  # an empty segment before the last holds nothing
     except BaseException:
         for segment in segments:
             segment.close()
         raise
-    return segments, batches
+    return segments, scanned
 
 
-def _scan(segment: Segment, batches: list[ScannedBatch], *, strict: bool) -> int:
-    """Append the batches of `segment` to `batches`; return how many it holds."""
+def _scan(segment: Segment, scanned: ScannedBatches, *, strict: bool) -> int:
+    """Add the batches of `segment` to `scanned`; return how many it holds."""
     found, good_end = 0, 0
     try:
         for pos, base_offset, size, epoch, last_delta in _headers(segment):
-            problem = _continuity_problem(base_offset, epoch, last_delta, batches)
+            problem = _continuity_problem(base_offset, epoch, last_delta, scanned)
             if problem:
                 raise CorruptRecordError(problem, pos, str(segment.path))
-            batches.append(ScannedBatch(base_offset, base_offset + last_delta + 1, epoch, pos, size))
+            scanned.add(base_offset, base_offset + last_delta + 1, epoch, pos, size)
             found, good_end = found + 1, pos + size
     except CorruptRecordError as e:
         if strict:
@@ -190,15 +198,14 @@ def _check_length(length: int, remaining: int, pos: int, segment: Segment) -> No
                                  f"{remaining} remain", pos, str(segment.path))
 
 
-def _continuity_problem(base_offset: int, epoch: int, last_delta: int, batches: list[ScannedBatch]) -> str | None:
-    """Say why a batch cannot follow `batches`, or return None."""
+def _continuity_problem(base_offset: int, epoch: int, last_delta: int, scanned: ScannedBatches) -> str | None:
+    """Say why a batch cannot follow the batches scanned so far, or return None."""
     if last_delta < 0:
         return f"batch at offset {base_offset} has a negative last offset delta"
-    if not batches:
+    if not len(scanned):
         return None
-    prev = batches[-1]
-    if base_offset != prev.next_offset:
-        return f"batch at offset {base_offset} does not follow offset {prev.next_offset - 1}"
-    if epoch < prev.epoch:
-        return f"batch at offset {base_offset} has epoch {epoch} after {prev.epoch}"
+    if base_offset != scanned.end_offset:
+        return f"batch at offset {base_offset} does not follow offset {scanned.end_offset - 1}"
+    if epoch < scanned.epochs[-1]:
+        return f"batch at offset {base_offset} has epoch {epoch} after {scanned.epochs[-1]}"
     return None
