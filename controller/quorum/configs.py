@@ -117,7 +117,7 @@ def legacy_changes(ctx: ControllerContext, kind: int, name: str, configs: dict) 
     records = [config_record(kind, name, key, value) for key, value in configs.items()
                if value != current.get(key) or kind == BROKER]
     records += [config_record(kind, name, key, None) for key in current if key not in configs]
-    result = {k: v for k, v in configs.items()}
+    result = {k: v for k, v in configs.items() if v is not None}  # a null value deletes the key
     _validate(ctx, kind, name, result, False)
     return records
 

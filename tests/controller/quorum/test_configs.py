@@ -143,3 +143,9 @@ def test_describe_errors_and_brokers():
     assert {c.name: (c.value, c.config_source) for c in r[2].configs} == {"log.cleaner.threads": ("2", 3),
                                                                           "log.retention.ms": ("7", 2)}
     assert {c.name: (c.value, c.config_source) for c in r[3].configs} == {"log.cleaner.threads": ("2", 3)}
+
+
+def test_legacy_alter_with_a_null_value_deletes_the_key():
+    result, image = _legacy(_image(), (2, "t", {"retention.ms": None, "segment.ms": "100"}))
+    assert _answers(result) == [(2, "t", 0, None)]
+    assert image.configs.resources[(2, "t")] == {"segment.ms": "100"}
