@@ -17,6 +17,8 @@ SUBCOMMANDS = {
     "shell": ("kraftsman.cli.metadata_shell", "kafka-metadata-shell", "Browse cluster metadata as a tree."),
     "controller": ("kraftsman.cli.controller", "kafka-controller", "Run a KRaft controller in the foreground."),
     "demo": ("kraftsman.cli.demo", "kraftsman-demo", "Write and decode a small metadata log."),
+    "pipeline": ("kraftsman.cli.pipeline.command", "kafka-metadata-export",
+                 "Decode metadata logs into tables with Spark (pyspark extra)."),
 }
 
 

@@ -1,0 +1,6 @@
+"""The metadata history pipeline: decode fleets of KRaft metadata logs and snapshots into tables.
+
+`decode` is the pure per-file decoder (dump-log's own record decoding, rows as tuples), `tables`
+names the columns, `derived` holds the Spark SQL of the derived tables, `spark_job` is the only
+module that imports pyspark, and `command` is `kraftsman pipeline` / `kafka-metadata-export`.
+"""

@@ -1,0 +1,126 @@
+"""kafka-metadata-export (= `kraftsman pipeline`): decode metadata logs and snapshots into tables with Spark.
+
+    kafka-metadata-export -o OUT [--format parquet|jsonl] [--master URL] [--conf K=V ...] PATH...
+
+PATH is a file, a directory (every .log and .checkpoint below it), a glob, or any URI Spark reads
+(hdfs://, s3a://, ...). Writes OUT/<table> for batches, records, errors, broker_events,
+partition_history, topic_lifecycle, config_changes, acl_changes and feature_changes, replacing what
+a previous run wrote there.
+
+Exit codes: 0 = done; 2 = done, but some input was unreadable or corrupt (see the `errors` table);
+64 = bad arguments; 69 = pyspark is not installed or Spark cannot start; 1 = the job failed.
+
+Rules:
+- pyspark is imported only here, lazily, through `spark_job`; without it the command says how to
+  install it and exits 69.
+- Spark's own logging is quiet unless --verbose; the progress shown is one line per phase.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from kraftsman.cli.common import Environment, ExitStatus, ToolError, exit_with
+
+PROG = "kafka-metadata-export"
+DESCRIPTION = ("Decode KRaft metadata log segments and snapshots into queryable tables (Parquet or JSON Lines) "
+               "with Spark: local[*] by default, any cluster with --master.")
+INSTALL_HINT = ("pyspark is not installed: the metadata pipeline needs the Spark extra, "
+                "pip install 'kraftsman[spark]' (and Java 17 or newer)")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise ToolError(f"{message} (see --help)", ExitStatus.USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of kafka-metadata-export."""
+    p = _Parser(prog=PROG, description=DESCRIPTION, add_help=False)
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files, directories, globs or URIs of .log segments and .checkpoint snapshots")
+    p.add_argument("-o", "--output-dir", metavar="DIR", help="where the tables are written (required)")
+    p.add_argument("--format", choices=["parquet", "jsonl"], default="parquet", help="table format (parquet)")
+    p.add_argument("--master", default="local[*]", help="Spark master URL (local[*]: every core of this machine)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark configuration property, passed through (repeatable)")
+    p.add_argument("--split-bytes", type=int, default=None, metavar="N",
+                   help="cut local segments larger than N bytes into batch-aligned ranges (128 MiB)")
+    p.add_argument("--verbose", action="store_true", help="keep Spark's own logging")
+    p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    return p
+
+
+def parse_conf(items: list[str]) -> dict[str, str]:
+    """Return the --conf pairs as a dict; a pair without '=' is a usage error."""
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ToolError(f"Invalid --conf '{item}': the format is key=value", ExitStatus.USAGE)
+        conf[key.strip()] = value
+    return conf
+
+
+def _spark_module():
+    try:
+        from . import spark_job
+    except ImportError as e:
+        if (e.name or "").split(".")[0] in ("pyspark", "py4j", "pyarrow", "pandas"):
+            raise ToolError(INSTALL_HINT, ExitStatus.UNAVAILABLE) from None
+        raise
+    return spark_job
+
+
+def _start(spark_job, args, env: Environment):
+    try:
+        return spark_job.start_session(args.master, parse_conf(args.conf), quiet=not args.verbose)
+    except Exception as e:  # noqa: BLE001 (py4j / pyspark errors: no Java, bad master URL...)
+        if env.debug:
+            raise
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ToolError(f"cannot start Spark on {args.master}: {first}", ExitStatus.UNAVAILABLE) from None
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run the pipeline with `argv` in `env`; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.help:
+        env.stdout.write(parser.format_help())
+        return ExitStatus.OK
+    if not args.paths or not args.output_dir:
+        raise ToolError("PATH and --output-dir are required (see --help)", ExitStatus.USAGE)
+    conf = parse_conf(args.conf)
+    from .inputs import DEFAULT_SPLIT_BYTES, expand, plan
+
+    files, remote = expand(args.paths)
+    tasks = plan(files, args.split_bytes or DEFAULT_SPLIT_BYTES)
+    spark_job = _spark_module()
+    args.conf = [f"{k}={v}" for k, v in conf.items()]
+    started = time.monotonic()
+    spark = _start(spark_job, args, env)
+    env.stderr.write(f"pipeline: Spark {spark.version} on {args.master} ready in {time.monotonic() - started:.1f} s; "
+                     f"{len(files)} local files ({len(tasks)} tasks), {len(remote)} URIs\n")
+    progress = spark_job.Progress(spark, env.stderr, live=env.stderr_isatty)
+    try:
+        counts = _run_job(spark_job, spark, tasks, remote, args, progress)
+    finally:
+        spark.stop()
+    env.stdout.write(" ".join(f"{table}={n}" for table, n in counts.items()) + f" written to {args.output_dir}\n")
+    return ExitStatus.CORRUPT if counts.get("errors") else ExitStatus.OK
+
+
+def _run_job(spark_job, spark, tasks, remote, args, progress) -> dict[str, int]:
+    try:
+        return spark_job.run_job(spark, tasks, remote, args.output_dir, args.format, progress)
+    except Exception as e:  # noqa: BLE001 (a failed Spark job is one line, not a Java stack trace)
+        if type(e).__module__.startswith(("pyspark", "py4j")):
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ToolError(f"the Spark job failed: {first}") from None
+        raise
+
+
+def main() -> None:
+    """Console script entry point (`kafka-metadata-export`)."""
+    exit_with(run, PROG)

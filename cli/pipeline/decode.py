@@ -1,0 +1,183 @@
+"""Decode one metadata log segment or snapshot into table rows: the pipeline's pure per-file function.
+
+The records are kafka-dump-log's: batches come from storage's DumpBatchReader (resuming after a
+corrupt region at the next valid batch, as `--output jsonl` does), record type, version and data JSON
+from dump_log_jsonl's own record decoding (MetadataParser), so a record row holds what
+`kafka-dump-log --cluster-metadata-decoder --output jsonl` prints for it, plus typed copies of the
+common fields read back from that same data JSON.
+
+Rules:
+- Pure: a file (or a byte range of it) in, rows out; no Spark, no printing. Rows are tuples in the
+  column order of `tables`, yielded as (table name, row) so a whole segment never sits in memory.
+- Nothing raises for bad bytes: an unreadable file, a corrupt region or a record that cannot be read
+  becomes an `errors` row, and decoding goes on with what can still be read.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+from kraftsman.cli.dump_log_format import MetadataParser, RecordError, compression_name
+from kraftsman.cli.dump_log_jsonl import _control_fields, _metadata_fields
+from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
+
+from .tables import RECORDS, names
+
+SUFFIXES = (".log", ".checkpoint")
+
+
+class Origin(NamedTuple):
+    """Where rows come from: the source as given, its kind and the log directory's identity."""
+
+    source: str
+    file_type: str
+    cluster_id: str | None = None
+    node_id: int | None = None
+
+
+def file_type_of(name: str) -> str | None:
+    """Return 'log', 'bootstrap' or 'snapshot' for a metadata file name, or None for other files."""
+    if name.endswith(".log"):
+        return "log"
+    if name == "bootstrap.checkpoint":
+        return "bootstrap"
+    return "snapshot" if name.endswith(".checkpoint") else None
+
+
+def identity(path) -> tuple[str | None, int | None]:
+    """Return (cluster id, node id) from the meta.properties beside the file or one level up."""
+    from kraftsman.storage.log import meta_properties
+
+    folder = Path(path).parent
+    for candidate in (folder / "meta.properties", folder.parent / "meta.properties"):
+        try:
+            meta = meta_properties.read(candidate)
+        except (OSError, ValueError):
+            continue
+        return meta.cluster_id, meta.node_id
+    return None, None
+
+
+ALL = frozenset({"batches", "records", "errors"})
+STRUCTURE = frozenset({"batches", "errors"})
+RECORDS_ONLY = frozenset({"records"})
+
+
+def decode_file(path, source: str | None = None, *, start: int = 0, end: int | None = None,
+                cluster_id: str | None = None, node_id: int | None = None,
+                tables: frozenset = ALL) -> Iterator[tuple[str, tuple]]:
+    """Yield ("batches" | "records" | "errors", row) for the batches lying in [start, end) of a file.
+
+    `tables` selects what to yield: STRUCTURE (batches and errors; records are parsed but their
+    metadata is not decoded) or RECORDS_ONLY (records; errors then live in their `error` column)
+    let two passes share the work without decoding anything twice.
+    """
+    source = str(path) if source is None else source
+    kind = file_type_of(Path(path).name)
+    if kind is None:
+        yield "errors", (source, None, None, "not a metadata log segment (.log) or snapshot (.checkpoint)")
+        return
+    origin = Origin(source, kind, cluster_id, node_id)
+    try:
+        rows = _walk(Path(path), origin, start, end, "records" in tables)
+        yield from rows if tables == ALL else ((t, row) for t, row in rows if t in tables)
+    except OSError as e:
+        yield "errors", (source, None, None, f"cannot read the file: {e.strerror or e}")
+
+
+def _walk(path: Path, origin: Origin, start: int, end: int | None, records: bool) -> Iterator[tuple[str, tuple]]:
+    """Yield the rows of every readable batch, and an error row per corrupt region."""
+    parser = MetadataParser() if records else None
+    limit = 2 ** 63 - 1 if end is None else end
+    while start is not None:
+        reader = DumpBatchReader(path, max_bytes=limit, start=start)
+        for batch in reader:
+            yield from _batch_rows(origin, batch, parser)
+        start = None
+        if reader.trailing_bytes > 0 and (end is None or reader.error):
+            at = reader.error_position if reader.error else reader.valid_bytes
+            yield "errors", (origin.source, at, None, reader.error or
+                             f"{reader.trailing_bytes} bytes at position {at} are not a whole record batch")
+            start = find_next_batch(path, at + 1, reader.end)
+
+
+def batch_row(origin: Origin, batch) -> tuple:
+    """Return the `batches` row of one batch (raises RecordError for an unknown compression id)."""
+    return (*origin, batch.position, batch.base_offset, batch.last_offset, batch.records_count,
+            batch.base_sequence, batch.last_sequence, batch.producer_id, batch.producer_epoch,
+            batch.partition_leader_epoch, batch.is_transactional, batch.is_control, batch.delete_horizon_ms,
+            batch.timestamp_type, batch.base_timestamp, batch.max_timestamp, batch.size_in_bytes, batch.magic,
+            compression_name(batch), batch.crc, batch.attributes, batch.is_valid())
+
+
+def _batch_rows(origin: Origin, batch, parser) -> Iterator[tuple[str, tuple]]:
+    try:
+        yield "batches", batch_row(origin, batch)
+    except RecordError as e:
+        yield "errors", (origin.source, batch.position, batch.base_offset, str(e))
+        return
+    if not batch.is_valid():
+        yield "errors", (origin.source, batch.position, batch.base_offset,
+                         f"Record is corrupt (stored crc = {batch.crc}, computed crc = {batch.compute_crc()})")
+    try:
+        if parser is None:
+            for _ in batch.records():  # parsed for their structure only
+                pass
+            return
+        for record in batch.records():
+            row = record_row(origin, batch, record, parser)
+            yield "records", row
+            if row[_ERROR] is not None:
+                yield "errors", (origin.source, batch.position, record.offset, row[_ERROR])
+    except (ValueError, IndexError) as e:
+        yield "errors", (origin.source, batch.position, batch.base_offset, f"records cannot be read: {e}")
+
+
+def _b64(raw) -> str | None:
+    return None if raw is None else base64.b64encode(raw).decode("ascii")
+
+
+_EMPTY = {"control_type": None, "type": None, "api_key": None, "version": None, "data": None, "value": None,
+          "error": None}
+_NO_TYPED = (None,) * 12
+_ERROR = names(RECORDS).index("error")
+
+
+def record_row(origin: Origin, batch, record, parser) -> tuple:
+    """Return the `records` row of one record: dump-log jsonl's fields, then the typed columns."""
+    fields = dict(_EMPTY)
+    if batch.is_control:
+        fields.update(_control_fields(record))
+    elif record.value is not None:
+        fields.update(_metadata_fields(parser, record))
+    else:
+        fields["value"] = None
+    ts = batch.max_timestamp if batch.timestamp_type == "LogAppendTime" else record.timestamp
+    data = fields["data"]
+    return (*origin, batch.position, batch.max_timestamp, record.offset, ts,
+            -1 if record.key is None else len(record.key), -1 if record.value is None else len(record.value),
+            record.sequence, [(k, _b64(v)) for k, v in record.headers], _b64(record.key), batch.is_control,
+            fields["control_type"], fields["type"], fields["api_key"], fields["version"], data,
+            fields["value"], fields["error"]) + typed_fields(fields["type"], data)
+
+
+def typed_fields(kind: str | None, data: str | None) -> tuple:
+    """Return the typed columns (tables.TYPED) of a record from its type and data JSON."""
+    if data is None or kind not in _TYPED_KINDS:
+        return _NO_TYPED
+    d = json.loads(data)
+    fence = kind in ("FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD")
+    config = kind == "CONFIG_RECORD"
+    return (d.get("id") if fence else d.get("brokerId"), d.get("epoch") if fence else d.get("brokerEpoch"),
+            d.get("topicId"), d.get("name") if kind == "TOPIC_RECORD" else None, d.get("partitionId"),
+            d.get("leader"), d.get("leaderEpoch"), d.get("isr"), d.get("replicas"),
+            d.get("resourceType") if config else None, d.get("resourceName") if config else None,
+            d.get("name") if config else None)
+
+
+_TYPED_KINDS = frozenset({
+    "REGISTER_BROKER_RECORD", "UNREGISTER_BROKER_RECORD", "FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD",
+    "BROKER_REGISTRATION_CHANGE_RECORD", "TOPIC_RECORD", "PARTITION_RECORD", "PARTITION_CHANGE_RECORD",
+    "REMOVE_TOPIC_RECORD", "CONFIG_RECORD"})

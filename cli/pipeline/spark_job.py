@@ -1,0 +1,268 @@
+"""The pipeline on Spark: the one module that imports pyspark (an optional extra).
+
+Flow: the driver plans tasks (files or batch-aligned byte ranges, `inputs`), groups them by bytes into
+about three groups per core and parallelizes the groups, so every core decodes whole files read by
+the Python workers themselves (never `binaryFiles`, which packs many files into one partition). Each
+worker runs the pure decoder and yields rows of one wide union schema tagged with their table; the
+union is persisted, split into `records`, `batches` and `errors`, and the derived tables are Spark SQL
+(`derived`) over the written `records`. Remote URIs (hdfs://, s3a://, ...) are read by Spark's
+`binaryFile` source and decoded by the same function. Every table is written with mode overwrite,
+so running the same command again replaces its output.
+
+Rules:
+- Only this module imports pyspark / py4j (import-linter contract in pyproject.toml).
+- Quiet by default: log4j at ERROR before the JVM starts, no console progress bar of Spark's own;
+  the progress shown is ours (stage tasks done / total) on a terminal stderr.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+import threading
+import time
+
+from pyspark import StorageLevel
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from .derived import DERIVED
+from .decode import RECORDS_ONLY, STRUCTURE
+from .inputs import Task, balance
+from .tables import BASE_TABLES, BATCHES, ERRORS, RECORDS, ddl, names, union_columns
+
+_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+FORMATS = {"parquet": "parquet", "jsonl": "json"}
+
+
+def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> SparkSession:
+    """Start (or reuse) a SparkSession on `master`; user --conf values win over our defaults."""
+    defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static"}
+    if master.startswith("local"):
+        defaults.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
+    if quiet:
+        path = os.path.join(tempfile.gettempdir(), "kraftsman-pipeline-log4j2.properties")
+        with open(path, "w") as f:
+            f.write(_LOG4J)
+        defaults["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{path}"
+    builder = SparkSession.builder.master(master).appName("kraftsman-pipeline")
+    for key, value in {**defaults, **conf}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if quiet:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+_ARROW_TYPES = {"string": "string", "bigint": "int64", "int": "int32", "boolean": "bool_"}
+
+
+def arrow_schema(columns):
+    """Return the Arrow schema Spark expects for a table's columns (tables.py types)."""
+    import pyarrow as pa
+
+    def kind(t: str):
+        if t in _ARROW_TYPES:
+            return getattr(pa, _ARROW_TYPES[t])()
+        if t == "array<int>":
+            return pa.list_(pa.int32())
+        if t == "array<struct<key:string,value:string>>":
+            return pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))
+        raise ValueError(f"no Arrow type for {t}")
+
+    return pa.schema([(name, kind(t)) for name, t in columns])
+
+
+def to_arrow(rows, columns, size: int = 8192):
+    """Yield Arrow record batches of `size` rows (tuples in column order)."""
+    import pyarrow as pa
+
+    schema = arrow_schema(columns)
+    buf: list = []
+    for row in rows:
+        buf.append(row)
+        if len(buf) == size:
+            yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(zip(*buf), schema)], schema=schema)
+            buf = []
+    if buf:
+        yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(zip(*buf), schema)], schema=schema)
+
+
+def _task_rows(tasks, selected: frozenset, convert):
+    """Yield the rows of the selected tables for every task (runs in a Python worker)."""
+    from .decode import decode_file
+
+    for task in tasks:
+        for table, row in decode_file(task.path, task.source, start=task.start, end=task.end,
+                                      cluster_id=task.cluster_id, node_id=task.node_id, tables=selected):
+            yield convert(table, row)
+
+
+def _input_tasks(batches):
+    """Yield the tasks of the input Arrow batches: planned groups, or files Spark read (remote URIs)."""
+    for batch in batches:
+        if "tasks" in batch.schema.names:
+            for text in batch.column("tasks").to_pylist():
+                yield from (Task(*t) for t in json.loads(text))
+            continue
+        for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
+            with tempfile.TemporaryDirectory(prefix="kraftsman-pipeline-") as tmp:
+                local = os.path.join(tmp, path.rstrip("/").rsplit("/", 1)[-1])
+                with open(local, "wb") as f:
+                    f.write(content)
+                yield Task(local, path)
+
+
+def decode_pass(selected: frozenset, columns):
+    """Return the mapInArrow function decoding the input tasks into rows of `columns`."""
+    def run(batches):
+        import gc
+
+        from .tables import union_converters
+
+        if selected == RECORDS_ONLY:
+            def convert(table, row):
+                return row
+        else:
+            by_table = union_converters(tuple(t for t in BASE_TABLES if t in selected))
+
+            def convert(table, row):
+                return by_table[table](row)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            yield from to_arrow(_task_rows(_input_tasks(batches), selected, convert), columns)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return run
+
+
+def inputs_frame(spark: SparkSession, tasks: list[Task], remote: list[str]):
+    """Return the DataFrame the decode passes map over: one row per task group (one group per partition)."""
+    sc = spark.sparkContext
+    frames = []
+    if tasks:
+        groups = [(json.dumps(g),) for g in balance(tasks, 3 * sc.defaultParallelism)]
+        frames.append(spark.createDataFrame(sc.parallelize(groups, len(groups)), "tasks string"))
+    if remote:
+        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+                 .option("pathGlobFilter", "*.{log,checkpoint}").load(remote))
+        frames.append(files.select("path", "content"))
+    return frames
+
+
+def table_path(out: str, table: str) -> str:
+    """Return where a table is written below the output directory."""
+    return out.rstrip("/") + "/" + table
+
+
+def _write(df, out: str, table: str, fmt: str) -> None:
+    df.write.mode("overwrite").format(FORMATS[fmt]).save(table_path(out, table))
+
+
+def read_table(spark: SparkSession, out: str, table: str, fmt: str, columns=None):
+    """Read a written table back (JSON Lines need their schema)."""
+    reader = spark.read.format(FORMATS[fmt])
+    if columns is not None and fmt == "jsonl":
+        reader = reader.schema(ddl(columns))
+    return reader.load(table_path(out, table))
+
+
+def _decoded(frames, selected: frozenset, columns):
+    parts = [f.mapInArrow(decode_pass(selected, columns), ddl(columns)) for f in frames]
+    return functools.reduce(lambda a, b: a.unionByName(b), parts)
+
+
+_RECORD_ERRORS = "SELECT source, batch_position AS position, offset, error AS message FROM records WHERE error IS NOT NULL"
+
+
+def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str, fmt: str = "parquet",
+            progress=None) -> dict[str, int]:
+    """Decode, write every table below `out`, and return the row count of the base tables.
+
+    Two passes over the files: `records` (the full decode), then `batches` and `errors` (batch headers,
+    CRCs and record framing only); record-level errors are read back from the written records.
+    """
+    progress = progress or Progress(spark, None)
+    frames = inputs_frame(spark, tasks, remote)
+    with progress.phase("decoding records"):
+        _write(_decoded(frames, RECORDS_ONLY, RECORDS), out, "records", fmt)
+    records = read_table(spark, out, "records", fmt, RECORDS)
+    records.createOrReplaceTempView("records")
+    structure_columns = union_columns(("batches", "errors"))
+    structure = _decoded(frames, STRUCTURE, structure_columns).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        with progress.phase("decoding batches"):
+            _write(structure.where(F.col("table") == "batches").select(*names(BATCHES)), out, "batches", fmt)
+        with progress.phase("writing errors"):
+            errors = structure.where(F.col("table") == "errors").select(*names(ERRORS))
+            _write(errors.unionByName(spark.sql(_RECORD_ERRORS)), out, "errors", fmt)
+    finally:
+        structure.unpersist()
+    for name, sql in DERIVED.items():
+        with progress.phase(f"writing {name}"):
+            _write(spark.sql(sql), out, name, fmt)
+    return {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
+
+
+class Progress:
+    """Show the running phase and its stage's tasks done / total on a terminal stream, else one line each."""
+
+    def __init__(self, spark: SparkSession, stream, live: bool = False):
+        self.tracker = spark.sparkContext.statusTracker()
+        self.stream, self.live = stream, live
+
+    def phase(self, name: str):
+        """Return a context manager that reports the phase while it runs."""
+        return _Phase(self, name)
+
+    def line(self, text: str, final: bool = False) -> None:
+        """Write a status line (rewritten in place on a terminal)."""
+        if self.stream is None:
+            return
+        if self.live:
+            self.stream.write("\r\x1b[K" + text + ("\n" if final else ""))
+        elif final:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def tasks(self) -> str:
+        """Return 'done/total tasks' over the active stages."""
+        done = total = 0
+        for stage in self.tracker.getActiveStageIds():
+            info = self.tracker.getStageInfo(stage)
+            if info is not None:
+                done, total = done + info.numCompletedTasks, total + info.numTasks
+        return f"{done}/{total} tasks" if total else ""
+
+
+class _Phase:
+    def __init__(self, progress: Progress, name: str):
+        self.progress, self.name = progress, name
+        self.stop = threading.Event()
+
+    def __enter__(self):
+        self.started = time.monotonic()
+        if self.progress.live:
+            threading.Thread(target=self._poll, daemon=True).start()
+        return self
+
+    def _poll(self) -> None:
+        while not self.stop.wait(0.5):
+            elapsed = time.monotonic() - self.started
+            self.progress.line(f"pipeline: {self.name} {self.progress.tasks()} {elapsed:.0f} s")
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        if exc[0] is None:
+            self.progress.line(f"pipeline: {self.name} done in {time.monotonic() - self.started:.1f} s", final=True)
