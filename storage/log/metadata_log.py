@@ -13,7 +13,8 @@ Rules:
   bytes are read from the files with os.pread when asked.
 - append() writes to the file at once (no user-space buffer); only flush() makes appends durable
   (fsync of the written segments, then of the directory after a roll or delete). Truncation,
-  snapshot writes and snapshot installation are durable when they return, as in MemoryLog.
+  snapshot writes and snapshot installation are durable when they return, as in MemoryLog;
+  delete_before's file deletions at the next flush (a lost deletion only leaves more log).
 - The log below `start_offset` may survive in a partly deleted segment; it is never read.
 - Restart rule: `start_offset` is the end offset of the oldest snapshot, or the first batch's
   base offset if that is larger; when the newest snapshot is past the log's end (a crash while
@@ -22,7 +23,6 @@ Rules:
 from __future__ import annotations
 
 import bisect
-import os
 from array import array
 from pathlib import Path
 
@@ -313,7 +313,7 @@ class FileLog:
             self.fs.remove(self.directory / SnapshotId(*sid).file_name)
             self._snapshot_ids.remove(sid)
             self._dir_dirty = True
-        if self._latest is not None and (not self._snapshot_ids or doomed(self._snapshot_ids[-1]) or
+        if self._latest is not None and (not self._snapshot_ids or
                                          tuple(self._latest.snapshot_id) != self._snapshot_ids[-1]):
             self._latest = None
 
