@@ -186,6 +186,9 @@ class DumpSession:
 
         if self.opts.decoder == "cluster-metadata":
             return fmt.MetadataParser()
+        if self.opts.decoder == "remote-log-metadata":
+            raise ToolError("--remote-log-metadata-decoder is not supported by kraftsman (RemoteLogMetadataSerde "
+                            "records are not decoded); use --print-data-log to see the raw values")
         if self.opts.decoder in ("offsets", "transaction-log"):
             from .dump_log_decoders import parser_for
 

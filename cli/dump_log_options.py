@@ -2,7 +2,8 @@
 
 Rules:
 - Kafka's flags, help texts, defaults and implications: any decoder implies --print-data-log, which
-  implies --deep-iteration. Decoder precedence: offsets > transaction log > cluster metadata > classes.
+  implies --deep-iteration. Decoder precedence: offsets > transaction log > cluster metadata >
+  remote log metadata (not supported: one-line error) > classes.
 - No arguments or --help: description and usage on stderr, exit 1. --version: the version, exit 0.
 - Beyond Kafka (additive): --output text|jsonl.
 """
@@ -19,39 +20,42 @@ KAFKA_VERSION = "3.9.0"
 STRING_DECODER = "org.apache.kafka.tools.api.StringDecoder"
 INT_MAX = 2 ** 31 - 1
 
-# (flag, metavar or None, help) in jopt-simple's alphabetical help order.
+# (flag, argument display or None, help with jopt-simple's "(default: ..)") sorted by name, as jopt-simple
+# lists them; Kafka 3.9's DumpLogSegmentsOptions plus CommandDefaultOptions' --help/--version.
+_DECODER_CLASS = ("If set, used to deserialize the {}. This class should implement org.apache.kafka.tools.api.Decoder "
+                  "trait. Custom jar should be available in kafka/libs directory. (default: " + STRING_DECODER + ")")
 OPTIONS = (
     ("--cluster-metadata-decoder", None, "If set, log data will be parsed as cluster metadata records."),
     ("--deep-iteration", None, "If set, uses deep instead of shallow iteration. Automatically set if "
                                "print-data-log is enabled."),
-    ("--files", "file1, file2, ...", "REQUIRED: The comma separated list of data and index log files to be "
-                                     "dumped."),
+    ("--files", "String: file1, file2, ...", "REQUIRED: The comma separated list of data and index log files to "
+                                             "be dumped."),
     ("--help", None, "Print usage information."),
     ("--index-sanity-check", None, "If set, just checks the index sanity without printing its content. This is "
                                    "the same check that is executed on broker startup to determine if an index "
                                    "needs rebuilding or not."),
-    ("--key-decoder-class", "String", "if set, used to deserialize the keys. This class should implement "
-                                      "org.apache.kafka.tools.api.Decoder trait. Custom jar should be available "
-                                      "in kafka/libs directory. (default: " + STRING_DECODER + ")"),
+    ("--key-decoder-class", "String", _DECODER_CLASS.format("keys")),
     ("--max-bytes", "Integer: size", "Limit the amount of total batches read in bytes avoiding reading the "
                                      "whole .log file(s). (default: 2147483647)"),
     ("--max-message-size", "Integer: size", "Size of largest message. (default: 5242880)"),
     ("--offsets-decoder", None, "If set, log data will be parsed as offset data from the __consumer_offsets "
                                 "topic."),
-    ("--output", "text|jsonl", "kraftsman: output format; jsonl prints one JSON object per batch and per "
-                               "record (schema: kraftsman/cli/schemas/dump-log-jsonl.schema.json). "
-                               "(default: text)"),
+    ("--output", "String: text|jsonl", "kraftsman: output format; jsonl prints one JSON object per batch and per "
+                                       "record (schema: kraftsman/cli/schemas/dump-log-jsonl.schema.json). "
+                                       "(default: text)"),
     ("--print-data-log", None, "If set, printing the messages content when dumping data logs. Automatically "
                                "set if any decoder option is specified."),
+    ("--remote-log-metadata-decoder", None, "If set, log data will be parsed as TopicBasedRemoteLogMetadataManager "
+                                            "(RLMM) metadata records. Instead, the value-decoder-class option can "
+                                            "be used if a custom RLMM implementation is configured."),
     ("--skip-record-metadata", None, "Whether to skip printing metadata for each record."),
     ("--transaction-log-decoder", None, "If set, log data will be parsed as transaction metadata from the "
                                         "__transaction_state topic."),
-    ("--value-decoder-class", "String", "if set, used to deserialize the messages. This class should implement "
-                                        "org.apache.kafka.tools.api.Decoder trait. Custom jar should be "
-                                        "available in kafka/libs directory. (default: " + STRING_DECODER + ")"),
+    ("--value-decoder-class", "String", _DECODER_CLASS.format("messages")),
     ("--verify-index-only", None, "If set, just verify the index log without printing its content."),
     ("--version", None, "Display Kafka version."),
 )
+OPTIONAL_ARGUMENT = frozenset({"--key-decoder-class", "--value-decoder-class"})
 
 
 @dataclass
@@ -61,7 +65,7 @@ class DumpOptions:
     files: list[str]
     print_data_log: bool
     deep_iteration: bool
-    decoder: str                # "offsets" | "transaction-log" | "cluster-metadata" | "string"
+    decoder: str                # "offsets" | "transaction-log" | "cluster-metadata" | "remote-log-metadata" | "string"
     key_decoder: str
     value_decoder: str
     skip_record_metadata: bool
@@ -78,36 +82,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 def help_text() -> str:
-    """Return the usage table printed on stderr (jopt-simple's layout)."""
-    rows = [("Option", "Description"), ("------", "-----------")]
-    for flag, meta, text in OPTIONS:
-        rows.append((flag if meta is None else f"{flag} <{meta}>", text))
-    lines = []
-    for left, text in rows:
-        chunks = _wrap(text, 39)
-        lines.append(f"{left:<41}{chunks[0]}".rstrip() if len(left) <= 40 else left)
-        if len(left) > 40:
-            lines.append(f"{'':<41}{chunks[0]}".rstrip())
-        lines.extend(f"{'':<43}{c}".rstrip() for c in chunks[1:])
-    return "\n".join(lines)
+    """Return the usage table printed on stderr (jopt-simple's BuiltinHelpFormatter layout)."""
+    from .dump_log_help import option_display, render
 
-
-def _wrap(text: str, width: int) -> list[str]:
-    out, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            out.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    out.append(line)
-    return out
+    return render([(option_display(flag, meta, flag in OPTIONAL_ARGUMENT), text) for flag, meta, text in OPTIONS])
 
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kafka-dump-log", add_help=False)
     for flag, meta, _ in OPTIONS:
-        if flag in ("--files", "--key-decoder-class", "--value-decoder-class", "--output"):
+        if flag in OPTIONAL_ARGUMENT:  # jopt-simple's withOptionalArg: the flag alone means the default
+            p.add_argument(flag, action="append", nargs="?", const=STRING_DECODER)
+        elif flag in ("--files", "--output"):
             p.add_argument(flag, action="append")
         elif flag in ("--max-bytes", "--max-message-size"):
             p.add_argument(flag, action="append", type=_java_int(flag))
@@ -135,6 +121,8 @@ def _decoder(ns) -> str:
         return "transaction-log"
     if ns.cluster_metadata_decoder:
         return "cluster-metadata"
+    if ns.remote_log_metadata_decoder:
+        return "remote-log-metadata"
     return "string"
 
 
@@ -148,7 +136,8 @@ def parse(argv: list[str]) -> DumpOptions | str:
     if not ns.files:
         return "missing-files"
     printing = (ns.print_data_log or ns.offsets_decoder or ns.transaction_log_decoder
-                or ns.cluster_metadata_decoder or bool(ns.key_decoder_class) or bool(ns.value_decoder_class))
+                or ns.cluster_metadata_decoder or ns.remote_log_metadata_decoder or bool(ns.key_decoder_class)
+                or bool(ns.value_decoder_class))
     output = (ns.output or ["text"])[-1]
     if output not in ("text", "jsonl"):
         raise ToolError(f"--output must be text or jsonl, not {output!r}")
@@ -167,3 +156,14 @@ def java_split(text: str) -> list[str]:
     while parts and parts[-1] == "":
         parts.pop()
     return parts
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser with Kafka's help texts and metavars attached (man page, completions, help tests)."""
+    parser = _parser()
+    parser.description = DESCRIPTION
+    texts = {flag: (meta, text) for flag, meta, text in OPTIONS}
+    for action in parser._actions:
+        meta, action.help = texts[action.option_strings[0]]
+        action.metavar = meta
+    return parser
