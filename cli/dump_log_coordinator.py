@@ -8,9 +8,10 @@ with `<DELETE>` for a tombstone. For a classic group whose protocolType is "cons
 subscription and assignment bytes are replaced by their ConsumerProtocolSubscription/Assignment JSON
 (the base64 bytes are kept when they do not parse). An unknown record type gives the key
 `Unknown record type <t> at offset <o>, skipping.` and any other failure the key
-`Error at offset <o>, skipping. <message>`, both with no payload. Only the classic records (types
-0-2) are decoded: the KIP-848 consumer-group records of Kafka 3.9 (types 3-8) have no spec here yet
-(their 3.9 field lists could not be pinned down), so they print as unknown record types.
+`Error at offset <o>, skipping. <message>`, both with no payload. The classic records (types 0-2)
+and the consumer-group metadata record (type 3) are decoded; the other KIP-848 consumer-group records of
+Kafka 3.9 (types 4-8) have no spec here yet (their 3.9 field lists could not be pinned down from the
+sources), so they print as unknown record types.
 
 `__transaction_state` (TransactionLog.formatRecordKeyAndValue): key
 `transaction_metadata::transactionalId=<id>`, payload `producerId:<p>,producerEpoch:<e>,state=<State>,
@@ -41,6 +42,7 @@ OFFSETS_RECORD_TYPES = {
     0: ("OffsetCommitKey", "OffsetCommitValue"),
     1: ("OffsetCommitKey", "OffsetCommitValue"),
     2: ("GroupMetadataKey", "GroupMetadataValue"),
+    3: ("ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"),
 }
 TRANSACTION_STATES = {0: "Empty", 1: "Ongoing", 2: "PrepareCommit", 3: "PrepareAbort", 4: "CompleteCommit",
                       5: "CompleteAbort", 6: "Dead", 7: "PrepareEpochFence"}

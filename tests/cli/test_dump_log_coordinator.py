@@ -11,6 +11,9 @@ Sources of the expected text:
   ConsumerProtocolSubscription/Assignment) and lines derived from DumpLogSegments.OffsetsMessageParser:
   key `{"type":"<t>","data":..}`, payload `{"version":"<v>","data":..}`, `<DELETE>` for tombstones,
   `Unknown record type ..` / `Error at offset ..` keys with no payload.
+- Offsets, Kafka's own expectations: the strings of DumpLogSegmentsTest.testOffsetsMessageParser (3.8/3.9 era)
+  for a consumer-protocol group, a malformed one, a consumer-group metadata record, its tombstone and an
+  unknown record type, with the records' bytes laid out by hand.
 """
 from __future__ import annotations
 
@@ -247,3 +250,61 @@ def test_short_value_version(tmp_path):
     _, out, _ = dump(tmp_path, build_batch([(COMMIT_KEY, b"\x00")], timestamp=7), "--offsets-decoder",
                      "--skip-record-metadata")
     assert out[3] == "| key: Error at offset 0, skipping. Could not read version from value's buffer."
+
+
+# ---------------------------------------------------------------- Kafka's own OffsetsMessageParser expectations
+# DumpLogSegmentsTest.testOffsetsMessageParser (Kafka 3.8/3.9 era) gives the exact key/payload strings for these
+# records; the bytes are laid out by hand here from the specs (GroupMetadataValue v4 is flexible: compact
+# strings/arrays/bytes with length + 1 and empty tagged-field sections; the consumer protocol is not flexible).
+
+def compact(text: str | bytes | None) -> bytes:
+    raw = text.encode() if isinstance(text, str) else text
+    return b"\x00" if raw is None else bytes([len(raw) + 1]) + raw
+
+
+KAFKA_GROUP_KEY = '{"type":"2","data":{"group":"group"}}'
+KAFKA_GROUP_PREFIX = ('{"version":"4","data":{"protocolType":"consumer","generation":10,"protocol":"range",'
+                      '"leader":"member","currentStateTimestamp":-1,"members":[{"memberId":"member",'
+                      '"groupInstanceId":"instance","clientId":"client","clientHost":"host",'
+                      '"rebalanceTimeout":1000,"sessionTimeout":100,')
+
+
+def kafka_group_value(subscription: bytes, assignment: bytes) -> bytes:
+    member = (compact("member") + compact("instance") + compact("client") + compact("host")
+              + struct.pack(">ii", 1000, 100) + compact(subscription) + compact(assignment) + b"\x00")
+    return (struct.pack(">h", 4) + compact("consumer") + struct.pack(">i", 10) + compact("range")
+            + compact("member") + struct.pack(">q", -1) + b"\x02" + member + b"\x00")
+
+
+def test_kafka_test_case_group_metadata_with_consumer_protocol(tmp_path):
+    # ConsumerProtocol.serializeSubscription at v3: topics ["foo"], userData null, ownedPartitions [foo: [0]],
+    # generationId 0, rackId "rack"; serializeAssignment at v3: [foo: [0]], userData null.
+    subscription = (struct.pack(">hi", 3, 1) + string("foo") + struct.pack(">i", -1) + struct.pack(">i", 1)
+                    + string("foo") + struct.pack(">ii", 1, 0) + struct.pack(">i", 0) + string("rack"))
+    assignment = struct.pack(">hi", 3, 1) + string("foo") + struct.pack(">iii", 1, 0, -1)
+    key = struct.pack(">h", 2) + string("group")
+    _, out, _ = dump(tmp_path, build_batch([(key, kafka_group_value(subscription, assignment))], timestamp=1),
+                     "--offsets-decoder", "--skip-record-metadata")
+    assert out[3] == ("| key: " + KAFKA_GROUP_KEY + " payload: " + KAFKA_GROUP_PREFIX
+                      + '"subscription":{"topics":["foo"],"userData":null,"ownedPartitions":[{"topic":"foo",'
+                        '"partitions":[0]}],"generationId":0,"rackId":"rack"},"assignment":{"assignedPartitions":'
+                        '[{"topic":"foo","partitions":[0]}],"userData":null}}]}}')
+
+
+def test_kafka_test_case_malformed_consumer_protocol_keeps_bytes(tmp_path):
+    key = struct.pack(">h", 2) + string("group")
+    value = kafka_group_value(b"Subscription", b"Assignment")
+    _, out, _ = dump(tmp_path, build_batch([(key, value)], timestamp=1), "--offsets-decoder", "--skip-record-metadata")
+    assert out[3] == ("| key: " + KAFKA_GROUP_KEY + " payload: " + KAFKA_GROUP_PREFIX
+                      + '"subscription":"U3Vic2NyaXB0aW9u","assignment":"QXNzaWdubWVudA=="}]}}')
+
+
+def test_kafka_test_case_consumer_group_metadata_tombstone_and_unknown_type(tmp_path):
+    key = struct.pack(">h", 3) + string("group")
+    value = struct.pack(">hi", 0, 10) + b"\x00"  # ConsumerGroupMetadataValue v0: epoch 10, no tagged fields
+    unknown = struct.pack(">h", 32767) + string("group")
+    _, out, _ = dump(tmp_path, build_batch([(key, value), (key, None), (unknown, value)], timestamp=1),
+                     "--offsets-decoder", "--skip-record-metadata")
+    assert out[3:] == ['| key: {"type":"3","data":{"groupId":"group"}} payload: {"version":"0","data":{"epoch":10}}',
+                       '| key: {"type":"3","data":{"groupId":"group"}} payload: <DELETE>',
+                       "| key: Unknown record type 32767 at offset 2, skipping."]
