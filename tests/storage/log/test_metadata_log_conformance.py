@@ -148,3 +148,25 @@ def test_segments_roll_at_segment_bytes_and_are_named_by_base_offset(tmp_path):
     assert (tmp_path / names[1]).read_bytes() == batches[2].data + batches[3].data
     assert (tmp_path / "leader-epoch-checkpoint").read_text() == "0\n1\n1 0\n"
     log.close()
+
+
+def test_delete_before_keeps_every_segment_holding_an_offset_at_or_above_it(tmp_path):
+    log = open_log(tmp_path, 250)
+    for i in range(6):  # segments [0, 2), [2, 4), [4, 6) as above
+        log.append(R.data_batch([b"v" * 40], i, 1))
+
+    def segments():
+        return sorted(int(p[:20]) for p in os.listdir(tmp_path) if p.endswith(".log"))
+
+    log.delete_before(3)
+    assert segments() == [2, 4] and log.start_offset == 3
+    assert [b.base_offset for b in log.read(0, 1 << 20)] == [3, 4, 5]  # 2 is still on disk, never read
+    log.delete_before(4)
+    assert segments() == [4]
+    log.delete_before(6)
+    assert segments() == [4] and (log.start_offset, log.end_offset) == (6, 6)  # the active segment stays
+    log.append(R.data_batch([b"w"], 6, 2))  # 216 + 69 bytes > 250: a new segment
+    assert segments() == [4, 6]
+    log.delete_before(7)
+    assert segments() == [6]
+    log.close()
