@@ -8,9 +8,13 @@ Rules:
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass, field
-from importlib import resources
+
+from . import schema_cache
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 
 PRIMITIVES = frozenset({
     "bool", "int8", "int16", "int32", "int64", "uint16", "uint32", "float64",
@@ -183,22 +187,31 @@ def _yaml_loader():
 
 @functools.lru_cache(maxsize=None)
 def load(name: str) -> MessageSpec:
-    """Load the spec of message `name` from the packaged schema folder."""
-    import yaml
-
-    path = resources.files("kraftsman.storage.protocol.schemas") / f"{name}.yaml"
+    """Load the spec of message `name` from the packaged schema folder (parsed YAML cached, see schema_cache)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(os.path.join(SCHEMA_DIR, f"{name}.yaml"), encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         raise SchemaError(f"no schema for message {name!r}") from None
-    return build_message(yaml.load(text, Loader=_yaml_loader()))
+    return build_message(parse_text(name, text))
+
+
+def parse_text(name: str, text: str) -> dict:
+    """Return the mapping in YAML `text`, from the cache when this exact text was parsed before."""
+    cached_at = schema_cache.entry_path(name, text)
+    raw = schema_cache.read(cached_at)
+    if raw is None:
+        import yaml
+
+        raw = yaml.load(text, Loader=_yaml_loader())
+        schema_cache.write(cached_at, raw)
+    return raw
 
 
 @functools.lru_cache(maxsize=None)
 def names() -> tuple[str, ...]:
     """List every message name that has a spec file."""
-    folder = resources.files("kraftsman.storage.protocol.schemas")
-    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml")))
+    return tuple(sorted(n[:-5] for n in os.listdir(SCHEMA_DIR) if n.endswith(".yaml")))
 
 
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
