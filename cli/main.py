@@ -22,12 +22,31 @@ SUBCOMMANDS = {
 }
 
 
+DESCRIPTION = "One umbrella command over kraftsman's Kafka-compatible tools."
+OPTIONS = (("-h, --help", "Show this help and exit."), ("--version", "Print the version and exit."),
+           ("--debug", "Show a Python traceback instead of a one-line error."))
+
+
 def usage() -> str:
     """Return the umbrella usage text."""
     lines = ["usage: kraftsman <command> [args...]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
+    lines += ["", "options:"] + [f"  {flags:<10} {help_}" for flags, help_ in OPTIONS]
     lines += ["", "Run 'kraftsman <command> --help' for a command's flags."]
     return "\n".join(lines) + "\n"
+
+
+def build_parser():
+    """Return an argparse description of the umbrella (for man pages and completions; run() dispatches)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="kraftsman", description=DESCRIPTION)
+    parser.add_argument("--version", action="store_true", help=OPTIONS[1][1])
+    parser.add_argument("--debug", action="store_true", help=OPTIONS[2][1])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, _, help_) in SUBCOMMANDS.items():
+        sub.add_parser(name, help=help_, add_help=False)
+    return parser
 
 
 def run(argv: list[str], env: Environment) -> int:

@@ -27,7 +27,8 @@ class _Parser(argparse.ArgumentParser):
         raise ToolError(f"{self.format_usage().strip()}\n{PROG}: error: {message}", ExitStatus.ERROR)
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of kafka-metadata-shell."""
     parser = _Parser(prog=PROG, description="The Apache Kafka metadata shell")
     parser.add_argument("--snapshot", "-s", help="The snapshot file to read.")
     parser.add_argument("--directory", "-d", help="A metadata log directory: its newest snapshot, then the "
@@ -139,7 +140,7 @@ def _local() -> dict:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-shell with `argv`."""
     try:
-        ns = _parser().parse_args(argv)
+        ns = build_parser().parse_args(argv)
         if not ns.snapshot and not ns.directory:
             raise ToolError(NO_SOURCE)
         lock = _lock_directory(ns)

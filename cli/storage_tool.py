@@ -53,7 +53,8 @@ class _UsageError(Exception):
     pass
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of kafka-storage (its sub-commands and flags)."""
     from kraftsman.storage import features as ft
 
     parser = _Parser(prog=PROG, description="The Kafka storage tool.", fromfile_prefix_chars="@",
@@ -103,7 +104,7 @@ def _config_and_output(p: argparse.ArgumentParser) -> None:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
     try:
-        args = _parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except _UsageError as e:
         env.stderr.write(f"{e}\n")
         return ExitStatus.ERROR

@@ -1,0 +1,218 @@
+"""Generate man pages and bash/zsh/fish completions from the commands' argparse parsers.
+
+Run: python -m kraftsman.cli.docs --write   (regenerate man/ and completions/)
+     python -m kraftsman.cli.docs --check   (exit 1 and name the stale files if any differ)
+
+Rules:
+- One registry: every console script is a subcommand of `kraftsman` (cli/main.py SUBCOMMANDS) whose
+  module exposes `build_parser()`; nothing here lists a tool's flags by hand.
+- The parsers are read into a plain model (Node / Option) that the renderers share; renderers are
+  pure functions from the model to text, so tests regenerate in memory and compare with the files.
+- Flag arguments complete as files (--config, --files, --snapshot), folders (--directory) or their
+  choices; DYNAMIC is the hook for run-time candidates (node ids, topics, metadata paths): a kind
+  named there is completed by running `kraftsman-complete <kind> <word>` when that program exists.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+UMBRELLA = "kraftsman"
+# console script -> module holding build_parser() when it is not the tool's run() module
+PARSER_MODULES = {"kafka-dump-log": "kraftsman.cli.dump_log_options"}
+FILE_FLAGS = frozenset({"--config", "--files", "--snapshot"})
+DIR_FLAGS = frozenset({"--directory"})
+# (console script, flag or positional dest) -> dynamic completion kind (later item: none yet)
+DYNAMIC: dict[tuple[str, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One console script: its name, its module, and its `kraftsman` subcommand (None for the umbrella)."""
+
+    name: str
+    module: str
+    subcommand: str | None
+    summary: str
+
+
+@dataclass
+class Option:
+    """One flag (or positional when `flags` is empty) and how its value completes."""
+
+    flags: tuple[str, ...]
+    dest: str
+    metavar: str | None        # None: the flag takes no value
+    help: str
+    choices: tuple[str, ...] = ()
+    complete: str = "none"     # none | value | file | dir | choices | dynamic:<kind>
+    required: bool = False
+    repeat: bool = False       # may be given more than once
+
+
+@dataclass
+class Node:
+    """A command or sub-command: its usage, options, positionals and children."""
+
+    prog: str
+    path: tuple[str, ...]
+    description: str
+    usage: str
+    options: list[Option] = field(default_factory=list)
+    positionals: list[Option] = field(default_factory=list)
+    subcommands: dict[str, tuple[str, "Node"]] = field(default_factory=dict)
+
+    def walk(self):
+        """Yield this node and every descendant, depth first."""
+        yield self
+        for _, child in self.subcommands.values():
+            yield from child.walk()
+
+
+def commands() -> list[Command]:
+    """Return every registered command: the umbrella first, then each subcommand's console script."""
+    from .main import DESCRIPTION, SUBCOMMANDS
+
+    found = [Command(UMBRELLA, "kraftsman.cli.main", None, DESCRIPTION)]
+    found += [Command(prog, module, sub, help_) for sub, (module, prog, help_) in SUBCOMMANDS.items()]
+    return found
+
+
+def build_parser_of(command: Command) -> argparse.ArgumentParser:
+    """Import the command's module and return its build_parser()."""
+    module = importlib.import_module(PARSER_MODULES.get(command.name, command.module))
+    return module.build_parser()
+
+
+def command_paths(command: Command) -> list[tuple[str, ...]]:
+    """Return the sub-command paths of `command` ((), ("format",), ...), the umbrella's own only."""
+    node = model(command, nested=False)
+    return [n.path for n in node.walk()]
+
+
+def model(command: Command, nested: bool = True) -> Node:
+    """Return the Node tree of `command`; the umbrella's subcommands carry their tools' trees if `nested`."""
+    root = node_of(build_parser_of(command), command.name, ())
+    if command.subcommand is None and nested:
+        for other in commands()[1:]:
+            if other.subcommand in root.subcommands:
+                help_, _ = root.subcommands[other.subcommand]
+                tool = node_of(build_parser_of(other), other.name, (other.subcommand,))
+                root.subcommands[other.subcommand] = (help_, tool)
+    return root
+
+
+def node_of(parser: argparse.ArgumentParser, command: str, path: tuple[str, ...]) -> Node:
+    """Read an argparse parser into a Node."""
+    usage = " ".join(parser.format_usage().split())
+    node = Node(parser.prog, path, _expand(parser.description or "", parser), usage.removeprefix("usage: "))
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                node.subcommands[name] = (helps.get(name, ""), node_of(sub, command, path + (name,)))
+        elif action.help != argparse.SUPPRESS:
+            option = _option(action, parser, command)
+            (node.options if option.flags else node.positionals).append(option)
+    return node
+
+
+def _option(action: argparse.Action, parser, command: str) -> Option:
+    flags = tuple(sorted(action.option_strings, key=lambda f: (f.startswith("--"), f)))
+    takes_value = action.nargs != 0
+    metavar = action.metavar if isinstance(action.metavar, str) else None
+    choices = tuple(str(c) for c in action.choices or ())
+    listed = re.fullmatch(r"(?:\w+: )?([\w-]+(?:\|[\w-]+)+)", metavar or "")  # jopt-simple's "String: a|b"
+    if not choices and listed:
+        choices = tuple(listed[1].split("|"))
+    if takes_value and not metavar:
+        metavar = "{" + ",".join(choices) + "}" if choices else (action.dest.upper() if flags else action.dest)
+    option = Option(flags, action.dest, metavar if takes_value else None, _expand(action.help or "", parser, action),
+                    choices, required=bool(getattr(action, "required", False)),
+                    repeat=isinstance(action, (argparse._AppendAction, argparse._CountAction)))
+    option.complete = _completion_kind(option, command, takes_value)
+    return option
+
+
+def _completion_kind(option: Option, command: str, takes_value: bool) -> str:
+    keys = [(command, f) for f in option.flags] + [(command, option.dest)]
+    dynamic = next((DYNAMIC[k] for k in keys if k in DYNAMIC), None)
+    if dynamic:
+        return f"dynamic:{dynamic}"
+    if not takes_value:
+        return "none"
+    if option.choices:
+        return "choices"
+    if set(option.flags) & FILE_FLAGS or option.metavar == "FILE":
+        return "file"
+    return "dir" if set(option.flags) & DIR_FLAGS else "value"
+
+
+def _expand(text: str, parser, action=None) -> str:
+    if "%(" not in text:
+        return text
+    values = dict(vars(action)) if action is not None else {}
+    values["prog"] = parser.prog
+    try:
+        return text % values
+    except (KeyError, TypeError, ValueError):
+        return text
+
+
+def generated_files() -> dict[str, str]:
+    """Render every man page and completion script in memory: relative path -> text."""
+    from . import docs_completions, docs_man
+
+    files = {}
+    exit_codes = docs_man.exit_codes(ROOT / "README.md")
+    for command in commands():
+        node = model(command)
+        files[f"man/{command.name}.1"] = docs_man.render(command, model(command, nested=False), exit_codes)
+        files[f"completions/{command.name}.bash"] = docs_completions.bash(command.name, node)
+        files[f"completions/_{command.name}"] = docs_completions.zsh(command.name, node)
+        files[f"completions/{command.name}.fish"] = docs_completions.fish(command.name, node)
+    return files
+
+
+def stale_files(root: Path = ROOT) -> list[str]:
+    """Return the generated paths whose checked-in text differs (or that are missing or left over)."""
+    files = generated_files()
+    stale = [p for p, text in files.items() if not (root / p).is_file() or (root / p).read_text() != text]
+    for folder in ("man", "completions"):
+        for path in sorted((root / folder).glob("*")):
+            if f"{folder}/{path.name}" not in files and path.is_file():
+                stale.append(f"{folder}/{path.name} (no longer generated)")
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write or check the generated files; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m kraftsman.cli.docs", description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="regenerate man/ and completions/")
+    mode.add_argument("--check", action="store_true", help="fail if a generated file is out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_files()
+        for path in stale:
+            print(f"stale: {path} (run: python -m kraftsman.cli.docs --write)", file=sys.stderr)
+        return 1 if stale else 0
+    files = generated_files()
+    for folder in ("man", "completions"):
+        for path in (ROOT / folder).glob("*"):
+            if f"{folder}/{path.name}" not in files and path.is_file():
+                path.unlink()
+    for rel, text in files.items():
+        (ROOT / rel).parent.mkdir(exist_ok=True)
+        (ROOT / rel).write_text(text)
+    print(f"wrote {len(files)} files under {ROOT}/man and {ROOT}/completions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
