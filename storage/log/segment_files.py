@@ -9,6 +9,8 @@ Rules:
   StorageError; in the last one it and all after it are a torn tail, cut and fsynced.
 - Across the log, base offsets are contiguous and epochs never decrease; a batch breaking that
   counts as corrupt.
+- No `.index`/`.timeindex` files are written (Kafka rebuilds them: it recovers the metadata log
+  from offset 0 at every start); Kafka's are removed with their segment or when it is cut.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from ..records.crc import crc32c
 from .segment import HEADER_SIZE_UP_TO_MAGIC, MIN_BATCH_LENGTH, parse_segment_offset, segment_name
 
 LOG_SUFFIX = ".log"
+INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")  # written by Kafka; this package writes none
 _HEAD = struct.Struct(">qiibI")  # base offset, batch length, partition leader epoch, magic, crc
 _LENGTH = _LAST_DELTA = struct.Struct(">i")  # batch length at offset 8; last offset delta at 23
 _CHUNK = 8 * 1024 * 1024
@@ -69,9 +72,18 @@ class Segment:
         return data
 
     def truncate(self, position: int) -> None:
-        """Cut the file at `position` (a batch boundary)."""
+        """Cut the file at `position` (a batch boundary); drop index files that no longer match."""
         os.ftruncate(self.fd, position)
         self.size = position
+        self.remove_indexes()
+
+    def remove_indexes(self) -> None:
+        """Remove this segment's `.index`/`.timeindex`/`.txnindex` files (Kafka rebuilds missing ones)."""
+        for suffix in INDEX_SUFFIXES:
+            try:
+                os.unlink(self.path.with_suffix(suffix))
+            except FileNotFoundError:
+                pass
 
     def sync(self) -> None:
         """Make the file's content durable."""
@@ -83,12 +95,13 @@ class Segment:
             self.fd = -1
 
     def delete(self) -> None:
-        """Close and remove the file."""
+        """Close and remove the file and its index files."""
         self.close()
         try:
             os.unlink(self.path)
         except FileNotFoundError:
             pass
+        self.remove_indexes()
 
 
 class ScannedBatches:

@@ -158,8 +158,11 @@ def test_delete_before_keeps_every_segment_holding_an_offset_at_or_above_it(tmp_
     def segments():
         return sorted(int(p[:20]) for p in os.listdir(tmp_path) if p.endswith(".log"))
 
+    (tmp_path / f"{0:020d}.index").write_bytes(bytes(8))  # as Kafka leaves them
+    (tmp_path / f"{0:020d}.timeindex").write_bytes(bytes(12))
     log.delete_before(3)
     assert segments() == [2, 4] and log.start_offset == 3
+    assert not any(p.endswith("index") for p in os.listdir(tmp_path))
     assert [b.base_offset for b in log.read(0, 1 << 20)] == [3, 4, 5]  # 2 is still on disk, never read
     log.delete_before(4)
     assert segments() == [4]

@@ -75,3 +75,15 @@ def test_a_kafka_written_log_continues_after_reopen(tmp_path, kraft_real):
         assert (log.end_offset, log.last_epoch()) == (end + 1, epoch + 1)
         assert log.read(end, 1)[0].data == R.data_batch([b"after kafka"], end, epoch + 1).data
         assert log.end_offset_for_epoch(epoch) == (epoch, end)
+
+
+def test_kafka_index_files_go_with_their_segment_or_when_it_is_cut(tmp_path, kraft_real):
+    copy = tmp_path / "__cluster_metadata-0"
+    shutil.copytree(FIXTURES / "data" / "kafka-temp" / "data" / "kafka" / "__cluster_metadata-0", copy)
+    index, timeindex = copy / "00000000000000000000.index", copy / "00000000000000000000.timeindex"
+    assert index.exists() and timeindex.exists()
+    with FileLog.open(copy) as log:
+        assert index.exists()  # opening alone changes nothing
+        log.truncate_to(log.end_offset - 1)
+        assert not index.exists() and not timeindex.exists()
+        assert (copy / "00000000000000000000.log").exists()
