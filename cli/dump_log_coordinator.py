@@ -24,8 +24,8 @@ Rules:
   as the nearest valid one (as Kafka's generated `read` does) and printed with its own number.
 - Kafka aborts the whole dump where its decoder throws (a missing key, a bad transaction state);
   kraftsman reports that record as unreadable (RecordError: one stderr line, exit code 2) and goes on.
-- Error texts for malformed bytes follow Kafka's wrappers; Java's own buffer messages (underflow has
-  none: `null`) are approximated.
+- Error texts for malformed bytes follow Kafka's wrappers, with the inner message Kafka's generated
+  reader would throw (dump_log_java_reader; an underflow has none: `null`).
 """
 from __future__ import annotations
 
@@ -62,17 +62,16 @@ def _version(buf: bytes, what: str) -> int:
 def read_message(name: str, version: int, buf: bytes, what: str = "value"):
     """Read message `name` at `version` from buf[2:] as Kafka's generated `read` does; return it."""
     spec = load(name)
-    lo, hi = spec.valid_versions.lo, spec.valid_versions.hi
+    clamped = min(max(version, spec.valid_versions.lo), spec.valid_versions.hi)
     try:
-        message, stop = codec.raw_decoder(name, min(max(version, lo), hi))(buf, 2, len(buf))
-        if stop > len(buf):
-            raise IndexError
-        return message
-    except codec.CodecError as e:
-        text = str(e.args[0]) if e.args else ""
-        detail = text if text.startswith("non-nullable field") else "null"
-    except Exception:  # an underflow: Java's BufferUnderflowException has no message
-        detail = "null"
+        message, stop = codec.raw_decoder(name, clamped)(buf, 2, len(buf))
+        if stop <= len(buf):
+            return message
+    except Exception:  # any failure: ask the Java-faithful walker what Kafka would have said
+        pass
+    from .dump_log_java_reader import java_read_error
+
+    detail = java_read_error(name, clamped, buf) or "null"
     raise _DecodeError(f"Could not read record with version {version} from {what}'s buffer due to: {detail}.")
 
 

@@ -308,3 +308,30 @@ def test_kafka_test_case_consumer_group_metadata_tombstone_and_unknown_type(tmp_
     assert out[3:] == ['| key: {"type":"3","data":{"groupId":"group"}} payload: {"version":"0","data":{"epoch":10}}',
                        '| key: {"type":"3","data":{"groupId":"group"}} payload: <DELETE>',
                        "| key: Unknown record type 32767 at offset 2, skipping."]
+
+
+def test_kafka_test_case_unknown_tagged_field_past_the_end(tmp_path):
+    # Kafka's test reads a ConsumerGroupMemberMetadataValue as a ConsumerGroupMetadataValue and expects the
+    # message below; these 12 bytes after the version reproduce its reading: epoch (4), one tagged field,
+    # tag 0, size varint ff ff ff ff 01 = 536870911, and 1 byte left.
+    key = struct.pack(">h", 3) + string("group")
+    value = struct.pack(">h", 0) + bytes.fromhex("00000101" "01" "00" "ffffffff01" "00")
+    _, out, _ = dump(tmp_path, build_batch([(key, value)], timestamp=1), "--offsets-decoder", "--skip-record-metadata")
+    assert out[3] == ("| key: Error at offset 0, skipping. Could not read record with version 0 from value's buffer "
+                      "due to: Error reading byte array of 536870911 byte(s): only 1 byte(s) available.")
+
+
+def test_java_reader_messages_for_malformed_records(tmp_path):
+    long_group = struct.pack(">hh", 1, 100) + b"grp"  # OffsetCommitKey: group claims 100 bytes, 3 left
+    null_group = struct.pack(">hh", 3, -1)  # ConsumerGroupMetadataKey: GroupId null
+    members = struct.pack(">h", 0) + string("consumer") + struct.pack(">i", 1) + string("r") + string("m") \
+        + struct.pack(">i", 1000)  # GroupMetadataValue v0: 1000 members, 0 bytes left
+    group_key = struct.pack(">h", 2) + string("g")
+    records = [(long_group, None), (null_group, None), (group_key, members)]
+    status, out, _ = dump(tmp_path, build_batch(records, timestamp=1), "--offsets-decoder", "--skip-record-metadata")
+    prefix = "| key: Error at offset {}, skipping. Could not read record with version {} from {}'s buffer due to: "
+    assert out[3:] == [
+        prefix.format(0, 1, "key") + "Error reading byte array of 100 byte(s): only 3 byte(s) available.",
+        prefix.format(1, 3, "key") + "non-nullable field groupId was serialized as null.",
+        prefix.format(2, 0, "value") + "Tried to read 1000 elements, but only 0 bytes remain."]
+    assert status == 2
