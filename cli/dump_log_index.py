@@ -50,7 +50,7 @@ def _open_index(session, arg: str, cls, needs_offset_index: bool):
 
 
 def _first_batch(log: Path, position: int, end: int):
-    reader = idx.DumpBatchReader(log, start=position, max_bytes=end)
+    reader = idx.DumpBatchReader(log, start=position, max_bytes=end, legacy=True)
     return next(iter(reader), None)
 
 
@@ -118,7 +118,7 @@ def _check_time_entry(session, name: str, log: Path, offsets, entry, previous: i
     position = offsets.lookup(entry.offset).position
     batch = None
     if 0 <= position <= log.stat().st_size:
-        batch = next((b for b in idx.DumpBatchReader(log, start=position) if b.last_offset >= entry.offset), None)
+        batch = next((b for b in idx.DumpBatchReader(log, start=position, legacy=True) if b.last_offset >= entry.offset), None)
     if batch is None or batch.last_offset != entry.offset:
         errors.not_found.setdefault(name, []).append((entry.offset, -1 if batch is None else batch.last_offset))
         session.corrupt = True

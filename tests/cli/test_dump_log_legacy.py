@@ -130,3 +130,17 @@ def test_truncated_key_prints_the_shallow_line_then_reports(tmp_path):
     assert status == 2
     assert out[2].startswith("offset: 0 position: 0 CreateTime: 1 ")
     assert err.count("\n") == 1 and "runs past the end of the record" in err
+
+
+def test_index_and_time_index_over_a_v1_segment(tmp_path):
+    a, _ = entry(0, 1, None, b"a", timestamp=100)
+    b, _ = entry(1, 1, None, b"b", timestamp=200)
+    (tmp_path / NAME).write_bytes(a + b)
+    (tmp_path / "00000000000000000000.index").write_bytes(struct.pack(">ii", 1, len(a)))
+    (tmp_path / "00000000000000000000.timeindex").write_bytes(struct.pack(">qi", 200, 1))
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(run, ["--files", "00000000000000000000.index,00000000000000000000.timeindex"],
+                         Environment(stdout=out, stderr=err, cwd=str(tmp_path)), prog="kafka-dump-log")
+    assert (status, err.getvalue()) == (0, "")
+    assert out.getvalue().splitlines() == ["Dumping 00000000000000000000.index", f"offset: 1 position: {len(a)}",
+                                           "Dumping 00000000000000000000.timeindex", "timestamp: 200 offset: 1"]
