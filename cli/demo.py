@@ -1,130 +1,155 @@
-"""kraftsman-demo: write a small KRaft metadata log and snapshot with the library, then decode them back.
+"""kraftsman-demo: a 3-voter KRaft controller quorum on 127.0.0.1, brokers, topics, then the log read back.
 
-This is the README's main job on embedded defaults: no flags needed. With `--directory DIR` the files
-are kept in DIR (`__cluster_metadata-0/`) so that `kafka-dump-log` or the metadata shell can open them.
+The README's main job, on embedded defaults (no flags): format storage for three controllers with
+kafka-storage, start them as real processes, attach three simulated brokers, create a topic, let one
+broker die until the quorum fences it, unregister it, stop the quorum, and show what the controllers
+wrote with kafka-dump-log and kafka-metadata-shell. `--directory DIR` keeps the files; Ctrl-C stops
+everything cleanly.
 """
 from __future__ import annotations
 
 import argparse
+import io
 import tempfile
-import zlib
+import time
 from pathlib import Path
 
-from .common import Environment, exit_with
+from .common import Environment, ExitStatus, ToolError, exit_with
 
-CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
-APPEND_TIME = 1_700_000_000_000
+FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
+        "broker.session.timeout.ms": "2500", "broker.heartbeat.interval.ms": "500",
+        "metadata.log.max.record.bytes.between.snapshots": "3000"}
+BROKERS = (1001, 1002, 1003)
 
 
-def _records(kind: str, **fields):
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of kraftsman-demo."""
+    parser = argparse.ArgumentParser(prog="kraftsman-demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--directory", help="keep the quorum's files in DIR instead of a temporary directory")
+    parser.add_argument("--voters", type=int, default=3, choices=[1, 3, 5], help="number of controllers (default 3)")
+    return parser
+
+
+class _Say:
+    def __init__(self, env: Environment):
+        self.env, self.start = env, time.monotonic()
+
+    def __call__(self, text: str) -> None:
+        self.env.stdout.write(f"[{time.monotonic() - self.start:5.1f}s] {text}\n")
+        self.env.stdout.flush()
+
+
+async def _scenario(quorum, say) -> None:
+    from kraftsman.controller.server.broker_sim import SimulatedBroker
+    from kraftsman.controller.server.controller_client import (ActiveControllerClient, ControllerUnavailable,
+                                                                find_leader)
+
+    client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=20_000)
+    try:
+        _, leader = await find_leader(quorum.addresses())
+    except ControllerUnavailable as e:
+        raise ToolError(str(e), ExitStatus.UNAVAILABLE) from None
+    say(f"quorum is up: controller {leader.leader_id} leads epoch {leader.leader_epoch}, "
+        f"high watermark {leader.high_watermark}")
+    sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=500) for b in BROKERS]
+    for sim in sims:
+        await sim.start()
+    await _until(lambda: all(not s.fenced for s in sims), 20)
+    say(f"brokers {', '.join(map(str, BROKERS))} registered (epochs "
+        f"{', '.join(str(s.broker_epoch) for s in sims)}) and unfenced")
+    created = await client.request("CreateTopics", 7, _create_topics("orders", 6, 3))
+    topic = created.topics[0]
+    say(f"created topic orders: {topic.num_partitions} partitions, replication factor {topic.replication_factor}, "
+        f"error {topic.error_code}")
+    victim = sims[-1]
+    victim.crash()
+    say(f"broker {victim.broker_id} stopped heartbeating (crashed)")
+    await _until(lambda: _registered(client, victim.broker_id), 20, negate=True)
+    say(f"the active controller fenced broker {victim.broker_id} after its session timed out")
+    unregistered = await client.request("UnregisterBroker", 0, _unregister(victim.broker_id))
+    say(f"unregistered broker {victim.broker_id} (error code {unregistered.error_code})")
+    for sim in sims:
+        await sim.stop()
+    await client.close()
+
+
+async def _registered(client, broker_id: int) -> bool:
     from kraftsman.storage.protocol import codec
-    from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-    version = fields.pop("_version", 0)
-    return ApiMessageAndVersion(codec.message_class(kind)(**fields), version)
+    body = codec.message_class("DescribeClusterRequest")(endpoint_type=1)
+    response = await client.request("DescribeCluster", 1, body)
+    return any(b.broker_id == broker_id for b in response.brokers)
 
 
-def _brokers():
+async def _until(predicate, timeout: float, negate: bool = False) -> None:
+    import asyncio
+    import inspect
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if inspect.isawaitable(value):
+            value = await value
+        if bool(value) != negate:
+            return
+        await asyncio.sleep(0.1)
+    raise ToolError("the demo timed out waiting for the quorum", ExitStatus.UNAVAILABLE)
+
+
+def _create_topics(name: str, partitions: int, replication: int):
     from kraftsman.storage.protocol import codec
-    from kraftsman.storage.protocol.uuids import Uuid
 
-    cls = codec.message_class("RegisterBrokerRecord")
-    out = []
-    for broker_id in (1, 2, 3):
-        ep = cls.BrokerEndpoint(name="PLAINTEXT", host="localhost", port=9091 + broker_id, security_protocol=0)
-        out.append(_records("RegisterBrokerRecord", broker_id=broker_id, broker_epoch=10 + broker_id,
-                            incarnation_id=Uuid.from_longs(broker_id, broker_id), end_points=[ep], rack=None,
-                            fenced=False, _version=3))
-    return out
+    cls = codec.message_class("CreateTopicsRequest")
+    topic = cls.CreatableTopic(name=name, num_partitions=partitions, replication_factor=replication)
+    return cls(topics=[topic], timeout_ms=15_000, validate_only=False)
 
 
-def _topic(name: str, partitions: int):
-    from kraftsman.storage.protocol.uuids import Uuid
-
-    topic_id = Uuid.from_longs(0x1234, zlib.crc32(name.encode()))
-    out = [_records("TopicRecord", name=name, topic_id=topic_id)]
-    for p in range(partitions):
-        replicas = [(p + i) % 3 + 1 for i in range(3)]
-        out.append(_records("PartitionRecord", partition_id=p, topic_id=topic_id, replicas=replicas,
-                            isr=replicas, leader=replicas[0], leader_epoch=0, partition_epoch=0))
-    return out
-
-
-def metadata_history():
-    """Return the demo's batches of metadata records, in log order."""
-    return [
-        [_records("FeatureLevelRecord", name="metadata.version", feature_level=21)],
-        _brokers(),
-        _topic("orders", 3) + _topic("payments", 2),
-        [_records("ConfigRecord", resource_type=2, resource_name="orders", name="retention.ms", value="86400000")],
-        [_records("BrokerRegistrationChangeRecord", broker_id=3, broker_epoch=13, fenced=1, _version=0)],
-    ]
-
-
-def write_log(directory: Path) -> tuple[Path, Path]:
-    """Write a segment (leader change + metadata batches) and a snapshot of the same records."""
-    from kraftsman.storage.log.snapshot import SnapshotId, write_snapshot
+def _unregister(broker_id: int):
     from kraftsman.storage.protocol import codec
-    from kraftsman.storage.records import control
-    from kraftsman.storage.records.batch import build_batch
-    from kraftsman.storage.records.metadata import write_metadata_record
 
-    directory.mkdir(parents=True, exist_ok=True)
-    leader_change = codec.message_class("LeaderChangeMessage")
-    voter = leader_change.Voter
-    lcm = leader_change(version=0, leader_id=1, voters=[voter(voter_id=1)], granting_voters=[voter(voter_id=1)])
-    parts = [build_batch([control.encode_control(control.LEADER_CHANGE, lcm)], 0, timestamp=APPEND_TIME,
-                         partition_leader_epoch=1, control=True)]
-    offset, history = 1, metadata_history()
-    for i, batch in enumerate(history):
-        values = [(None, write_metadata_record(r)) for r in batch]
-        parts.append(build_batch(values, offset, timestamp=APPEND_TIME + i + 1, partition_leader_epoch=1))
-        offset += len(values)
-    segment = directory / "00000000000000000000.log"
-    segment.write_bytes(b"".join(parts))
-    snapshot = directory / SnapshotId(offset, 1).file_name
-    write_snapshot(snapshot, [r for batch in history for r in batch], epoch=1, append_time=APPEND_TIME + 10,
-                   last_contained_log_timestamp=APPEND_TIME + len(history))
-    return segment, snapshot
+    return codec.message_class("UnregisterBrokerRequest")(broker_id=broker_id)
 
 
-def describe(path: Path, env: Environment) -> int:
-    """Decode a segment or snapshot back and print every record in kafka-dump-log's JSON form."""
-    from kraftsman.storage.log.segment import read_batches
-    from kraftsman.storage.records import control
-    from kraftsman.storage.records.metadata import decode_data_batch, record_to_json
+def _show(quorum, node_id: int, say, env: Environment) -> None:
+    from . import dump_log, metadata_shell
 
-    count = 0
-    env.stdout.write(f"== {path.name}\n")
-    for batch in read_batches(path):
-        env.stdout.write(f"batch offsets {batch.base_offset}-{batch.last_offset} epoch "
-                         f"{batch.partition_leader_epoch} crc-valid={batch.is_valid()}\n")
-        if batch.is_control:
-            for record in batch.records():
-                kind = control.parse_control_type(record.key)
-                env.stdout.write(f"  {record.offset}: control {control.NAMES.get(kind, kind)}\n")
-                count += 1
-            continue
-        for offset, amv in decode_data_batch(batch):
-            env.stdout.write(f"  {offset}: {record_to_json(amv)}\n")
-            count += 1
-    return count
+    pdir = quorum.partition_dir(node_id)
+    segments = sorted(str(p) for p in pdir.glob("*.log"))
+    say(f"kafka-dump-log --cluster-metadata-decoder --files {','.join(segments)} (last lines)")
+    out = io.StringIO()
+    dump_log.run(["--cluster-metadata-decoder", "--files", ",".join(segments)], Environment(stdout=out))
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("| offset")]
+    for line in lines[-6:]:
+        env.stdout.write(f"    {line[:160]}\n")
+    say(f"kafka-metadata-shell --directory {pdir} (ls /image/topics/byName; ls /image/cluster/brokers)")
+    for command in ("ls /image/topics/byName", "ls /image/cluster/brokers"):
+        out = io.StringIO()
+        metadata_shell.run(["--directory", str(pdir), *command.split()], Environment(stdout=out))
+        env.stdout.write("".join(f"    {line}\n" for line in out.getvalue().splitlines()))
 
 
 def run(argv: list[str], env: Environment) -> int:
-    """Run the demo: write, then read back, and check the counts agree."""
-    parser = argparse.ArgumentParser(prog="kraftsman-demo", description=__doc__)
-    parser.add_argument("--directory", help="keep the files in DIR instead of a temporary directory")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(args.directory) if args.directory else Path(tmp)
-        segment, snapshot = write_log(root / "__cluster_metadata-0")
-        in_log = describe(segment, env)
-        in_snapshot = describe(snapshot, env)
-    written = sum(len(b) for b in metadata_history())
-    env.stdout.write(f"wrote and decoded {written} metadata records: {in_log} log records "
-                     f"(with 1 leader change), {in_snapshot} snapshot records (with header and footer)\n")
-    return 0 if in_log == written + 1 and in_snapshot == written + 2 else 1
+    """Run the demo end to end; return 0 when every step happened."""
+    import asyncio
+
+    from .local_quorum import LocalQuorum
+
+    args = build_parser().parse_args(argv)
+    say = _Say(env)
+    with tempfile.TemporaryDirectory(prefix="kraftsman-demo-") as tmp:
+        base = Path(args.directory) if args.directory else Path(tmp)
+        quorum = LocalQuorum(base, args.voters, extra=FAST)
+        quorum.format()
+        say(f"formatted {args.voters} controllers with kafka-storage under {base} (cluster {quorum.cluster_id})")
+        try:
+            quorum.start()
+            quorum.wait_listening()
+            asyncio.run(_scenario(quorum, say))
+        finally:
+            quorum.stop()
+        say("stopped the quorum (SIGTERM, clean shutdown)")
+        _show(quorum, quorum.ids[0], say, env)
+    return ExitStatus.OK
 
 
 def main() -> None:

@@ -60,6 +60,7 @@ class Ready:
     applied_to: int = 0
     load_snapshot: object = None
     snapshot_request: SnapshotRequest | None = None
+    persisted: tuple | None = None  # the state quorum_state was written from (what advance() records)
 
     def empty(self) -> bool:
         return not (self.quorum_state is not None or self.flush or self.messages or self.committed

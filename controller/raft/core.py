@@ -202,6 +202,7 @@ class RaftNode:
         self.outbox = []
         if self.state.persisted() != self._persisted:
             rd.quorum_state, rd.data_version = self.state.to_data(self.kraft_version, self.voters.ids())
+            rd.persisted = self.state.persisted()
         rd.flush = self.log.end_offset != self.flushed_end
         if self._pending_load is not None:
             rd.load_snapshot = self._pending_load
@@ -239,7 +240,7 @@ class RaftNode:
     def advance(self, rd: Ready) -> None:
         """The driver persisted, sent and applied `rd`."""
         if rd.quorum_state is not None:
-            self._persisted = QuorumState.from_data(rd.quorum_state).persisted()
+            self._persisted = rd.persisted
         if rd.load_snapshot is not None and rd.load_snapshot is self._pending_load:
             self._pending_load = None
         if rd.flush:

@@ -33,10 +33,11 @@ FEATURES = (("metadata.version", 1, 21), ("kraft.version", 0, 1))
 class SimulatedBroker:
     """One simulated broker."""
 
-    def __init__(self, broker_id: int, controllers, cluster_id: str,  # controllers: {id: (host, port)} *, rack: str | None = None,
+    def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
                  timeout_ms: int = 10_000):
         self.broker_id, self.cluster_id, self.rack = broker_id, cluster_id, rack
+        # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
         self.controller_ids = list(controllers)
         self.controllers = list(controllers.values())
@@ -54,6 +55,7 @@ class SimulatedBroker:
         self.heartbeats = self.late_heartbeats = self.errors = 0
         self._tasks: list[asyncio.Task] = []
         self._leader = 0
+        self._leader_epoch = 0
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -134,7 +136,7 @@ class SimulatedBroker:
 
     # ------------------------------------------------------------ observer fetch
     def _fetch_body(self, offset: int, epoch: int):
-        part = Fetch.FetchPartition(partition=0, current_leader_epoch=-1, fetch_offset=offset,
+        part = Fetch.FetchPartition(partition=0, current_leader_epoch=self._leader_epoch, fetch_offset=offset,
                                     last_fetched_epoch=epoch, log_start_offset=-1, partition_max_bytes=1 << 20)
         return Fetch(cluster_id=self.cluster_id, replica_id=-1,
                      replica_state=Fetch.ReplicaState(replica_id=self.broker_id, replica_epoch=self.broker_epoch),
@@ -168,9 +170,11 @@ class SimulatedBroker:
         if part is None or response.error_code:
             return offset, epoch, True
         leader = part.current_leader
+        moved = leader.leader_epoch > self._leader_epoch
+        self._leader_epoch = max(self._leader_epoch, leader.leader_epoch)
         if part.error_code:
             self._point_at(leader.leader_id)
-            return offset, epoch, True
+            return offset, min(epoch, self._leader_epoch), True
         if part.snapshot_id is not None and part.snapshot_id.end_offset >= 0:
             return part.snapshot_id.end_offset, part.snapshot_id.epoch, False
         if part.diverging_epoch is not None and part.diverging_epoch.end_offset >= 0:
@@ -178,7 +182,7 @@ class SimulatedBroker:
         for batch in split_batches(part.records or b""):
             offset, epoch = batch.next_offset, batch.epoch
         self.metadata_offset = min(offset, part.high_watermark)
-        return offset, epoch, False
+        return offset, epoch, moved and leader.leader_id >= 0 and self._point_at(leader.leader_id) is None
 
     def _point_at(self, leader_id: int) -> None:
         if leader_id in self.controller_ids:

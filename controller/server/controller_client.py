@@ -78,3 +78,45 @@ async def _close(conn) -> None:
     result = conn.close()
     if asyncio.iscoroutine(result):
         await result
+
+
+def describe_quorum_request():
+    """Return a DescribeQuorum request for `__cluster_metadata`-0."""
+    from kraftsman.storage.protocol import codec
+
+    cls = codec.message_class("DescribeQuorumRequest")
+    return cls(topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[cls.PartitionData(partition_index=0)])])
+
+
+async def describe_quorum(host: str, port: int, timeout_ms: int = 2000):
+    """Ask one controller for DescribeQuorum v2; return its partition data, or None unless it leads."""
+    from .peers import Connection
+
+    conn = await Connection.open(host, port, client_id="kraftsman-describe-quorum", timeout_ms=timeout_ms)
+    try:
+        response = await conn.request("DescribeQuorum", 2, describe_quorum_request(), timeout_ms=timeout_ms)
+    finally:
+        await _close(conn)
+    part = response.topics[0].partitions[0] if response.topics else None
+    if response.error_code or part is None or part.error_code:
+        return None
+    return part
+
+
+async def find_leader(addresses: dict, timeout_s: float = 30, exclude=(), min_high_watermark: int = 1):
+    """Return (leader id, DescribeQuorum partition data) once a controller of `addresses` {id: (host, port)}
+    answers as a leader that has committed at least `min_high_watermark` offsets."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while loop.time() < deadline:
+        for node_id, (host, port) in addresses.items():
+            if node_id in exclude:
+                continue
+            try:
+                part = await describe_quorum(host, port)
+            except (OSError, asyncio.TimeoutError, ConnectionError, EOFError):
+                continue
+            if part is not None and part.leader_id == node_id and part.high_watermark >= min_high_watermark:
+                return node_id, part
+        await asyncio.sleep(0.1)
+    raise ControllerUnavailable(f"no controller of {sorted(addresses)} became leader within {timeout_s:g} s")

@@ -1,0 +1,225 @@
+"""Benchmark a real 3-voter kraftsman quorum on 127.0.0.1, as ratios to this machine's own limits in the same run.
+
+Run: python tests/bench/bench_quorum.py [--quick] [--brokers 1000] [--partitions 1000,100000]
+
+Reports:
+- baseline: fsync of a small write in the quorum's directory, and a TCP loopback round trip (p50);
+- commit latency of single-record writes (IncrementalAlterConfigs of one config) p50/p99, and the
+  p50 ratio to fsync + round trip (target <= 3x);
+- throughput with fsync on: concurrent IncrementalAlterConfigs (one ConfigRecord per resource) in
+  records/s (target >= 20,000), and CreateTopics batches in PartitionRecords/s (target >= 100,000);
+- failover: SIGKILL of the active controller to the next committed write, p50 (target <= fetch
+  timeout + 50 ms), with 1,000 and more partitions in the image;
+- N simulated brokers heartbeating every 2 s: late heartbeats and brokers fenced (target 0).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kraftsman.cli.local_quorum import LocalQuorum
+from kraftsman.controller.server.controller_client import ActiveControllerClient
+from kraftsman.storage.protocol import codec
+
+Alter = codec.message_class("IncrementalAlterConfigsRequest")
+Create = codec.message_class("CreateTopicsRequest")
+DescribeQuorum = codec.message_class("DescribeQuorumRequest")
+SETTINGS = {"controller.quorum.election.timeout.ms": "1000", "controller.quorum.fetch.timeout.ms": "2000",
+            "broker.session.timeout.ms": "9000", "broker.heartbeat.interval.ms": "2000"}
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def fsync_p50(directory: Path, n: int = 200) -> float:
+    path = directory / "fsync-probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    times = []
+    try:
+        for _ in range(n):
+            t = time.perf_counter()
+            os.write(fd, b"x" * 100)
+            os.fsync(fd)
+            times.append(time.perf_counter() - t)
+    finally:
+        os.close(fd)
+        path.unlink()
+    return statistics.median(times)
+
+
+async def rtt_p50(n: int = 1000) -> float:
+    async def echo(reader, writer):
+        while data := await reader.read(4096):
+            writer.write(data)
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(echo, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        writer.write(b"y" * 100)
+        await writer.drain()
+        await reader.readexactly(100)
+        times.append(time.perf_counter() - t)
+    writer.close()
+    server.close()
+    return statistics.median(times)
+
+
+async def leader_client(quorum: LocalQuorum):
+    """Return (leader id, a client pinned to the leader)."""
+    client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=30_000)
+    body = DescribeQuorum(topics=[DescribeQuorum.TopicData(topic_name="__cluster_metadata",
+                                                           partitions=[DescribeQuorum.PartitionData(partition_index=0)])])
+    for _ in range(300):
+        response = await client.request("DescribeQuorum", 2, body)
+        part = response.topics[0].partitions[0] if response.topics else None
+        if part is not None and part.error_code == 0 and part.leader_id >= 0:
+            await client.close()
+            return part.leader_id, ActiveControllerClient([quorum.addresses()[part.leader_id]], timeout_ms=30_000)
+        await asyncio.sleep(0.1)
+    raise SystemExit("no leader")
+
+
+def alter(topics, value: str):
+    return Alter(resources=[Alter.AlterConfigsResource(resource_type=2, resource_name=t, configs=[
+        Alter.AlterableConfig(name="retention.ms", config_operation=0, value=value)]) for t in topics],
+        validate_only=False)
+
+
+def create(names, partitions: int, rf: int = 1):
+    return Create(topics=[Create.CreatableTopic(name=n, num_partitions=partitions, replication_factor=rf)
+                          for n in names], timeout_ms=60_000, validate_only=False)
+
+
+async def check(client, api, version, body):
+    response = await client.request(api, version, body)
+    errors = [getattr(r, "error_code", 0) for r in getattr(response, "responses", getattr(response, "topics", []))]
+    if any(errors):
+        raise SystemExit(f"{api} failed: {errors[:5]}")
+    return response
+
+
+async def commit_latency(client, n: int) -> list[float]:
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        await check(client, "IncrementalAlterConfigs", 1, alter(["bench-0"], str(1000 + i)))
+        times.append(time.perf_counter() - t)
+    return times
+
+
+async def config_throughput(client, seconds: float, concurrency: int = 16, per_request: int = 64) -> float:
+    topics = [f"bench-{i}" for i in range(per_request)]
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker(w):
+        nonlocal done
+        i = 0
+        while time.perf_counter() < stop:
+            await check(client, "IncrementalAlterConfigs", 1, alter(topics, f"{w}{i}"))
+            done += per_request
+            i += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker(w) for w in range(concurrency)))
+    return done / (time.perf_counter() - start)
+
+
+async def partition_throughput(client, total: int, per_topic: int = 1000, concurrency: int = 4) -> float:
+    names = [f"p{per_topic}-{i}" for i in range(total // per_topic)]
+    chunks = [names[i::concurrency] for i in range(concurrency)]
+    start = time.perf_counter()
+
+    async def worker(chunk):
+        for i in range(0, len(chunk), 10):
+            await check(client, "CreateTopics", 7, create(chunk[i:i + 10], per_topic))
+    await asyncio.gather(*(worker(c) for c in chunks))
+    return total / (time.perf_counter() - start)
+
+
+async def failover(quorum: LocalQuorum, rounds: int) -> list[float]:
+    gaps = []
+    for r in range(rounds):
+        leader, pinned = await leader_client(quorum)
+        await pinned.close()
+        client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=30_000, backoff_ms=10)
+        await check(client, "IncrementalAlterConfigs", 1, alter(["bench-0"], "1"))
+        quorum.kill(leader)
+        killed = time.perf_counter()
+        await check(client, "IncrementalAlterConfigs", 1, alter(["bench-0"], str(r)))
+        gaps.append(time.perf_counter() - killed)
+        await client.close()
+        quorum.start(leader)
+        quorum.wait_listening()
+        await asyncio.sleep(3)
+    return gaps
+
+
+async def brokers_heartbeating(quorum: LocalQuorum, count: int, seconds: float) -> dict:
+    from kraftsman.controller.server.broker_sim import SimulatedBroker
+
+    sims = [SimulatedBroker(10_000 + i, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=2000,
+                            fetch=False) for i in range(count)]
+    for i in range(0, count, 50):
+        await asyncio.gather(*(s.start() for s in sims[i:i + 50]))
+    await asyncio.sleep(seconds)
+    result = {"brokers": count, "fenced": sum(s.fenced for s in sims), "late": sum(s.late_heartbeats for s in sims),
+              "heartbeats": sum(s.heartbeats for s in sims), "errors": sum(s.errors for s in sims)}
+    await asyncio.gather(*(s.stop() for s in sims))
+    return result
+
+
+async def main(args) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-quorum-") as tmp:
+        quorum = LocalQuorum(tmp, 3, extra=SETTINGS)
+        quorum.format()
+        quorum.start()
+        try:
+            quorum.wait_listening()
+            await run_all(quorum, Path(tmp), args)
+        finally:
+            quorum.stop()
+
+
+async def run_all(quorum, tmp: Path, args) -> None:
+    fsync, rtt = fsync_p50(tmp), await rtt_p50()
+    print(f"baseline: fsync p50 {fsync * 1e3:.2f} ms, loopback round trip p50 {rtt * 1e3:.3f} ms")
+    leader, client = await leader_client(quorum)
+    await check(client, "CreateTopics", 7, create([f"bench-{i}" for i in range(64)], 1))
+    lat = await commit_latency(client, 100 if args.quick else 400)
+    p50, p99 = statistics.median(lat), pct(lat, 0.99)
+    print(f"commit latency (1 record, 3 voters): p50 {p50 * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms; "
+          f"p50 / (fsync + rtt) = {p50 / (fsync + rtt):.2f}x (target <= 3x)")
+    rate = await config_throughput(client, 3 if args.quick else 10)
+    print(f"throughput, fsync on: {rate:,.0f} ConfigRecords/s (target >= 20,000)")
+    prate = await partition_throughput(client, 20_000 if args.quick else 200_000)
+    print(f"throughput, CreateTopics batches: {prate:,.0f} PartitionRecords/s (target >= 100,000)")
+    await client.close()
+    gaps = await failover(quorum, 2 if args.quick else 5)
+    print(f"failover (SIGKILL leader -> next commit): p50 {statistics.median(gaps) * 1e3:.0f} ms, "
+          f"max {max(gaps) * 1e3:.0f} ms (target p50 <= fetch timeout 2000 + 50 ms)")
+    hb = await brokers_heartbeating(quorum, args.brokers, 10 if args.quick else 30)
+    print(f"{hb['brokers']} simulated brokers, heartbeat 2 s: {hb['heartbeats']} heartbeats, {hb['late']} late, "
+          f"{hb['errors']} errors, {hb['fenced']} fenced at the end (target 0)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--brokers", type=int, default=1000)
+    asyncio.run(main(parser.parse_args(sys.argv[1:])))
