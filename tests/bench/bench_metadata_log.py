@@ -1,12 +1,12 @@
 """Benchmark FileLog, the on-disk metadata log: appends/s with and without an fsync per append, and
 read throughput, each as a ratio to the raw baseline measured in the same run on the same disk.
 
-Baselines: a loop of os.write + os.fsync of the same bytes (for append+flush; run interleaved with
-the FileLog loop in blocks of 10 appends, as the disk is shared), the same loop without fsync (for
-plain appends), and one os.pread per segment file (for reads; FileLog also builds one batch object
-per batch, which dominates).
+Baselines: a loop of os.write + os.fsync of the same bytes (for append+flush), the same loop without
+fsync (for plain appends), each run interleaved with the FileLog loop in blocks as the disk is
+shared; and one os.pread per segment file (for reads: FileLog also builds one batch object per
+batch, which dominates for small batches).
 
-Run: python tests/bench/bench_metadata_log.py [--dir DIR] [--fsyncs N] [--appends N] [--size BYTES] [--rounds N]
+Run: python tests/bench/bench_metadata_log.py [--dir DIR] [--fsyncs N] [--appends N] [--size BYTES]
 """
 from __future__ import annotations
 
@@ -32,49 +32,27 @@ def batches(n: int, size: int) -> list:
     return [R.data_batch([b"v" * size], i, 1, timestamp=1_700_000_000_000 + i) for i in range(n)]
 
 
-def raw_loop(path: Path, blobs: list, fsync: bool) -> float:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    start = time.perf_counter()
-    for blob in blobs:
-        os.write(fd, blob)
-        if fsync:
-            os.fsync(fd)
-    elapsed = time.perf_counter() - start
-    os.close(fd)
-    return len(blobs) / elapsed
-
-
-def log_loop(directory: Path, items: list, flush: bool) -> float:
-    log = open_log(directory)
-    start = time.perf_counter()
-    for batch in items:
-        log.append(batch)
-        if flush:
-            log.flush()
-    log.flush()
-    elapsed = time.perf_counter() - start
-    log.close()
-    return len(items) / elapsed
-
-
-def interleaved_sync(root: Path, items: list, block: int = 10) -> tuple[float, float]:
-    """Return (raw write+fsync/s, FileLog append+flush/s), alternating blocks of `block` appends so
-    that both see the same disk weather (other processes' fsyncs make single runs vary 3x)."""
-    fd = os.open(root / "raw-interleaved", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    log = open_log(root / "log-interleaved")
+def interleaved(root: Path, name: str, items: list, sync: bool, block: int) -> tuple[float, float]:
+    """Return (raw os.write[+fsync]/s, FileLog append[+flush]/s), alternating blocks of `block` appends
+    so that both see the same disk weather (other processes' fsyncs, dirty-page throttling)."""
+    fd = os.open(root / f"raw-{name}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    log = open_log(root / f"log-{name}")
     raw_time = log_time = 0.0
     for lo in range(0, len(items), block):
         part = items[lo:lo + block]
         start = time.perf_counter()
         for batch in part:
             os.write(fd, batch.data)
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         mid = time.perf_counter()
         for batch in part:
             log.append(batch)
-            log.flush()
+            if sync:
+                log.flush()
         raw_time, log_time = raw_time + mid - start, log_time + time.perf_counter() - mid
     os.close(fd)
+    log.flush()
     log.close()
     return len(items) / raw_time, len(items) / log_time
 
@@ -105,20 +83,17 @@ def main() -> None:
     parser.add_argument("--fsyncs", type=int, default=400, help="appends measured with one fsync each")
     parser.add_argument("--appends", type=int, default=100_000, help="appends measured without fsync")
     parser.add_argument("--size", type=int, default=100, help="record value bytes")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each is kept")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-metadata-log-", dir=args.dir))
     try:
         synced, plain = batches(args.fsyncs, args.size), batches(args.appends, args.size)
-        rates = {"raw_plain": 0.0, "log_plain": 0.0}
-        rates["raw_sync"], rates["log_sync"] = interleaved_sync(root, synced)
-        for r in range(args.rounds):  # alternate, keep the best of each: the machine is shared and noisy
-            rates["raw_plain"] = max(rates["raw_plain"], raw_loop(root / f"raw{r}", [b.data for b in plain], False))
-            rates["log_plain"] = max(rates["log_plain"], log_loop(root / f"log{r}", plain, False))
-        log_mb, raw_mb, reopen = read_rates(root / "log0")
+        rates = {}
+        rates["raw_sync"], rates["log_sync"] = interleaved(root, "sync", synced, True, 10)
+        rates["raw_plain"], rates["log_plain"] = interleaved(root, "plain", plain, False, 1000)
+        log_mb, raw_mb, reopen = read_rates(root / "log-plain")
         per_batch = len(plain[0].data) / 1e6
-        print(f"batch size {len(plain[0].data)} bytes; directory {root}; fsync runs interleaved in blocks of 10, "
-              f"no-fsync runs best of {args.rounds}")
+        print(f"batch size {len(plain[0].data)} bytes; directory {root}; raw and FileLog runs interleaved "
+              f"in blocks of 10 (fsync) and 1000 (no fsync) appends")
         print(f"append+flush (fsync each): {rates['log_sync']:10.0f}/s  raw write+fsync {rates['raw_sync']:10.0f}/s  "
               f"ratio {rates['log_sync'] / rates['raw_sync']:.2f}")
         print(f"append (no fsync):         {rates['log_plain']:10.0f}/s  raw write       {rates['raw_plain']:10.0f}/s  "
