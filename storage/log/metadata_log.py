@@ -16,9 +16,11 @@ Rules:
   snapshot writes and snapshot installation are durable when they return, as in MemoryLog;
   delete_before's file deletions at the next flush (a lost deletion only leaves more log).
 - The log below `start_offset` may survive in a partly deleted segment; it is never read.
-- Restart rule: `start_offset` is the end offset of the oldest snapshot, or the first batch's
-  base offset if that is larger; when the newest snapshot is past the log's end (a crash while
-  installing it) the log is emptied and starts at that snapshot, as Kafka's KafkaMetadataLog does.
+- Restart rule: `start_offset` is the end offset of the newest snapshot (the raft core loads that
+  snapshot and applies the log after it), or the first batch's base offset if that is larger;
+  older snapshots are deleted. This completes a delete_before that a crash interrupted after
+  store_snapshot. When the newest snapshot is past the log's end (a crash while installing it),
+  the log is emptied and starts at that snapshot, as Kafka's KafkaMetadataLog does.
 """
 from __future__ import annotations
 
@@ -89,7 +91,7 @@ class FileLog:
         last_epoch = scanned.epochs[-1] if len(scanned) else 0
         latest = self._snapshot_ids[-1] if self._snapshot_ids else None
         first = scanned.bases[0] if len(scanned) else log_end
-        start = max(first, self._snapshot_ids[0][0]) if latest else first
+        start = max(first, latest[0]) if latest else first
         if latest and (latest[1] > last_epoch or latest[0] > log_end or start > log_end):
             self._reset_to(latest)  # a crash while installing a snapshot
             self.fs.fsync_dir(self.directory)

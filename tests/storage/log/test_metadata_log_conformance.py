@@ -1,8 +1,9 @@
 """FileLog against the raft core's MemoryLog: the same random operations give the same observables.
 
 The model is controller.raft.log.MemoryLog (the reference semantics). One documented difference is
-modelled: a reopened FileLog starts at its oldest snapshot (metadata_log's restart rule), so a
-reopen applies `delete_before(oldest snapshot end)` to the model when the model starts lower.
+modelled: a reopened FileLog starts at its newest snapshot (metadata_log's restart rule, which the
+raft core's start-up assumes), so a reopen applies `delete_before(newest snapshot end)` to the model
+when the model starts lower.
 """
 from __future__ import annotations
 
@@ -83,9 +84,9 @@ class Pair:
         self.both("flush")
         self.file.close()
         self.ops.append("reopen")
-        earliest = self.mem.earliest_snapshot_id()
-        if earliest is not None and earliest.end_offset > self.mem.start_offset:
-            self.mem.delete_before(earliest.end_offset)
+        latest = self.mem.latest_snapshot()
+        if latest is not None and latest.snapshot_id.end_offset > self.mem.start_offset:
+            self.mem.delete_before(latest.snapshot_id.end_offset)
         self.file = open_log(self.path, self.segment_bytes)
 
     def both(self, name, *args):

@@ -110,6 +110,26 @@ def test_a_torn_tail_loses_only_what_was_not_committed(tmp_path):
     again.log.close()
 
 
+def test_a_crash_between_storing_a_snapshot_and_deleting_the_log_below_it(tmp_path):
+    """RaftNode.snapshot_written = store_snapshot + delete_before; dying in between must not make the
+    restarted node apply the log below the newest snapshot on top of it."""
+    rng = random.Random(7)
+    m = Machine(tmp_path, snapshot_every=10)
+    m.elect()
+    m.propose(rng, 25)
+    assert m.log.latest_snapshot() is not None
+    hw = m.node.high_watermark
+    m.log.store_snapshot(S.build_snapshot(SnapshotId(hw, m.log.epoch_at(hw - 1)), [m.history[hw]]))
+    m.log.close()  # ... and the machine died before delete_before(hw)
+
+    again = Machine(tmp_path, m.saved_qs, snapshot_every=10)
+    assert (again.log.start_offset, again.log.latest_snapshot().snapshot_id.end_offset) == (hw, hw)
+    assert again.log.earliest_snapshot_id() == SnapshotId(hw, m.log.epoch_at(hw - 1))
+    again.elect()  # Machine.process asserts every committed batch follows what was applied
+    assert again.applied == again.log.end_offset == hw + 1 and again.history[hw + 1]
+    again.log.close()
+
+
 # ------------------------------------------------------------------ the seeded quorum simulation on disk
 
 class DiskLog(FileLog):

@@ -127,7 +127,7 @@ def test_stray_temp_files_are_removed_and_complete_snapshots_kept(tmp_path):
     log = FileLog.open(tmp_path)
     assert not any((tmp_path / name).exists() for name in strays)
     assert log.latest_snapshot() == StoredSnapshot.of(3, 1, b"snapshot")
-    assert (log.start_offset, log.end_offset) == (3, 5)  # the restart rule: the log starts at the oldest snapshot
+    assert (log.start_offset, log.end_offset) == (3, 5)  # the restart rule: the log starts at the newest snapshot
     assert [b.base_offset for b in log.read(0, 1 << 30)] == [3, 4]
     log.close()
 
