@@ -156,6 +156,8 @@ def _scan(segment: Segment, scanned: ScannedBatches, *, strict: bool) -> int:
     try:
         for pos, base_offset, size, epoch, last_delta in _headers(segment):
             problem = _continuity_problem(base_offset, epoch, last_delta, scanned)
+            if not found and base_offset != segment.base_offset:
+                problem = f"first batch at offset {base_offset} in a segment named for offset {segment.base_offset}"
             if problem:
                 raise CorruptRecordError(problem, pos, str(segment.path))
             scanned.add(base_offset, base_offset + last_delta + 1, epoch, pos, size)

@@ -208,3 +208,10 @@ def test_directory_loads_with_the_image_loader(tmp_path):
     result = load_directory(tmp_path)
     assert sorted(result.image.topics.by_name) == ["bar", "foo"]
     assert result.faults == [] and result.warnings == []
+
+
+def test_a_segment_whose_first_batch_does_not_match_its_name_is_corrupt(tmp_path):
+    build(tmp_path, n=6, segment_bytes=170)  # segments 0, 2, 4
+    os.rename(tmp_path / f"{2:020d}.log", tmp_path / f"{3:020d}.log")
+    with pytest.raises(StorageError, match="first batch at offset 2 in a segment named for offset 3"):
+        FileLog.open(tmp_path)
