@@ -99,6 +99,7 @@ def run(argv: list[str], env: Environment) -> int:
     spark_job = _spark_module()
     args.conf = [f"{k}={v}" for k, v in conf.items()]
     started = time.monotonic()
+    borrowed = spark_job.active_session() is not None
     spark = _start(spark_job, args, env)
     env.stderr.write(f"pipeline: Spark {spark.version} on {args.master} ready in {time.monotonic() - started:.1f} s; "
                      f"{len(files)} local files ({len(tasks)} tasks), {len(remote)} URIs\n")
@@ -106,7 +107,8 @@ def run(argv: list[str], env: Environment) -> int:
     try:
         counts = _run_job(spark_job, spark, tasks, remote, args, progress)
     finally:
-        spark.stop()
+        if not borrowed:
+            spark.stop()
     env.stdout.write(" ".join(f"{table}={n}" for table, n in counts.items()) + f" written to {args.output_dir}\n")
     return ExitStatus.CORRUPT if counts.get("errors") else ExitStatus.OK
 

@@ -43,6 +43,11 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 FORMATS = {"parquet": "parquet", "jsonl": "json"}
 
 
+def active_session() -> SparkSession | None:
+    """Return the SparkSession already running in this process, if any (a caller's: not ours to stop)."""
+    return SparkSession.getActiveSession()
+
+
 def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> SparkSession:
     """Start (or reuse) a SparkSession on `master`; user --conf values win over our defaults."""
     defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static"}

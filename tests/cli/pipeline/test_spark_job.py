@@ -1,0 +1,216 @@
+"""The pipeline on a real local SparkSession (one for the whole module): the `records` table of every real
+fixture equals `kafka-dump-log --output jsonl`, the derived tables match a hand-built scenario, a corrupt
+file lands in `errors` while the rest is processed, and the command runs end to end.
+"""
+from __future__ import annotations
+
+import io
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]')")
+pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install -e '.[spark]')")
+
+from kraftsman.cli.common import Environment, run_command  # noqa: E402
+from kraftsman.cli.dump_log import run as dump_log  # noqa: E402
+from kraftsman.cli.pipeline import inputs, spark_job  # noqa: E402
+from kraftsman.cli.pipeline.command import run as pipeline  # noqa: E402
+from kraftsman.storage.log.segment import read_batches  # noqa: E402
+from kraftsman.storage.protocol import codec  # noqa: E402
+from kraftsman.storage.protocol.uuids import Uuid  # noqa: E402
+from kraftsman.storage.records.batch import build_batch  # noqa: E402
+from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+DATA = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
+T0 = 1_700_000_000_000
+ORDERS, DOOMED, ACL = (Uuid(bytes([n]) * 16) for n in (1, 2, 3))
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = spark_job.start_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
+    yield session
+    session.stop()
+
+
+# ---------------------------------------------------------------- the scenario, built with kraftsman's writers
+
+
+def rec(record_type: str, version: int = 0, **fields) -> tuple:
+    message = codec.message_class(record_type)(**fields)
+    return None, write_metadata_record(ApiMessageAndVersion(message, version))
+
+
+def scenario_batches() -> list[list[tuple]]:
+    """One list per batch: brokers register and unfence, two topics, broker 2 fenced and unfenced,
+    orders-0 reassigned from [1, 2] to [1, 3], a partition added to orders, doomed deleted."""
+    change = "BrokerRegistrationChangeRecord"
+    return [
+        [rec("FeatureLevelRecord", name="metadata.version", feature_level=20)],
+        [rec("RegisterBrokerRecord", 3, broker_id=b, broker_epoch=10 + b, fenced=True,
+             incarnation_id=Uuid(bytes([9 + b]) * 16)) for b in (1, 2, 3)],
+        [rec(change, 1, broker_id=b, broker_epoch=10 + b, fenced=-1) for b in (1, 2, 3)],
+        [rec("TopicRecord", name="orders", topic_id=ORDERS),
+         rec("PartitionRecord", 1, partition_id=0, topic_id=ORDERS, replicas=[1, 2], isr=[1, 2], leader=1),
+         rec("PartitionRecord", 1, partition_id=1, topic_id=ORDERS, replicas=[2, 3], isr=[2, 3], leader=2)],
+        [rec("TopicRecord", name="doomed", topic_id=DOOMED),
+         rec("PartitionRecord", 1, partition_id=0, topic_id=DOOMED, replicas=[3], isr=[3], leader=3)],
+        [rec(change, 1, broker_id=2, broker_epoch=12, fenced=1),
+         rec("PartitionChangeRecord", partition_id=0, topic_id=ORDERS, isr=[1]),
+         rec("PartitionChangeRecord", partition_id=1, topic_id=ORDERS, isr=[3], leader=3)],
+        [rec(change, 1, broker_id=2, broker_epoch=12, fenced=-1)],
+        [rec("PartitionChangeRecord", partition_id=0, topic_id=ORDERS, replicas=[1, 3, 2], isr=[1, 3],
+             adding_replicas=[3], removing_replicas=[2])],
+        [rec("PartitionChangeRecord", partition_id=0, topic_id=ORDERS, replicas=[1, 3], adding_replicas=[],
+             removing_replicas=[])],
+        [rec("PartitionRecord", 1, partition_id=2, topic_id=ORDERS, replicas=[3, 1], isr=[3, 1], leader=3)],
+        [rec("ConfigRecord", resource_type=2, resource_name="orders", name="retention.ms", value="1000"),
+         rec("ConfigRecord", resource_type=2, resource_name="orders", name="retention.ms", value=None)],
+        [rec("AccessControlEntryRecord", id=ACL, resource_type=2, resource_name="orders", pattern_type=3,
+             principal="User:alice", host="*", operation=3, permission_type=3)],
+        [rec("RemoveAccessControlEntryRecord", id=ACL)],
+        [rec("RemoveTopicRecord", topic_id=DOOMED)],
+        [rec(change, 1, broker_id=3, broker_epoch=13, in_controlled_shutdown=1)],
+        [rec("UnregisterBrokerRecord", broker_id=3, broker_epoch=13)],
+        [rec("FeatureLevelRecord", name="metadata.version", feature_level=21)],
+    ]
+
+
+def write_scenario(folder: Path) -> Path:
+    path, offset, parts = folder / "00000000000000000000.log", 0, []
+    for i, values in enumerate(scenario_batches()):
+        parts.append(build_batch(values, offset, timestamp=T0 + i, partition_leader_epoch=1))
+        offset += len(values)
+    path.write_bytes(b"".join(parts))
+    return path
+
+
+@pytest.fixture(scope="module")
+def scenario(spark, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scenario")
+    log = write_scenario(folder)
+    corrupt_dir = folder / "corrupt"
+    corrupt_dir.mkdir()
+    data = bytearray(log.read_bytes())
+    topic_batch = list(read_batches(log))[3].position
+    data[topic_batch + 8:topic_batch + 12] = b"\x7f\xff\xff\xff"  # a batch length past the end of the file
+    corrupt = corrupt_dir / log.name
+    corrupt.write_bytes(bytes(data))
+    junk = corrupt_dir / "00000000000000000100.log"
+    junk.write_bytes(random.Random(7).randbytes(300))
+    out = str(folder / "out")
+    files, remote = inputs.expand([str(folder)])
+    spark_job.run_job(spark, inputs.plan(files), remote, out)
+    return {"log": log, "corrupt": corrupt, "junk": junk, "out": out}
+
+
+def table(spark, out: str, name: str, source=None) -> list[dict]:
+    df = spark_job.read_table(spark, out, name, "parquet")
+    rows = [r.asDict(recursive=True) for r in df.collect()]
+    rows = [r for r in rows if source is None or r["source"] == str(source)]
+    return sorted(rows, key=lambda r: (r["source"], r.get("offset") or 0))
+
+
+# ---------------------------------------------------------------- the derived tables, hand-checked
+
+
+def test_broker_events(spark, scenario):
+    got = [(r["broker_id"], r["event"], r["fenced"], r["broker_epoch"])
+           for r in table(spark, scenario["out"], "broker_events", scenario["log"])]
+    assert got == [(1, "register", True, 11), (2, "register", True, 12), (3, "register", True, 13),
+                   (1, "unfence", False, 11), (2, "unfence", False, 12), (3, "unfence", False, 13),
+                   (2, "fence", True, 12), (2, "unfence", False, 12), (3, "controlled_shutdown", None, 13),
+                   (3, "unregister", None, 13)]
+
+
+def test_partition_history(spark, scenario):
+    rows = table(spark, scenario["out"], "partition_history", scenario["log"])
+    orders0 = [(r["change"], r["leader"], r["isr"], r["replicas"], r["adding_replicas"], r["removing_replicas"])
+               for r in rows if r["topic_name"] == "orders" and r["partition_id"] == 0]
+    assert orders0 == [("create", 1, [1, 2], [1, 2], [], []),
+                       ("change", 1, [1], [1, 2], None, None),
+                       ("change", 1, [1, 3], [1, 3, 2], [3], [2]),
+                       ("change", 1, [1, 3], [1, 3], [], [])]
+    orders1 = [(r["change"], r["leader"], r["isr"]) for r in rows if r["topic_name"] == "orders"
+               and r["partition_id"] == 1]
+    assert orders1 == [("create", 2, [2, 3]), ("change", 3, [3])]
+    assert {(r["topic_name"], r["partition_id"]) for r in rows} == {("orders", 0), ("orders", 1), ("orders", 2),
+                                                                   ("doomed", 0)}
+
+
+def test_topic_lifecycle(spark, scenario):
+    got = [(r["event"], r["topic_name"], r["partitions"], r["partition_ids"])
+           for r in table(spark, scenario["out"], "topic_lifecycle", scenario["log"])]
+    assert got == [("create", "orders", 2, [0, 1]), ("create", "doomed", 1, [0]),
+                   ("partitions_added", "orders", 1, [2]), ("delete", "doomed", None, None)]
+
+
+def test_config_acl_and_feature_changes(spark, scenario):
+    out, log = scenario["out"], scenario["log"]
+    assert [(r["resource_type_name"], r["resource_name"], r["name"], r["value"], r["action"])
+            for r in table(spark, out, "config_changes", log)] == [
+        ("TOPIC", "orders", "retention.ms", "1000", "set"), ("TOPIC", "orders", "retention.ms", None, "delete")]
+    acls = [(r["action"], r["resource_type"], r["pattern_type"], r["operation"], r["permission_type"], r["principal"])
+            for r in table(spark, out, "acl_changes", log)]
+    assert acls == [("create", "TOPIC", "LITERAL", "READ", "ALLOW", "User:alice")] * 1 + [
+        ("delete", "TOPIC", "LITERAL", "READ", "ALLOW", "User:alice")]
+    assert [(r["feature"], r["level"], r["previous_level"]) for r in table(spark, out, "feature_changes", log)] == [
+        ("metadata.version", 20, None), ("metadata.version", 21, 20)]
+
+
+def test_corrupt_files_land_in_errors_and_the_rest_is_processed(spark, scenario):
+    out = scenario["out"]
+    errors = table(spark, out, "errors")
+    assert {e["source"] for e in errors} == {str(scenario["corrupt"]), str(scenario["junk"])}
+    records = Counter(r["source"] for r in table(spark, out, "records"))
+    total = sum(len(b) for b in scenario_batches())
+    assert records[str(scenario["log"])] == total
+    assert 0 < records[str(scenario["corrupt"])] < total  # the batches after the damage are still read
+
+
+# ---------------------------------------------------------------- the real fixtures against kafka-dump-log
+
+
+def jsonl_records(path: Path) -> list[dict]:
+    out = io.StringIO()
+    argv = ["--output", "jsonl", "--cluster-metadata-decoder", "--files", str(path)]
+    run_command(dump_log, argv, Environment(stdout=out, stderr=io.StringIO()))
+    return [o for o in map(json.loads, out.getvalue().splitlines()) if o["kind"] == "record"]
+
+
+def test_records_table_equals_dump_log_jsonl_on_every_fixture(spark, tmp_path, kraft_real):
+    out = str(tmp_path / "out")
+    files, remote = inputs.expand([str(DATA)])
+    counts = spark_job.run_job(spark, inputs.plan(files), remote, out)
+    records = spark_job.read_table(spark, out, "records", "parquet")
+    by_type = {(r["source"], r["type"]): r["count"] for r in records.groupBy("source", "type").count().collect()}
+    sample = sorted(files, key=len)[::9]
+    for path in files:
+        want = jsonl_records(Path(path))
+        assert {k: n for (s, k), n in by_type.items() if s == path} == Counter(o["type"] for o in want), path
+        if path in sample:
+            got = [r.asDict(recursive=True) for r in records.where(records.source == path).orderBy("offset").collect()]
+            assert [(r["offset"], r["type"], r["version"], r["timestamp"], r["value"], r["error"],
+                     None if r["data"] is None else json.loads(r["data"])) for r in got] == [
+                (o["offset"], o["type"], o["version"], o["timestamp"], o["value"], o["error"], o["data"])
+                for o in want]
+    assert counts["errors"] == 0 and counts["records"] == sum(by_type.values())
+
+
+def test_command_end_to_end_writes_json_lines(spark, scenario, tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    argv = [str(scenario["log"]), "-o", str(tmp_path / "tables"), "--format", "jsonl",
+            "--conf", "spark.sql.shuffle.partitions=2"]
+    status = run_command(pipeline, argv, Environment(stdout=out, stderr=err), prog="kafka-metadata-export")
+    assert status == 0, err.getvalue()
+    total = sum(len(b) for b in scenario_batches())
+    assert f"records={total} " in out.getvalue()
+    lines = (tmp_path / "tables" / "records").glob("part-*.json")
+    rows = [json.loads(line) for f in lines for line in f.read_text().splitlines()]
+    assert sorted(r["offset"] for r in rows) == list(range(total))
+    assert (tmp_path / "tables" / "broker_events").is_dir()
