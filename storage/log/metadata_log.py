@@ -49,7 +49,13 @@ def _is_stray(name: str) -> bool:
 
 
 class FileLog:
-    """A RaftLog kept in Kafka's on-disk layout."""
+    """A RaftLog kept in Kafka's on-disk layout.
+
+    The controller server opens it with the raft core's types, e.g.
+    `FileLog.open(metadata_log_dir / "__cluster_metadata-0", batch_type=records.Batch,
+    snapshot_type=lambda end, epoch, data: Snapshot(SnapshotId(end, epoch), data),
+    segment_bytes=metadata_log_segment_bytes)`, and close()s it on shutdown.
+    """
 
     def __init__(self, directory: Path, *, batch_type, snapshot_type, segment_bytes: int, fs: FileSystem):
         self.directory = directory
