@@ -116,6 +116,7 @@ class RaftDriver:
             for done in waiters:
                 done(NotController("leadership lost before the append"))
             return
+        self.state.mark_proposed(base + len(records))
         for done in waiters:
             self._wait(base + len(records), done)
         self.process()

@@ -6,6 +6,8 @@ Rules:
 - The active controller also keeps `pending`: the committed image plus every record it proposed that
   has not committed yet. Handlers read `pending`; it is reset to `committed` when leadership is lost
   and when the controller activates.
+- On the active controller, a committed batch it proposed itself adopts the pending image noted
+  when the batch was appended (images are immutable), so records are replayed once, not twice.
 - A snapshot holds exactly the committed image at `offset` (image.write()), in Kafka's .checkpoint
   layout (raft.snapshot.build_snapshot) so kafka-dump-log and the shell read it.
 """
@@ -56,6 +58,7 @@ class MetadataState:
     def __init__(self):
         self._committed = _Lazy()
         self._pending: _Lazy | None = None
+        self._marks: list[tuple[int, MetadataImage]] = []  # (batch end offset, pending image there)
         self.offset = 0             # every batch below this offset is applied
         self.last_epoch = 0
         self.last_timestamp = -1
@@ -68,9 +71,15 @@ class MetadataState:
         return self._committed.image
 
     def apply_batch(self, batch) -> None:
-        """Apply one committed batch (raft records.Batch)."""
+        """Apply one committed batch (raft records.Batch); adopt the pending image when it is ours."""
         if not batch.is_control:
-            self._committed.replay_values(batch.values())
+            marks = self._marks
+            while marks and marks[0][0] < batch.next_offset:
+                marks.pop(0)
+            if marks and marks[0][0] == batch.next_offset:
+                self._committed = _Lazy(marks.pop(0)[1])
+            else:
+                self._committed.replay_values(batch.values())
         self.offset, self.last_epoch = batch.next_offset, batch.epoch
         self.bytes_since_snapshot += len(batch.data)
         self.last_timestamp = _MAX_TIMESTAMP.unpack_from(batch.data, 35)[0]
@@ -85,6 +94,7 @@ class MetadataState:
         self._committed = lazy
         self.offset, self.last_epoch = sid.end_offset, sid.epoch
         self.bytes_since_snapshot = 0
+        self._marks.clear()
         if self._pending is not None:
             self.reset_pending()
 
@@ -109,6 +119,13 @@ class MetadataState:
     def drop_pending(self) -> None:
         """Forget proposed records (leadership lost)."""
         self._pending = None
+        self._marks.clear()
+
+    def mark_proposed(self, end_offset: int) -> None:
+        """Note that the pending image holds exactly the log below `end_offset` (a batch just appended),
+        so that committing that batch adopts the image instead of replaying its records again."""
+        if self._pending is not None:
+            self._marks.append((end_offset, self._pending.image))
 
     def propose(self, records) -> None:
         """Record proposed records on the pending image."""

@@ -104,3 +104,25 @@ def test_snapshot_written_when_bytes_exceed_the_limit_and_holds_the_image():
     names = set(restored.committed.topics.by_name)
     assert names and names <= {f"t{i}" for i in range(5)}
     assert len(S.read_values(snap.data)) == len(names)
+
+
+def test_adopted_committed_image_equals_a_replay_of_the_log():
+    from kraftsman.storage.records.metadata import write_metadata_record
+
+    driver, _, _, _ = _driver()
+    _until_active(driver)
+    for i in range(4):
+        driver.propose([_topic(f"x{i}", i)], lambda e: None)
+        if i % 2:
+            driver.flush_proposals()
+            driver.tick()
+    driver.flush_proposals()
+    driver.tick()
+    assert driver.state.committed is driver.state.pending  # adopted, not replayed again
+    replayed = MetadataState()
+    for batch in driver.node.log.read(0, 1 << 30):
+        replayed.apply_batch(batch)
+    assert replayed.offset == driver.state.offset
+    ours = [write_metadata_record(r) for r in driver.state.committed.write()]
+    theirs = [write_metadata_record(r) for r in replayed.committed.write()]
+    assert ours == theirs and len(ours) == 4
