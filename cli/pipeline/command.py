@@ -63,8 +63,10 @@ def parse_conf(items: list[str]) -> dict[str, str]:
 
 
 def _spark_module():
+    from . import spark_job
+
     try:
-        from . import spark_job
+        spark_job.require()
     except ImportError as e:
         if (e.name or "").split(".")[0] in ("pyspark", "py4j", "pyarrow", "pandas"):
             raise ToolError(INSTALL_HINT, ExitStatus.UNAVAILABLE) from None

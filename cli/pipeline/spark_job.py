@@ -10,7 +10,8 @@ union is persisted, split into `records`, `batches` and `errors`, and the derive
 so running the same command again replaces its output.
 
 Rules:
-- Only this module imports pyspark / py4j (import-linter contract in pyproject.toml).
+- Only this module imports pyspark / py4j (import-linter contract in pyproject.toml), and only inside
+  functions, so that the module itself imports without the extra (CI imports every module of the wheel).
 - Quiet by default: log4j at ERROR before the JVM starts, no console progress bar of Spark's own;
   the progress shown is ours (stage tasks done / total) on a terminal stderr.
 """
@@ -22,15 +23,15 @@ import os
 import tempfile
 import threading
 import time
+from typing import TYPE_CHECKING
 
-from pyspark import StorageLevel
-from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
-
-from .derived import DERIVED
 from .decode import RECORDS_ONLY, STRUCTURE
+from .derived import DERIVED
 from .inputs import Task, balance
 from .tables import BASE_TABLES, BATCHES, ERRORS, RECORDS, ddl, names, union_columns
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _LOG4J = """rootLogger.level = error
 rootLogger.appenderRef.console.ref = console
@@ -43,13 +44,24 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 FORMATS = {"parquet": "parquet", "jsonl": "json"}
 
 
+def require() -> None:
+    """Import what the Spark extra installs; raise ImportError (naming the missing module) if absent."""
+    import pandas  # noqa: F401  (mapInArrow checks for it)
+    import pyarrow  # noqa: F401
+    import pyspark  # noqa: F401
+
+
 def active_session() -> SparkSession | None:
     """Return the SparkSession already running in this process, if any (a caller's: not ours to stop)."""
+    from pyspark.sql import SparkSession
+
     return SparkSession.getActiveSession()
 
 
 def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> SparkSession:
     """Start (or reuse) a SparkSession on `master`; user --conf values win over our defaults."""
+    from pyspark.sql import SparkSession
+
     defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static"}
     if master.startswith("local"):
         defaults.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
@@ -198,6 +210,9 @@ def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str,
     Two passes over the files: `records` (the full decode), then `batches` and `errors` (batch headers,
     CRCs and record framing only); record-level errors are read back from the written records.
     """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
     progress = progress or Progress(spark, None)
     frames = inputs_frame(spark, tasks, remote)
     with progress.phase("decoding records"):
@@ -226,6 +241,7 @@ class Progress:
     def __init__(self, spark: SparkSession, stream, live: bool = False):
         self.tracker = spark.sparkContext.statusTracker()
         self.stream, self.live = stream, live
+        self.timings: dict[str, float] = {}
 
     def phase(self, name: str):
         """Return a context manager that reports the phase while it runs."""
@@ -269,5 +285,6 @@ class _Phase:
 
     def __exit__(self, *exc) -> None:
         self.stop.set()
+        elapsed = self.progress.timings[self.name] = time.monotonic() - self.started
         if exc[0] is None:
-            self.progress.line(f"pipeline: {self.name} done in {time.monotonic() - self.started:.1f} s", final=True)
+            self.progress.line(f"pipeline: {self.name} done in {elapsed:.1f} s", final=True)
