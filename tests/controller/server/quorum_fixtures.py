@@ -9,7 +9,7 @@ from kraftsman.controller.server.controller_client import describe_quorum, find_
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
         "controller.quorum.election.backoff.max.ms": "300", "broker.session.timeout.ms": "3000",
         "broker.heartbeat.interval.ms": "500", "metadata.log.max.record.bytes.between.snapshots": "4000",
-        "metadata.log.segment.bytes": "65536"}
+        "metadata.log.segment.bytes": "16384"}
 
 
 class LoopThread:

@@ -153,7 +153,7 @@ def test_restarted_voter_catches_up_and_its_log_decodes(quorum, loop):
 
     leader, _ = loop.run(find_leader(quorum.addresses()))
     follower = next(i for i in quorum.ids if i != leader)
-    quorum.terminate(follower)
+    assert quorum.terminate(follower) == 0  # SIGTERM: clean shutdown, exit 0
     quorum.start(follower)
     quorum.wait_listening()
 
@@ -171,5 +171,44 @@ def test_restarted_voter_catches_up_and_its_log_decodes(quorum, loop):
                           Environment(stdout=out, stderr=err))
     assert status == 0, err.getvalue()
     assert '"name":"orders"' in out.getvalue().replace(" ", "")
+    quorum.start(follower)
+    quorum.wait_listening()
+
+
+def _voter_ends(loop, quorum):
+    _, part = loop.run(find_leader(quorum.addresses()))
+    return {v.replica_id: v.log_end_offset for v in part.current_voters}, part.high_watermark
+
+
+def test_voter_behind_the_log_start_catches_up_from_a_snapshot(quorum, brokers, loop):
+    from confluent_kafka.admin import NewTopic
+
+    from kraftsman.cli import metadata_shell
+    from kraftsman.storage.log.snapshot import list_snapshots
+
+    leader, _ = loop.run(find_leader(quorum.addresses()))
+    follower = next(i for i in quorum.ids if i != leader)
+    wait_for(lambda: (lambda ends, hw: ends[follower] >= hw)(*_voter_ends(loop, quorum)))
+    behind = _voter_ends(loop, quorum)[0][follower]
+    quorum.kill(follower)
+    client = admin(quorum)
+    for batch in range(6):
+        names = [f"bulk-{batch}-{i}" for i in range(20)]
+        futures = client.create_topics([NewTopic(n, 4, 3) for n in names], request_timeout=20)
+        for f in futures.values():
+            f.result(30)
+    leader_segments = [int(p.stem) for p in quorum.partition_dir(leader).glob("*.log")]
+    assert min(leader_segments) > behind, "the leader should have deleted the segments the follower needs"
+    quorum.start(follower)
+    quorum.wait_listening()
+    wait_for(lambda: (lambda ends, hw: ends[follower] >= hw - 1)(*_voter_ends(loop, quorum)), timeout=30)
+    assert list_snapshots(quorum.partition_dir(follower))[-1].end_offset > behind  # fetched from the leader
+    live = set(client.list_topics(timeout=10).topics)
+    quorum.terminate(follower)
+    out = io.StringIO()
+    status = metadata_shell.run(["--directory", str(quorum.partition_dir(follower)), "ls", "/image/topics/byName"],
+                                Environment(stdout=out, stderr=io.StringIO()))
+    assert status == 0
+    assert set(out.getvalue().split()) == live
     quorum.start(follower)
     quorum.wait_listening()
