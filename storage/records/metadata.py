@@ -118,6 +118,8 @@ def read_frame(value: bytes) -> tuple[int, int, int]:
 
 
 def _read_frame_checked(value: bytes) -> tuple[int, int, int]:
+    if value is None:
+        raise MetadataParseError("Null metadata record value")
     if not value:
         raise MetadataParseError("Empty metadata record value")
     try:
@@ -130,7 +132,7 @@ def _read_frame_checked(value: bytes) -> tuple[int, int, int]:
 
 def read_metadata_record(value: bytes) -> ApiMessageAndVersion:
     """Decode one metadata record value into an ApiMessageAndVersion."""
-    if len(value) >= 3 and value[0] == 1 and value[1] < 128 and value[2] < 128:
+    if value is not None and len(value) >= 3 and value[0] == 1 and value[1] < 128 and value[2] < 128:
         api_key, version, pos = value[1], value[2], 3  # the common one-byte frame
     else:
         api_key, version, pos = _read_frame_checked(value)

@@ -26,7 +26,9 @@ FILES = {
 SIDE_FILES = (".index", ".timeindex", ".snapshot", ".txnindex")
 FLAGS = [["--cluster-metadata-decoder"], ["--deep-iteration"], ["--print-data-log"],
          ["--cluster-metadata-decoder", "--output", "jsonl"], ["--index-sanity-check"], ["--verify-index-only"],
-         ["--cluster-metadata-decoder", "--skip-record-metadata"]]
+         ["--cluster-metadata-decoder", "--skip-record-metadata"], ["--max-bytes", "150", "--deep-iteration"],
+         ["--max-message-size", "40", "--print-data-log"], ["--offsets-decoder"], ["--transaction-log-decoder"]]
+NOT_YET = "is not implemented yet"  # the offsets and transaction-log decoders before they land: a clean error
 
 
 def dump(folder, name: str, data: bytes, flags: list[str]) -> tuple[int, str]:
@@ -39,7 +41,7 @@ def dump(folder, name: str, data: bytes, flags: list[str]) -> tuple[int, str]:
     status = run_command(run, [*flags, "--files", name], Environment(stdout=out, stderr=err, cwd=str(folder)),
                          prog="kafka-dump-log")
     assert "Traceback" not in err.getvalue() and "unexpected" not in err.getvalue(), err.getvalue()
-    assert status in (0, 2), (status, err.getvalue())
+    assert status in (0, 2) or (status == 1 and NOT_YET in err.getvalue()), (status, err.getvalue())
     return status, out.getvalue()
 
 

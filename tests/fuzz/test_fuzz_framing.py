@@ -101,3 +101,23 @@ def test_huge_lengths_inside_a_request_allocate_little(key, version, frame):
         for big in (b"\x7f\xff\xff\xff", b"\xff\xff\xff\x0f"):
             data = body[:at] + big + body[at + 4:]
             assert peak_bytes(lambda: check(decode_request, data, (FramingError,))) < SMALL_ALLOCATION
+
+
+ALL_VERSIONS = [(k, v) for k, info in framing.api_registry().items() for v in info.versions]
+
+
+@fuzz_settings(400)
+@given(st.data())
+def test_every_api_version_with_a_foreign_or_random_body(data):
+    key, version = data.draw(st.sampled_from(ALL_VERSIONS))
+    seeds = [f[4:] for k, _, f in REQUESTS if k == key]
+    body = data.draw(mutated(seeds) | st.binary(max_size=48))
+    frame = _retag(body, key, version)
+    check(decode_request, frame, (FramingError,))
+    raw = data.draw(mutated([f for k, _, f in RESPONSES if k == key]) | st.binary(max_size=48))
+    check(lambda f: framing.decode_response(key, version, f[4:]), raw, (FramingError,))
+
+
+def _retag(frame: bytes, key: int, version: int) -> bytes:
+    """Return `frame` with its header's api key and version replaced (the rest kept as it is)."""
+    return key.to_bytes(2, "big") + version.to_bytes(2, "big") + frame[4:]

@@ -24,7 +24,7 @@ from kraftsman.storage.records.metadata import (MetadataParseError, decode_data_
 
 CODEC_CASES = codec_cases()
 RECORD_SEEDS = corpus("metadata_record")
-BATCH_SEEDS = corpus("batch")[:1] + corpus("compression")
+BATCH_SEEDS = corpus("batch")[:2] + corpus("compression") + corpus("metadata_batch")
 SNAPSHOT_SEEDS = corpus("snapshot") + real_files("*.checkpoint", limit=8)
 STORAGE_ERRORS = tuple(e for e in known_errors() if e is not OSError)
 
@@ -137,3 +137,11 @@ def test_huge_declared_counts_and_lengths_allocate_little(name, version):
             data = seed[:at] + big + seed[at + 4:]
             assert peak_bytes(lambda: check(lambda d: decode_json(name, version, d), data,
                                             (codec.CodecError,))) < SMALL_ALLOCATION
+
+
+def test_a_null_record_value_is_a_metadata_parse_error():
+    with pytest.raises(MetadataParseError, match="Null metadata record value"):
+        read_metadata_record(None)
+    data = dict(regressions("metadata_batch"))["null-record-value-minimal.bin"]
+    with pytest.raises(MetadataParseError, match="Null metadata record value"):
+        decode_data_batch(RecordBatch(data, 0))
