@@ -132,12 +132,14 @@ def time_limit(seconds: float = HANG_SECONDS):
         raise Hang(f"no answer after {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    outer_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
-    finally:
+    finally:  # nested limits: the outer one is re-armed (with its whole remaining delay at entry)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_delay:
+            signal.setitimer(signal.ITIMER_REAL, outer_delay)
 
 
 def check(parse, data: bytes, allowed: tuple[type, ...]):

@@ -116,3 +116,4 @@ def test_huge_batch_length_in_a_small_file_is_not_read(tmp_path):
 def test_huge_declared_decompressed_sizes_are_refused(codec_id, payload):
     with pytest.raises(CompressionError):
         decompress(codec_id, payload)
+
