@@ -492,6 +492,12 @@ def _gen_class(s: _Src, qual: str, struct_name: str, fields) -> None:
 
 
 def _base_namespace() -> dict:
+    """Return a fresh copy of the helpers every generated module sees (built once: ~2k Struct objects)."""
+    return dict(_base_template())
+
+
+@functools.lru_cache(maxsize=None)
+def _base_template() -> dict:
     ns = {
         "Message": Message, "CodecError": CodecError, "_MISSING": MISSING, "_new": object.__new__,
         "_uvarint": P.read_uvarint, "_uv": P.uvarint_bytes, "_unpack_from": struct.unpack_from,
@@ -558,24 +564,22 @@ def reachable_structs(spec: MessageSpec, version: int) -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def _compiled(name: str, version: int) -> dict:
-    """Generate decode/encode/JSON functions of message `name` at `version`."""
+def _compiled(name: str, version: int, kind: str):
+    """Generate the `kind` function (decode, encode or json) of message `name` at `version`, only when asked."""
     spec = load(name)
     if version not in spec.valid_versions:
         raise CodecError(f"{name} has no version {version} (valid: {spec.valid_versions})")
     flexible = version in spec.flexible_versions
+    generate, prefix = {"decode": (_gen_decoder, "_d_"), "encode": (_gen_encoder, "_e_"),
+                        "json": (_gen_json, "_j_")}[kind]
     s = _Src()
     for n in [spec.name] + reachable_structs(spec, version):
-        fields = _struct_fields(spec, n)
-        _gen_decoder(s, n, fields, version, flexible)
-        _gen_encoder(s, n, fields, version, flexible)
-        _gen_json(s, n, fields, version, flexible)
+        generate(s, n, _struct_fields(spec, n), version, flexible)
     ns = _base_namespace()
     ns.update(s.names)
     ns.update({f"_S_{n}": c for n, c in _classes(name).items()})
-    exec(compile(s.text(), f"<kraftsman codec {name} v{version}>", "exec"), ns)
-    return {"decode": ns[f"_d_{spec.name}"], "encode": ns[f"_e_{spec.name}"], "json": ns[f"_j_{spec.name}"],
-            "source": s.text()}
+    exec(compile(s.text(), f"<kraftsman codec {name} v{version} {kind}>", "exec"), ns)
+    return ns[f"{prefix}{spec.name}"]
 
 
 _DECODE_ERRORS = (struct.error, IndexError, UnicodeDecodeError, P.VarintError, ValueError)
@@ -583,7 +587,7 @@ _DECODE_ERRORS = (struct.error, IndexError, UnicodeDecodeError, P.VarintError, V
 
 def decoder(name: str, version: int):
     """Return fn(buf, pos=0, end=None) -> (message, new_pos) decoding `name` at `version`."""
-    raw = _compiled(name, version)["decode"]
+    raw = _compiled(name, version, "decode")
 
     def decode_at(buf: bytes, pos: int = 0, end: int | None = None):
         end = len(buf) if end is None else end
@@ -603,17 +607,17 @@ def decoder(name: str, version: int):
 
 def raw_decoder(name: str, version: int):
     """Return the unguarded generated decoder fn(buf, pos, end); callers catch errors themselves."""
-    return _compiled(name, version)["decode"]
+    return _compiled(name, version, "decode")
 
 
 def encoder(name: str, version: int):
     """Return fn(message, out: bytearray) appending `name` at `version` to `out`."""
-    return _compiled(name, version)["encode"]
+    return _compiled(name, version, "encode")
 
 
 def json_renderer(name: str, version: int):
     """Return fn(message) -> str rendering it like Kafka's generated JsonConverter (compact)."""
-    return _compiled(name, version)["json"]
+    return _compiled(name, version, "json")
 
 
 def decode(name: str, version: int, buf: bytes, pos: int = 0):
