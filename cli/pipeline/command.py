@@ -74,9 +74,9 @@ def _spark_module():
     return spark_job
 
 
-def _start(spark_job, args, env: Environment):
+def _start(spark_job, args, conf: dict[str, str], env: Environment):
     try:
-        return spark_job.start_session(args.master, parse_conf(args.conf), quiet=not args.verbose)
+        return spark_job.start_session(args.master, conf, quiet=not args.verbose)
     except Exception as e:  # noqa: BLE001 (py4j / pyspark errors: no Java, bad master URL...)
         if env.debug:
             raise
@@ -99,10 +99,9 @@ def run(argv: list[str], env: Environment) -> int:
     files, remote = expand(args.paths)
     tasks = plan(files, args.split_bytes or DEFAULT_SPLIT_BYTES)
     spark_job = _spark_module()
-    args.conf = [f"{k}={v}" for k, v in conf.items()]
     started = time.monotonic()
     borrowed = spark_job.active_session() is not None
-    spark = _start(spark_job, args, env)
+    spark = _start(spark_job, args, conf, env)
     env.stderr.write(f"pipeline: Spark {spark.version} on {args.master} ready in {time.monotonic() - started:.1f} s; "
                      f"{len(files)} local files ({len(tasks)} tasks), {len(remote)} URIs\n")
     progress = spark_job.Progress(spark, env.stderr, live=env.stderr_isatty)

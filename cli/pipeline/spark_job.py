@@ -204,23 +204,35 @@ _RECORD_ERRORS = "SELECT source, batch_position AS position, offset, error AS me
 
 
 def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str, fmt: str = "parquet",
-            progress=None) -> dict[str, int]:
+            progress=None, derived: bool = True) -> dict[str, int]:
     """Decode, write every table below `out`, and return the row count of the base tables.
 
     Two passes over the files: `records` (the full decode), then `batches` and `errors` (batch headers,
     CRCs and record framing only); record-level errors are read back from the written records.
     """
+    progress = progress or Progress(spark, None)
+    frames = inputs_frame(spark, tasks, remote)
+    write_records(spark, frames, out, fmt, progress)
+    write_structure(spark, frames, out, fmt, progress)
+    if derived:
+        write_derived(spark, out, fmt, progress)
+    return {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
+
+
+def write_records(spark: SparkSession, frames, out: str, fmt: str, progress) -> None:
+    """Decode the records and write them; register the written table as the view `records`."""
+    with progress.phase("decoding records"):
+        _write(_decoded(frames, RECORDS_ONLY, RECORDS), out, "records", fmt)
+    read_table(spark, out, "records", fmt, RECORDS).createOrReplaceTempView("records")
+
+
+def write_structure(spark: SparkSession, frames, out: str, fmt: str, progress) -> None:
+    """Write `batches`, and `errors` (the structure pass's plus the records' own, from the view `records`)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    progress = progress or Progress(spark, None)
-    frames = inputs_frame(spark, tasks, remote)
-    with progress.phase("decoding records"):
-        _write(_decoded(frames, RECORDS_ONLY, RECORDS), out, "records", fmt)
-    records = read_table(spark, out, "records", fmt, RECORDS)
-    records.createOrReplaceTempView("records")
-    structure_columns = union_columns(("batches", "errors"))
-    structure = _decoded(frames, STRUCTURE, structure_columns).persist(StorageLevel.MEMORY_AND_DISK)
+    structure = _decoded(frames, STRUCTURE, union_columns(("batches", "errors")))
+    structure = structure.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         with progress.phase("decoding batches"):
             _write(structure.where(F.col("table") == "batches").select(*names(BATCHES)), out, "batches", fmt)
@@ -229,10 +241,13 @@ def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str,
             _write(errors.unionByName(spark.sql(_RECORD_ERRORS)), out, "errors", fmt)
     finally:
         structure.unpersist()
+
+
+def write_derived(spark: SparkSession, out: str, fmt: str, progress) -> None:
+    """Write the derived tables, Spark SQL over the view `records`."""
     for name, sql in DERIVED.items():
         with progress.phase(f"writing {name}"):
             _write(spark.sql(sql), out, name, fmt)
-    return {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
 
 
 class Progress:

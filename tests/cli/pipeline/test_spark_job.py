@@ -14,6 +14,7 @@ import pytest
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]')")
 pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install -e '.[spark]')")
+pytest.importorskip("pandas", reason="pandas is not installed (pip install -e '.[spark]')")
 
 from kraftsman.cli.common import Environment, run_command  # noqa: E402
 from kraftsman.cli.dump_log import run as dump_log  # noqa: E402
@@ -186,7 +187,7 @@ def jsonl_records(path: Path) -> list[dict]:
 def test_records_table_equals_dump_log_jsonl_on_every_fixture(spark, tmp_path, kraft_real):
     out = str(tmp_path / "out")
     files, remote = inputs.expand([str(DATA)])
-    counts = spark_job.run_job(spark, inputs.plan(files), remote, out)
+    counts = spark_job.run_job(spark, inputs.plan(files), remote, out, derived=False)
     records = spark_job.read_table(spark, out, "records", "parquet")
     by_type = {(r["source"], r["type"]): r["count"] for r in records.groupBy("source", "type").count().collect()}
     sample = sorted(files, key=len)[::9]
@@ -214,3 +215,13 @@ def test_command_end_to_end_writes_json_lines(spark, scenario, tmp_path):
     rows = [json.loads(line) for f in lines for line in f.read_text().splitlines()]
     assert sorted(r["offset"] for r in rows) == list(range(total))
     assert (tmp_path / "tables" / "broker_events").is_dir()
+
+
+def test_uris_are_read_by_spark_and_decoded_alike(spark, scenario):
+    """The URI path (Spark's binaryFile source, then the same decoder) gives the records of the local path."""
+    uri = "file://" + str(scenario["log"].parent)
+    frames = spark_job.inputs_frame(spark, [], [uri])
+    rows = spark_job._decoded(frames, spark_job.RECORDS_ONLY, spark_job.RECORDS).collect()
+    good = sorted(r["offset"] for r in rows if r["source"].endswith("/00000000000000000000.log")
+                  and "/corrupt/" not in r["source"])
+    assert good == list(range(sum(len(b) for b in scenario_batches())))
