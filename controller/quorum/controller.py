@@ -8,10 +8,13 @@ Rules:
   metadata.version 3.3-IV1, appends a NoOpRecord at most every metadata.max.idle.interval.ms
   (500 ms by default, counted from activation), as Kafka's active controller does.
 - Each periodic result is computed on an image holding the results before it.
+- `replay(records, offset, time_ms)` lets any controller learn broker registration times from committed
+  batches (DescribeCluster shows them); the controller that registers a broker knows it at once.
 - Only the active controller keeps leases; `on_activate` starts them fresh, `on_deactivate` drops them.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 
 from kraftsman.storage.protocol import codec
@@ -56,7 +59,7 @@ class QuorumController:
             "BrokerHeartbeat": self.cluster.broker_heartbeat,
             "UnregisterBroker": self.cluster.unregister_broker,
             "ControllerRegistration": self.cluster.controller_registration,
-            "DescribeCluster": describe_cluster,
+            "DescribeCluster": functools.partial(describe_cluster, registration_time=self.cluster.registration_time),
             "AllocateProducerIds": allocate_producer_ids,
         })
 

@@ -21,6 +21,7 @@ API_TABLE = {
     63: (1, 0), 64: (0, 0), 70: (0, 0), 80: (0, 0), 81: (0, 0), 82: (0, 0),
     58: (0, 0),  # Envelope (KIP-590), not in the reference table
     32: (4, 4), 33: (2, 2),  # DescribeConfigs and AlterConfigs (Kafka 3.9's specs, not in the reference table)
+    67: (0, 0),  # AllocateProducerIds (Kafka 3.9's spec, not in the reference table)
 }
 
 
