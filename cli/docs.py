@@ -86,6 +86,8 @@ def commands() -> list[Command]:
 def build_parser_of(command: Command) -> argparse.ArgumentParser:
     """Import the command's module and return its build_parser()."""
     module = importlib.import_module(PARSER_MODULES.get(command.name, command.module))
+    if not hasattr(module, "build_parser"):
+        raise SystemExit(f"{module.__name__} has no build_parser(): every registered command needs one (cli/docs.py)")
     return module.build_parser()
 
 
