@@ -58,7 +58,7 @@ class RaftNode:
         self.voter_history = VoterHistory(VoterSet.static(config.voters))
         self.high_watermark = log.start_offset
         self.applied = log.start_offset
-        self.flushed_end = log.end_offset
+        self.flushed_end = self.flush_issued = log.end_offset  # flush_issued: a background flush's target
         self._pending_load = log.latest_snapshot()
         self._snapshot_asked: SnapshotId | None = None
         self._persisted = None
@@ -104,13 +104,8 @@ class RaftNode:
         self.deadline = self.now + self.election_timeout()
 
     # ------------------------------------------------------------ properties
-    @property
-    def role(self) -> str:
-        return self.state.role
-
-    @property
-    def epoch(self) -> int:
-        return self.state.epoch
+    role = property(lambda self: self.state.role)
+    epoch = property(lambda self: self.state.epoch)
 
     @property
     def leader_id(self) -> int | None:
@@ -194,7 +189,7 @@ class RaftNode:
     # ------------------------------------------------------------ outputs
     def has_ready(self) -> bool:
         return bool(self.outbox) or self.state.persisted() != self._persisted or (
-            self.log.end_offset != self.flushed_end) or self.applied < self.high_watermark or (
+            self.log.end_offset != self._flush_target()) or self.applied < self.high_watermark or (
             self._pending_load is not None)
 
     def ready(self) -> Ready:
@@ -203,7 +198,7 @@ class RaftNode:
         if self.state.persisted() != self._persisted:
             rd.quorum_state, rd.data_version = self.state.to_data(self.kraft_version, self.voters.ids())
             rd.persisted = self.state.persisted()
-        rd.flush = self.log.end_offset != self.flushed_end
+        rd.flush = self.log.end_offset != self._flush_target()
         if self._pending_load is not None:
             rd.load_snapshot = self._pending_load
         rd.applied_to = max(self.applied, self.log.start_offset if self._pending_load else self.applied)
@@ -245,11 +240,25 @@ class RaftNode:
             self._pending_load = None
         if rd.flush:
             self.flushed_end = min(rd.flush_end, self.log.end_offset)
+            self.flush_issued = max(self.flush_issued, self.flushed_end)
         self.applied = max(self.applied, rd.applied_to)
         if self.state.role == LEADER:
             replication.update_high_watermark(self)
 
-    # ------------------------------------------------------------ sending
+    def _flush_target(self) -> int:
+        """Return the end flushed or being flushed (a follower's fetch acknowledges durable data only)."""
+        return max(self.flushed_end, self.flush_issued) if self.state.role == LEADER else self.flushed_end
+
+    def flush_started(self, end_offset: int) -> None:
+        """The driver began a background flush up to `end_offset`."""
+        self.flush_issued = max(self.flush_issued, min(end_offset, self.log.end_offset))
+
+    def flush_done(self, end_offset: int) -> None:
+        """A background flush finished: the leader's own log end counts from there."""
+        self.flushed_end = max(self.flushed_end, min(end_offset, self.log.end_offset))
+        if self.state.role == LEADER:
+            replication.update_high_watermark(self)
+
     def next_cid(self) -> int:
         self._cid += 1
         return self._cid
@@ -293,6 +302,7 @@ class RaftNode:
                                  f"watermark {self.high_watermark}")
         self.log.truncate_to(offset)
         self.flushed_end = min(self.flushed_end, self.log.end_offset)
+        self.flush_issued = min(self.flush_issued, self.log.end_offset)
         before = self.voters
         self.voter_history.truncate(self.log.end_offset)
         if self.voters != before:
@@ -300,7 +310,7 @@ class RaftNode:
 
     def install_snapshot(self, snapshot: Snapshot) -> None:
         self.log.install_snapshot(snapshot)
-        self.flushed_end = self.log.end_offset
+        self.flushed_end = self.flush_issued = self.log.end_offset
         level, voters = S.read_control(snapshot.data)
         self.kraft_version = max(self.kraft_version, level)
         if voters is not None:
@@ -402,7 +412,8 @@ class RaftNode:
 
     def describe(self) -> dict:
         """A plain summary for tests and traces."""
-        return {"id": self.node_id, "role": self.state.role, "epoch": self.state.epoch,
-                "leader": self.state.leader_id, "voted": self.state.voted_id, "hw": self.high_watermark,
-                "log": (self.log.start_offset, self.log.end_offset), "voters": sorted(self.voters.ids())}
+        st = self.state
+        return {"id": self.node_id, "role": st.role, "epoch": st.epoch, "leader": st.leader_id, "voted": st.voted_id,
+                "hw": self.high_watermark, "log": (self.log.start_offset, self.log.end_offset),
+                "voters": sorted(self.voters.ids())}
 

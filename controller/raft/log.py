@@ -53,6 +53,8 @@ class RaftLog:
     def install_snapshot(self, snapshot: Snapshot) -> None: ...
     def delete_before(self, offset: int) -> None: ...
     def flush(self) -> None: ...
+    def begin_flush(self): ...  # a job making the current content durable, runnable in a thread
+    def end_flush(self, job) -> None: ...
 
 
 class MemoryLog(RaftLog):
@@ -175,6 +177,17 @@ class MemoryLog(RaftLog):
     def flush(self) -> None:
         self.durable_end = self.end_offset
         self._durable_snapshots = set(self.snapshots)
+
+    def begin_flush(self):
+        """Return a job that makes what is appended now durable (as a background fsync would)."""
+        end = self.end_offset
+
+        def job() -> None:
+            self.durable_end = max(self.durable_end, min(end, self.end_offset))
+        return job
+
+    def end_flush(self, job) -> None:
+        """Nothing to forget in memory."""
 
     def crash(self) -> None:
         """Lose everything not flushed."""

@@ -3,6 +3,8 @@
 Rules:
 - One Ready at a time, in the order config.Ready documents: persist quorum-state, flush the log,
   send, load a snapshot, apply committed batches, write a snapshot if due, then advance().
+- A leader may fsync in a background thread (`background`), one job at a time: appends go on meanwhile
+  and its log end counts once the job is done; followers always flush before they acknowledge.
 - Except that a leader sends before it flushes: its messages carry data to followers (and votes it
   already persisted), and its own log end counts toward the high watermark only once flushed, so
   replication and the leader's fsync overlap (as Raft allows) and a commit costs one fsync in series.
@@ -46,7 +48,7 @@ class RaftDriver:
 
     def __init__(self, node: RaftNode, state: MetadataState, *, send, persist_quorum_state,
                  snapshot_max_bytes: int = 20 << 20, snapshot_interval_ms: int = 3_600_000,
-                 on_activate=None, on_deactivate=None):
+                 on_activate=None, on_deactivate=None, background=None):
         self.node, self.state = node, state
         self._send, self._persist_qs = send, persist_quorum_state
         self.snapshot_max_bytes, self.snapshot_interval_ms = snapshot_max_bytes, snapshot_interval_ms
@@ -59,6 +61,8 @@ class RaftDriver:
         self.active_epoch = -1
         self._last_snapshot_ms = node.now
         self.stopped = False
+        self._background = background  # background(fn, done): run fn in a thread, then done() on this one
+        self._flushing = False
 
     # ------------------------------------------------------------ inputs
     def tick(self, count: int = 1) -> None:
@@ -138,7 +142,9 @@ class RaftDriver:
             early = node.is_leader()  # a leader's data may travel before its own flush (see Rules)
             if early:
                 self._send_all(rd.messages)
-            if rd.flush:
+            if rd.flush and early and self._background is not None:
+                self._flush_in_background(rd)
+            elif rd.flush:
                 node.log.flush()
             if not early:
                 self._send_all(rd.messages)
@@ -152,6 +158,30 @@ class RaftDriver:
         self._maybe_snapshot()
         self._complete_waiters()
         self._check_activation()
+
+    def _flush_in_background(self, rd) -> None:
+        """Make the log durable in a thread (one job at a time, the next one picks up what arrived
+        meanwhile); the leader counts its own log end toward the high watermark when a job is done."""
+        rd.flush = False
+        self.node.flush_started(self.node.log.end_offset)
+        if not self._flushing:
+            self._start_flush_job()
+
+    def _start_flush_job(self) -> None:
+        node = self.node
+        self._flushing = True
+        end, job = node.log.end_offset, node.log.begin_flush()
+
+        def done() -> None:
+            self._flushing = False
+            node.log.end_flush(job)
+            if self.stopped:
+                return
+            node.flush_done(end)
+            if node.is_leader() and node.flush_issued > node.flushed_end:
+                self._start_flush_job()
+            self.process()
+        self._background(job, done)
 
     def _send_all(self, messages) -> None:
         for env in messages:

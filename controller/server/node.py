@@ -85,8 +85,23 @@ class ControllerServer:
             node, MetadataState(), send=self._send_raft,
             persist_quorum_state=lambda data, v: local_storage.write_quorum_state(cfg.partition_dir, data, v),
             snapshot_max_bytes=cfg.snapshot_max_bytes, snapshot_interval_ms=cfg.snapshot_interval_ms,
-            on_activate=self._on_activate, on_deactivate=self._on_deactivate)
+            on_activate=self._on_activate, on_deactivate=self._on_deactivate, background=self._background)
         return node
+
+    def _background(self, fn, done) -> None:
+        """Run fn() in the default thread pool, then done() on the event loop."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, fn)
+
+        def finished(f) -> None:
+            if f.cancelled() or f.exception() is not None:
+                log.error("node %d: background fsync failed: %s", self.config.node_id,
+                          "cancelled" if f.cancelled() else f.exception())
+                if not self._stopping:
+                    loop.create_task(self.stop())  # a log we cannot make durable must not serve
+                return
+            done()
+        future.add_done_callback(finished)
 
     def advertised_host(self) -> str:
         host = self.config.controller_listener().host

@@ -25,6 +25,7 @@ Rules:
 from __future__ import annotations
 
 import bisect
+import errno
 from array import array
 from pathlib import Path
 
@@ -69,6 +70,7 @@ class FileLog:
         self._latest = None  # cached Snapshot object of the newest snapshot
         self.start_offset = self.end_offset = 0
         self._dirty: dict[int, Segment] = {}
+        self._inflight: list[Segment] = []  # segments a background flush job is syncing
         self._dir_dirty = False
         self._checkpointed = -1
 
@@ -326,13 +328,43 @@ class FileLog:
             self._latest = None
 
     # ------------------------------------------------------------ durability
-    def flush(self) -> None:
-        """Make everything appended so far durable."""
-        for seg in self._dirty.values():
-            seg.sync()
+    def begin_flush(self):
+        """Return a job that makes everything appended so far durable and may run in another thread
+        while appends go on (pwrite, then fsync there); pass it to end_flush() once it ran. A plain
+        flush() meanwhile also syncs what the job holds, so it never acknowledges less."""
+        dirty = list(self._dirty.values())
         self._dirty.clear()
+        self._inflight.extend(dirty)
         self._sync_dir()
+        self._write_epoch_checkpoint()
+
+        def sync() -> None:
+            for seg in dirty:
+                try:
+                    seg.sync()
+                except OSError as e:  # a segment deleted meanwhile (closed fd) needs no sync
+                    if e.errno != errno.EBADF:
+                        raise
+        sync.segments = dirty
+        return sync
+
+    def end_flush(self, job) -> None:
+        """Forget the segments of a finished begin_flush() job."""
+        for seg in job.segments:
+            if seg in self._inflight:
+                self._inflight.remove(seg)
+
+    def _write_epoch_checkpoint(self) -> None:
         if self.epochs.version != self._checkpointed:
             write_leader_epoch_checkpoint(self.directory / LEADER_EPOCH_CHECKPOINT_NAME, self.epochs.entries(),
                                           fs=self.fs)
             self._checkpointed = self.epochs.version
+
+    def flush(self) -> None:
+        """Make everything appended so far durable."""
+        for seg in {id(s): s for s in [*self._dirty.values(), *self._inflight] if s.fd >= 0}.values():
+            seg.sync()
+        self._dirty.clear()
+        self._inflight.clear()
+        self._sync_dir()
+        self._write_epoch_checkpoint()

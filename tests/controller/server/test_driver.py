@@ -126,3 +126,36 @@ def test_adopted_committed_image_equals_a_replay_of_the_log():
     ours = [write_metadata_record(r) for r in driver.state.committed.write()]
     theirs = [write_metadata_record(r) for r in replayed.committed.write()]
     assert ours == theirs and len(ours) == 4
+
+
+def test_background_fsync_gates_the_leaders_own_vote_on_the_high_watermark():
+    jobs = []
+    driver, _, _, _ = _driver(background=lambda fn, done: jobs.append((fn, done)))
+
+    def run_jobs():
+        while jobs:
+            fn, done = jobs.pop(0)
+            fn()
+            done()
+    for _ in range(200):
+        driver.tick()
+        run_jobs()
+        if driver.is_active:
+            break
+    assert driver.is_active
+    outcome = []
+    driver.propose([_topic("a")], outcome.append)
+    driver.flush_proposals()
+    for _ in range(3):
+        driver.tick()
+    assert outcome == [] and len(jobs) == 1  # one voter: nothing commits before its own fsync
+    driver.propose([_topic("b", 1)], outcome.append)
+    driver.flush_proposals()
+    driver.tick()
+    assert len(jobs) == 1  # one job at a time; the next one starts when it is done
+    run_jobs()
+    driver.tick()
+    run_jobs()
+    driver.tick()
+    assert outcome == [None, None]
+    assert {"a", "b"} <= set(driver.state.committed.topics.by_name)
