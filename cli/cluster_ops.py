@@ -6,7 +6,8 @@ Rules:
 - cluster-id and list-endpoints: DescribeCluster (v1 with EndpointType 2 for controllers, else the
   highest both sides speak), falling back to Metadata for servers without DescribeCluster.
 - unregister: UnregisterBroker v0 to any address; NOT_CONTROLLER (41) or a connection failure moves
-  on to the next address after a backoff (doubling from 50 ms up to 1 s) until the deadline.
+  on to the next address, cycling with a backoff (doubling from 50 ms up to 1 s) until the deadline;
+  when no address accepts a connection during a whole cycle, the last connection error is raised at once.
 """
 from __future__ import annotations
 
@@ -49,24 +50,26 @@ class ServerError(Exception):
 
 
 def _each_connection(addresses, config: sc.ClientConfig, deadline: float, backoff: bool = False):
-    """Yield open connections to the addresses in turn (cycling when `backoff`), until the deadline."""
+    """Yield open connections to the addresses in turn until the deadline; with `backoff`, cycle again
+    (sleeping 50 ms doubling to 1 s) as long as some address accepted a connection in the last cycle."""
     last: sc.ClientError | None = None
-    delay, index = 0.05, 0
-    while True:
+    delay, index, connected = 0.05, 0, False
+    while time.monotonic() < deadline:
         host, port = addresses[index % len(addresses)]
         try:
             with sc.SyncConnection.open(host, port, config, deadline) as conn:
+                connected = True
                 yield conn
-        except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka) as e:
+        except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
             last = e
         index += 1
-        if index % len(addresses) == 0 and not backoff:
+        if index % len(addresses):
+            continue
+        if not (backoff and connected):
             break
-        if time.monotonic() >= deadline:
-            break
-        if backoff and index % len(addresses) == 0:
-            time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
-            delay = min(delay * 2, 1.0)
+        connected = False
+        time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
+        delay = min(delay * 2, 1.0)
     if last is not None:
         raise last
     raise sc.RequestTimeout("no server answered in time")

@@ -15,6 +15,7 @@ SUBCOMMANDS = {
     "storage": ("kraftsman.cli.storage_tool", "kafka-storage", "Format and inspect KRaft log directories."),
     "dump-log": ("kraftsman.cli.dump_log", "kafka-dump-log", "Print log segments, snapshots and indexes."),
     "shell": ("kraftsman.cli.metadata_shell", "kafka-metadata-shell", "Browse cluster metadata as a tree."),
+    "cluster": ("kraftsman.cli.cluster_tool", "kafka-cluster", "Show the cluster id, list endpoints, unregister brokers."),
     "controller": ("kraftsman.cli.controller", "kafka-controller", "Run a KRaft controller in the foreground."),
     "demo": ("kraftsman.cli.demo", "kraftsman-demo", "Write and decode a small metadata log."),
     "pipeline": ("kraftsman.cli.pipeline.command", "kafka-metadata-export",

@@ -87,6 +87,10 @@ class FakeServer:
         return framing.encode_response(api_key, version, header.correlation_id, response)
 
     def close(self):
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)   # wakes the accept() thread; the port stops listening
+        except OSError:
+            pass
         self.sock.close()
 
     def __enter__(self):
