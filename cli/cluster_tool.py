@@ -159,3 +159,9 @@ def main() -> None:
     from .common import exit_with
 
     exit_with(run, PROG)
+
+
+if __name__ == "__main__":
+    from kraftsman.cli.cluster_tool import main as _main  # the package's module: one Failure class, not __main__'s
+
+    _main()

@@ -9,10 +9,13 @@ Rules:
 - Failures are ClientError subclasses with one-line messages naming host:port: Unreachable (refused,
   unknown host, connect timeout), RequestTimeout, NotKafka (the peer answered something that is not a
   Kafka frame, or closed the socket on our ApiVersions), UnsupportedVersion, AuthenticationFailed.
-- Encoding and decoding go through storage.protocol.framing; only this package opens sockets.
+- Frames follow storage.protocol.framing's header rules but are built from the one API's spec
+  (api_by_name loads `<name>Request` only), not framing's registry of every spec: loading that
+  registry costs more than the rest of a command's start-up. Only this package opens sockets.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import socket
@@ -135,7 +138,7 @@ def _sasl_properties(config: ClientConfig, props: dict) -> None:
 
 def parse_address(text: str) -> tuple[str, int]:
     """Parse `host:port` (IPv6 as `[::1]:9092`); raise ValueError with Kafka's message."""
-    match = re.fullmatch(r"\[?([^\[\]]*?)\]?:(\d+)", text.strip())
+    match = re.fullmatch(r"\[?([^\[\]/@]*?)\]?:(\d+)", text.strip())
     if not match or not match.group(1) or not 0 < int(match.group(2)) < 65536:
         raise ValueError(f"Invalid url in bootstrap.servers: {text.strip()}")
     return match.group(1), int(match.group(2))
@@ -205,7 +208,7 @@ class SyncConnection:
         """Send one request and return its decoded response body."""
         info = api_by_name(api_name)
         cid = next(self._cids) & 0x7FFFFFFF
-        frame = framing.encode_request(info.api_key, version, cid, self.config.client_id, body)
+        frame = encode_request(info, version, cid, self.config.client_id, body)
         try:
             self.sock.settimeout(_remaining(deadline))
             self.sock.sendall(frame)
@@ -215,8 +218,8 @@ class SyncConnection:
         except OSError as e:
             raise NotKafka(f"the connection to {self.name} broke during {api_name}: {_reason(e)}") from None
         try:
-            header, decoded = framing.decode_response(info.api_key, version, response)
-        except framing.FramingError as e:
+            header, decoded = decode_response(info, version, response)
+        except codec.CodecError as e:
             raise NotKafka(f"{self.name} sent an undecodable {api_name} response: {e}") from None
         if header.correlation_id != cid:
             raise NotKafka(f"{self.name} answered correlation id {header.correlation_id}, expected {cid}")
@@ -297,12 +300,57 @@ class SyncConnection:
             raise AuthenticationFailed(f"SASL authentication to {self.name} failed: {e}") from None
 
 
-def api_by_name(api_name: str) -> framing.ApiInfo:
-    """Return the ApiInfo of an API by name."""
-    for info in framing.api_registry().values():
-        if info.name == api_name:
-            return info
-    raise UnsupportedVersion(f"unknown API {api_name!r}")
+@dataclass(frozen=True)
+class ApiSpec:
+    """The few facts of one API the client needs, from its request spec alone (no full registry: fast)."""
+
+    name: str
+    api_key: int
+    valid_versions: object
+    flexible_versions: object
+
+
+@functools.lru_cache(maxsize=None)
+def api_by_name(api_name: str) -> ApiSpec:
+    """Return the ApiSpec of an API by name (loads only `<name>Request`)."""
+    from kraftsman.storage.protocol import schema
+
+    try:
+        spec = schema.load(api_name + "Request")
+    except (KeyError, OSError, ValueError):
+        raise UnsupportedVersion(f"unknown API {api_name!r}") from None
+    return ApiSpec(api_name, spec.api_key, spec.valid_versions, spec.flexible_versions)
+
+
+def encode_request(api: ApiSpec, version: int, correlation_id: int, client_id: str | None, body) -> bytes:
+    """Return the sized request frame: header v2 if `version` is flexible else v1 (framing's rule), then body."""
+    header = framing.request_header(api.api_key, version, correlation_id, client_id)
+    out = bytearray(4)
+    codec.encoder("RequestHeader", 2 if version in api.flexible_versions else 1)(header, out)
+    codec.encoder(api.name + "Request", version)(body, out)
+    struct.pack_into(">i", out, 0, len(out) - 4)
+    return bytes(out)
+
+
+def decode_response(api: ApiSpec, version: int, frame: bytes):
+    """Decode a response frame (no size): header v1 if flexible (v0 always for ApiVersions, KIP-511);
+    an ApiVersions body that does not parse at `version` is read at v0 (an UNSUPPORTED_VERSION answer)."""
+    flexible = version in api.flexible_versions and api.api_key != framing.API_VERSIONS_KEY
+    header, pos = codec.decoder("ResponseHeader", 1 if flexible else 0)(frame, 0)
+    name = api.name + "Response"
+    try:
+        return header, _whole(name, version, frame, pos)
+    except codec.CodecError:
+        if api.api_key != framing.API_VERSIONS_KEY or version == 0:
+            raise
+    return header, _whole(name, 0, frame, pos)
+
+
+def _whole(name: str, version: int, frame: bytes, pos: int):
+    body, end = codec.decoder(name, version)(frame, pos)
+    if end != len(frame):
+        raise codec.CodecError(f"{len(frame) - end} byte(s) of garbage after {name} v{version}", end)
+    return body
 
 
 def _reason(error: OSError) -> str:

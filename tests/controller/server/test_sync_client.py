@@ -194,7 +194,7 @@ def test_addresses_parse(text, expected):
     assert sc.parse_addresses(text) == expected
 
 
-@pytest.mark.parametrize("text", ["a", "a:0", "a:70000", ":1", ""])
+@pytest.mark.parametrize("text", ["a", "a:0", "a:70000", ":1", "", "http://h:9092"])
 def test_bad_addresses_are_refused(text):
     with pytest.raises(ValueError):
         sc.parse_addresses(text)
