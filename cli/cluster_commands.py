@@ -31,7 +31,10 @@ def _client_call(fn, *args):
 def cluster_id(args, ctx) -> int:
     """Print `Cluster ID: <id>` (DescribeCluster; Metadata for old servers)."""
     kind = ops.CONTROLLERS if ctx.controllers else ops.BROKERS
-    info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, kind)
+    try:
+        info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, kind)
+    except sc.UnsupportedVersion as e:
+        raise Failure(str(e)) from None
     if info.cluster_id is None:
         ctx.emit("No cluster ID found. The Kafka version is probably too old.", cluster_id=None)
     else:
@@ -71,6 +74,8 @@ def _is_active(broker_id: int, ctx) -> bool:
         info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, ops.BROKERS)
     except Failure as e:
         raise Failure(f"cannot tell whether broker {broker_id} is active: {e}", e.status) from None
+    except sc.UnsupportedVersion as e:
+        raise Failure(f"cannot tell whether broker {broker_id} is active: {e}") from None
     return any(node.node_id == broker_id for node in info.nodes)
 
 
@@ -83,7 +88,11 @@ def list_endpoints(args, ctx) -> int:
         ctx.emit(message, error=message)
         return ExitStatus.OK
     kind = ops.CONTROLLERS if ctx.controllers else ops.BROKERS
-    info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, kind)
+    try:
+        info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, kind)
+    except sc.UnsupportedVersion as e:          # Kafka prints UnsupportedVersionException's message on stdout
+        ctx.emit(str(e), error=str(e))
+        return ExitStatus.OK
     nodes = sorted(info.nodes, key=lambda n: n.node_id)
     rows = [{"id": n.node_id, "host": n.host, "port": n.port, "rack": n.rack, "fenced": n.fenced,
              "endpoint_type": "controller" if ctx.controllers else "broker"} for n in nodes]

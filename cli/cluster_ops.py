@@ -85,26 +85,26 @@ def describe(addresses, config: sc.ClientConfig, deadline: float, endpoint_type:
 def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int) -> ClusterInfo:
     from kraftsman.storage.protocol import codec
 
-    wanted = 1 if endpoint_type == CONTROLLERS else 0
-    if conn.supports("DescribeCluster", wanted) or conn.supports("DescribeCluster", 1):
+    try:
         version = conn.pick_version("DescribeCluster")
-        if endpoint_type == CONTROLLERS and version < 1:
-            return _metadata_on(conn, deadline)
-        body = codec.message_class("DescribeClusterRequest")(endpoint_type=endpoint_type if version >= 1 else 1)
-        response = conn.request("DescribeCluster", version, body, deadline)
-        if response.error_code:
-            raise ServerError(response.error_code, response.error_message or f"error {response.error_code}")
-        nodes = [Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
-        return ClusterInfo(response.cluster_id, response.controller_id, nodes)
-    return _metadata_on(conn, deadline)
+    except sc.UnsupportedVersion:
+        version = -1
+    if version < (1 if endpoint_type == CONTROLLERS else 0):     # EndpointType needs v1 (KIP-919)
+        return _metadata_on(conn, deadline)
+    body = codec.message_class("DescribeClusterRequest")(endpoint_type=endpoint_type if version >= 1 else 1)
+    response = conn.request("DescribeCluster", version, body, deadline)
+    if response.error_code:
+        raise ServerError(response.error_code, response.error_message or f"error {response.error_code}")
+    nodes = [Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
+    return ClusterInfo(response.cluster_id, response.controller_id, nodes)
 
 
 def _metadata_on(conn: sc.SyncConnection, deadline: float) -> ClusterInfo:
+    """Ask Metadata for no topics (v1+; v0 cannot, and lists them all) for the cluster id and nodes."""
     from kraftsman.storage.protocol import codec
 
     version = conn.pick_version("Metadata")
-    body = codec.message_class("MetadataRequest")(topics=[] if version >= 1 else [])
-    response = conn.request("Metadata", version, body, deadline)
+    response = conn.request("Metadata", version, codec.message_class("MetadataRequest")(topics=[]), deadline)
     nodes = [Node(b.node_id, b.host, b.port, b.rack) for b in response.brokers]
     cluster_id = getattr(response, "cluster_id", None)
     return ClusterInfo(cluster_id, getattr(response, "controller_id", -1), nodes, source="Metadata")

@@ -184,3 +184,21 @@ def test_list_endpoints_against_a_server():
         assert status == 0
         assert [line.split()[0] for line in out.splitlines()] == ["ID", "4", "5"]
         assert out.splitlines()[1] == "4          b4 9094       r0 controller     "
+
+
+def test_server_without_describe_cluster_or_metadata():
+    with FakeServer(ranges={18: (0, 4)}) as server:
+        status, out, err = kc("cluster-id", "-C", server.address)
+        assert (status, out) == (1, "") and "does not support the Metadata API" in err
+        status, out, err = kc("list-endpoints", "-b", server.address)
+        assert (status, err) == (0, "") and "does not support the Metadata API" in out
+        status, out, err = kc("unregister", "--id", "1", "-b", server.address, "--require-fenced")
+        assert status == 1 and err.startswith("cannot tell whether broker 1 is active")
+
+
+def test_umbrella_command_runs_kafka_cluster():
+    from kraftsman.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(main.run, ["cluster", "cluster-id", "-b", "bad"], Environment(stdout=out, stderr=err))
+    assert (status, err.getvalue()) == (1, "Invalid url in bootstrap.servers: bad\n")
