@@ -40,7 +40,7 @@ def dump(folder, name: str, data: bytes, flags: list[str]) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     status = run_command(run, [*flags, "--files", name], Environment(stdout=out, stderr=err, cwd=str(folder)),
                          prog="kafka-dump-log")
-    assert "Traceback" not in err.getvalue() and "unexpected" not in err.getvalue(), err.getvalue()
+    assert "Traceback" not in err.getvalue() and "kafka-dump-log: unexpected " not in err.getvalue(), err.getvalue()
     assert status in (0, 2) or (status == 1 and NOT_YET in err.getvalue()), (status, err.getvalue())
     return status, out.getvalue()
 
