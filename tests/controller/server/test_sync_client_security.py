@@ -161,14 +161,21 @@ def pki(tmp_path_factory):
     server_cert = _certificate("127.0.0.1", server_key, ca_cert.subject, ca_key, ca=False)
     (base / "server.pem").write_bytes(server_cert.public_bytes(pem) + server_key.private_bytes(
         pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    client_key = ec.generate_private_key(ec.SECP256R1())
+    client_cert = _certificate("admin", client_key, ca_cert.subject, ca_key, ca=False)
+    (base / "client.pem").write_bytes(client_cert.public_bytes(pem) + client_key.private_bytes(
+        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     return base
 
 
-def _tls_server(pki):
+def _tls_server(pki, client_auth: bool = False):
     import ssl
 
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(str(pki / "server.pem"))
+    if client_auth:
+        context.load_verify_locations(str(pki / "ca.pem"))
+        context.verify_mode = ssl.CERT_REQUIRED
     return FakeServer(ranges={18: (0, 4), 64: (0, 0)}, tls_context=context)
 
 
@@ -191,3 +198,14 @@ def test_tls_refuses_a_server_signed_by_another_ca_and_plaintext_to_tls(pki):
             sc.SyncConnection.open("127.0.0.1", server.port, rogue, time.monotonic() + 5)
         with pytest.raises((sc.NotKafka, sc.RequestTimeout)):
             sc.SyncConnection.open("127.0.0.1", server.port, sc.ClientConfig(), time.monotonic() + 1)
+
+
+def test_mutual_tls_presents_the_pem_keystore(pki):
+    with _tls_server(pki, client_auth=True) as server:
+        props = {"security.protocol": "SSL", "ssl.truststore.location": str(pki / "ca.pem")}
+        with_key = sc.ClientConfig.from_properties(props | {"ssl.keystore.location": str(pki / "client.pem")})
+        with sc.SyncConnection.open("127.0.0.1", server.port, with_key, time.monotonic() + 5) as conn:
+            assert conn.api_versions[64] == (0, 0)
+        with pytest.raises((sc.AuthenticationFailed, sc.NotKafka)):       # the server drops us after the handshake
+            sc.SyncConnection.open("127.0.0.1", server.port, sc.ClientConfig.from_properties(props),
+                                   time.monotonic() + 5)
