@@ -94,7 +94,7 @@ def run(argv: list[str], env: Environment) -> int:
             args = build_parser().parse_args(argv)
     except _UsageError as e:
         env.stderr.write(f"{e}\n")
-        return ExitStatus.USAGE if "json" in argv and "--output" in argv else ExitStatus.ERROR
+        return ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR
     except SystemExit as e:        # -h / --help
         return int(e.code or 0)
     from . import cluster_commands
@@ -103,6 +103,11 @@ def run(argv: list[str], env: Environment) -> int:
         return cluster_commands.COMMANDS[args.command](args, _Context(args, env))
     except Failure as e:
         return _fail(args, env, str(e), e.status)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    pairs = zip(argv, argv[1:] + [""])
+    return "--output=json" in argv or any(a == "--output" and b == "json" for a, b in pairs)
 
 
 def _fail(args, env: Environment, message: str, status: int) -> int:

@@ -56,6 +56,7 @@ def test_connection_flag_is_required_and_exclusive():
 
 def test_unregister_needs_an_integer_id_and_json_mode_uses_64():
     assert kc("unregister", "-b", "a:1")[0] == 1
+    assert kc("unregister", "--id", "x", "-b", "a:1", "--output=json")[0] == 64
     status, _, err = kc("unregister", "--id", "x", "-b", "a:1", "--output", "json")
     assert status == 64 and "invalid int value: 'x'" in err
 
