@@ -49,10 +49,13 @@ def read_varlong(buf, pos: int) -> tuple[int, int]:
     return (raw >> 1) ^ -(raw & 1), pos
 
 
+_ONE_BYTE = [bytes((i,)) for i in range(0x80)]
+
+
 def uvarint_bytes(value: int) -> bytes:
     """Encode an unsigned LEB128 varint."""
-    if value < 0x80:
-        return bytes((value,))
+    if 0 <= value < 0x80:
+        return _ONE_BYTE[value]
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
