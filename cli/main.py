@@ -71,3 +71,7 @@ def run(argv: list[str], env: Environment) -> int:
 def main() -> None:
     """Console entry point."""
     exit_with(run, "kraftsman")
+
+
+if __name__ == "__main__":
+    main()
