@@ -91,6 +91,24 @@ HAND = [
         00000001 0009 00000000 00000004      # Partitions: error 9, index 0, leader 4
         00000002 00000004 00000005 00000001 00000004   # ReplicaNodes, IsrNodes
     """),
+    # ---- SaslHandshake (17): never flexible
+    Body("SaslHandshakeRequest", 0, lambda: M("SaslHandshakeRequest", mechanism="PLAIN"), "0005 504c41494e"),
+    Body("SaslHandshakeRequest", 1, lambda: M("SaslHandshakeRequest", mechanism="SCRAM-SHA-256"),
+         "000d 534352414d2d5348412d323536"),
+    Body("SaslHandshakeResponse", 0, lambda: M("SaslHandshakeResponse", error_code=33, mechanisms=["PLAIN"]),
+         "0021 00000001 0005 504c41494e"),        # UNSUPPORTED_SASL_MECHANISM, the enabled ones
+    Body("SaslHandshakeResponse", 1, lambda: M("SaslHandshakeResponse", mechanisms=[]), "0000 00000000"),
+    # ---- SaslAuthenticate (36): v1 adds SessionLifetimeMs, v2 is flexible
+    Body("SaslAuthenticateRequest", 0, lambda: M("SaslAuthenticateRequest", auth_bytes=b"\0a\0b"),
+         "00000004 00610062"),
+    Body("SaslAuthenticateRequest", 2, lambda: M("SaslAuthenticateRequest", auth_bytes=b"\0a\0b"),
+         "05 00610062 00"),                         # compact bytes (length + 1), tags
+    Body("SaslAuthenticateResponse", 0, lambda: M(
+        "SaslAuthenticateResponse", error_code=58, error_message="bad", auth_bytes=b""),
+        "003a 0003 626164 00000000"),               # SASL_AUTHENTICATION_FAILED, message, empty bytes
+    Body("SaslAuthenticateResponse", 2, lambda: M(
+        "SaslAuthenticateResponse", error_message=None, auth_bytes=b"v", session_lifetime_ms=1000),
+        "0000 00 02 76 00000000000003e8 00"),       # null compact string, bytes "v", lifetime, tags
     # ---- ApiVersions (18)
     Body("ApiVersionsRequest", 0, lambda: M("ApiVersionsRequest"), ""),
     Body("ApiVersionsResponse", 0, lambda: M(
