@@ -16,6 +16,8 @@ SUBCOMMANDS = {
     "dump-log": ("kraftsman.cli.dump_log", "kafka-dump-log", "Print log segments, snapshots and indexes."),
     "shell": ("kraftsman.cli.metadata_shell", "kafka-metadata-shell", "Browse cluster metadata as a tree."),
     "cluster": ("kraftsman.cli.cluster_tool", "kafka-cluster", "Show the cluster id, list endpoints, unregister brokers."),
+    "quorum": ("kraftsman.cli.metadata_quorum", "kafka-metadata-quorum",
+               "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
     "controller": ("kraftsman.cli.controller", "kafka-controller", "Run a KRaft controller in the foreground."),
     "demo": ("kraftsman.cli.demo", "kraftsman-demo", "Write and decode a small metadata log."),
     "pipeline": ("kraftsman.cli.pipeline.command", "kafka-metadata-export",

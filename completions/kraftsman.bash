@@ -10,6 +10,7 @@ _kraftsman_kraftsman() {
             "|dump-log") node="dump-log" ;;
             "|shell") node="shell" ;;
             "|cluster") node="cluster" ;;
+            "|quorum") node="quorum" ;;
             "|controller") node="controller" ;;
             "|demo") node="demo" ;;
             "|pipeline") node="pipeline" ;;
@@ -21,7 +22,8 @@ _kraftsman_kraftsman() {
             "cluster|cluster-id") node="cluster cluster-id" ;;
             "cluster|unregister") node="cluster unregister" ;;
             "cluster|list-endpoints") node="cluster list-endpoints" ;;
-            "storage info|-c"|"storage info|--config"|"storage info|--output"|"storage format|-c"|"storage format|--config"|"storage format|--output"|"storage format|-t"|"storage format|--cluster-id"|"storage format|-S"|"storage format|--add-scram"|"storage format|-r"|"storage format|--release-version"|"storage format|-f"|"storage format|--feature"|"storage format|-I"|"storage format|--initial-controllers"|"storage version-mapping|-r"|"storage version-mapping|--release-version"|"storage feature-dependencies|-f"|"storage feature-dependencies|--feature"|"storage random-uuid|--count"|"dump-log|--files"|"dump-log|--key-decoder-class"|"dump-log|--max-bytes"|"dump-log|--max-message-size"|"dump-log|--output"|"dump-log|--value-decoder-class"|"shell|-s"|"shell|--snapshot"|"shell|-d"|"shell|--directory"|"shell|--offset"|"cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server"|"cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller"|"cluster cluster-id|-c"|"cluster cluster-id|--config"|"cluster cluster-id|--output"|"cluster cluster-id|--timeout"|"cluster unregister|-b"|"cluster unregister|--bootstrap-server"|"cluster unregister|-C"|"cluster unregister|--bootstrap-controller"|"cluster unregister|-c"|"cluster unregister|--config"|"cluster unregister|--output"|"cluster unregister|--timeout"|"cluster unregister|-i"|"cluster unregister|--id"|"cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server"|"cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller"|"cluster list-endpoints|-c"|"cluster list-endpoints|--config"|"cluster list-endpoints|--output"|"cluster list-endpoints|--timeout"|"controller|-c"|"controller|--config"|"controller|--override"|"controller|--log-level"|"demo|--directory"|"demo|--voters"|"pipeline|-o"|"pipeline|--output-dir"|"pipeline|--format"|"pipeline|--master"|"pipeline|--conf"|"pipeline|--split-bytes") i=$((i + 1)) ;;
+            "quorum|describe") node="quorum describe" ;;
+            "storage info|-c"|"storage info|--config"|"storage info|--output"|"storage format|-c"|"storage format|--config"|"storage format|--output"|"storage format|-t"|"storage format|--cluster-id"|"storage format|-S"|"storage format|--add-scram"|"storage format|-r"|"storage format|--release-version"|"storage format|-f"|"storage format|--feature"|"storage format|-I"|"storage format|--initial-controllers"|"storage version-mapping|-r"|"storage version-mapping|--release-version"|"storage feature-dependencies|-f"|"storage feature-dependencies|--feature"|"storage random-uuid|--count"|"dump-log|--files"|"dump-log|--key-decoder-class"|"dump-log|--max-bytes"|"dump-log|--max-message-size"|"dump-log|--output"|"dump-log|--value-decoder-class"|"shell|-s"|"shell|--snapshot"|"shell|-d"|"shell|--directory"|"shell|--offset"|"cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server"|"cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller"|"cluster cluster-id|-c"|"cluster cluster-id|--config"|"cluster cluster-id|--output"|"cluster cluster-id|--timeout"|"cluster unregister|-b"|"cluster unregister|--bootstrap-server"|"cluster unregister|-C"|"cluster unregister|--bootstrap-controller"|"cluster unregister|-c"|"cluster unregister|--config"|"cluster unregister|--output"|"cluster unregister|--timeout"|"cluster unregister|-i"|"cluster unregister|--id"|"cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server"|"cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller"|"cluster list-endpoints|-c"|"cluster list-endpoints|--config"|"cluster list-endpoints|--output"|"cluster list-endpoints|--timeout"|"quorum|--bootstrap-server"|"quorum|--bootstrap-controller"|"quorum|--command-config"|"quorum|--output"|"quorum|--timeout"|"quorum describe|--output"|"quorum describe|--timeout"|"controller|-c"|"controller|--config"|"controller|--override"|"controller|--log-level"|"demo|--directory"|"demo|--voters"|"pipeline|-o"|"pipeline|--output-dir"|"pipeline|--format"|"pipeline|--master"|"pipeline|--conf"|"pipeline|--split-bytes") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -63,6 +65,13 @@ _kraftsman_kraftsman() {
         "cluster list-endpoints|-c"|"cluster list-endpoints|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "cluster list-endpoints|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
         "cluster list-endpoints|--timeout") :; return 0 ;;
+        "quorum|--bootstrap-server") :; return 0 ;;
+        "quorum|--bootstrap-controller") :; return 0 ;;
+        "quorum|--command-config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "quorum|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "quorum|--timeout") :; return 0 ;;
+        "quorum describe|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "quorum describe|--timeout") :; return 0 ;;
         "controller|-c"|"controller|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "controller|--override") :; return 0 ;;
         "controller|--log-level") COMPREPLY=($(compgen -W "DEBUG INFO WARN ERROR" -- "$cur")); return 0 ;;
@@ -75,7 +84,7 @@ _kraftsman_kraftsman() {
         "pipeline|--split-bytes") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster controller demo pipeline" ;;
+        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum controller demo pipeline" ;;
         "storage") flags="-h --help"; subs="info format version-mapping feature-dependencies random-uuid" ;;
         "storage info") flags="-h --help -c --config --output"; subs="" ;;
         "storage format") flags="-h --help -c --config --output -t --cluster-id -S --add-scram -g --ignore-formatted -r --release-version -f --feature -s --standalone -N --no-initial-controllers -I --initial-controllers"; subs="" ;;
@@ -88,6 +97,8 @@ _kraftsman_kraftsman() {
         "cluster cluster-id") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout"; subs="" ;;
         "cluster unregister") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout -i --id --missing-ok --require-fenced --dry-run"; subs="" ;;
         "cluster list-endpoints") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --include-fenced-brokers"; subs="" ;;
+        "quorum") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe" ;;
+        "quorum describe") flags="-h --help --status --replication --human-readable --output --timeout"; subs="" ;;
         "controller") flags="-h --help -c --config --override --log-level --version"; subs="" ;;
         "demo") flags="-h --help --directory --voters"; subs="" ;;
         "pipeline") flags="-o --output-dir --format --master --conf --split-bytes --verbose -h --help"; subs="" ;;

@@ -1,0 +1,257 @@
+"""kafka-metadata-quorum: `describe --status` and `describe --replication` (Kafka 3.9's MetadataQuorumCommand).
+
+Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.server.
+sync_client): DescribeCluster for the cluster id (cluster_ops), DescribeQuorum for the rest (quorum_ops).
+Connection flags come before the sub-command, as in Kafka:
+    kafka-metadata-quorum --bootstrap-controller host:9093 describe --status
+
+Exit codes (kraftsman additions marked *):
+  0   done
+  1   failed, as Kafka: bad arguments (usage and error on stderr), a missing or bad --command-config,
+      the server answered an error, a timestamp in the future with --human-readable
+  64* bad arguments when `--output json` is given (1 otherwise, as Kafka)
+  69* cannot reach the cluster: unknown host, closed port, timeout, a server that does not speak Kafka,
+      TLS/SASL failures, no quorum leader before the deadline (Kafka exits 1 after its timeout)
+
+`--output json` prints one object {"command": "describe", "status", ...} on stdout, errors included.
+add-controller and remove-controller (KIP-853) are not implemented.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from .cluster_tool import ERROR_NAMES, Failure, _Context, _fail, _Parser, _UsageError, _wants_json
+from .common import Environment, ExitStatus
+
+PROG = "kafka-metadata-quorum"
+SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
+               "cluster.")
+CONTROLLER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the "
+                   "Kafka controllers.")
+CONFIG_HELP = ("Property file containing configs to be passed to Admin Client. For add-controller, the file is "
+               "used to specify the controller properties as well.")
+STATUS_HELP = ("A short summary of the quorum status and the other provides detailed information about the "
+               "status of replication.")
+HEADERS = ("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status")
+QUORUM_ERROR_NAMES = ERROR_NAMES | {3: "UNKNOWN_TOPIC_OR_PARTITION", 6: "NOT_LEADER_OR_FOLLOWER",
+                                    104: "INCONSISTENT_CLUSTER_ID"}
+
+
+def _kraftsman_flags(parser: argparse.ArgumentParser, output, timeout) -> None:
+    parser.add_argument("--output", choices=("text", "json"), default=output,
+                        help="kraftsman: print text (Kafka's) or one JSON object.")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=timeout,
+                        help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of kafka-metadata-quorum."""
+    parser = _Parser(prog=PROG, description="This tool describes kraft metadata quorum status.")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--bootstrap-server", help=SERVER_HELP)
+    group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
+    parser.add_argument("--command-config", dest="config", metavar="FILE", help=CONFIG_HELP)
+    _kraftsman_flags(parser, "text", None)
+    sub = parser.add_subparsers(dest="command", metavar="{describe}", parser_class=_Parser)
+    sub.required = True
+    describe = sub.add_parser("describe", help="Describe the metadata quorum info")
+    status = describe.add_argument_group("Status")
+    status.add_argument("--status", action="store_true", help=STATUS_HELP)
+    replication = describe.add_argument_group("Replication")
+    replication.add_argument("--replication", action="store_true",
+                             help="Detailed information about the status of replication")
+    replication.add_argument("--human-readable", action="store_true", help="Human-readable output")
+    _kraftsman_flags(describe, argparse.SUPPRESS, argparse.SUPPRESS)   # also accepted after the sub-command
+    return parser
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-metadata-quorum with `argv`; print to env's streams; return the exit status."""
+    import contextlib
+
+    try:
+        with contextlib.redirect_stdout(env.stdout):
+            args = build_parser().parse_args(argv)
+    except _UsageError as e:
+        env.stderr.write(f"{e}\n")
+        return ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR
+    except SystemExit as e:        # -h / --help
+        return int(e.code or 0)
+    try:
+        mode = _mode(args)
+        if args.config and not os.path.exists(args.config):
+            raise Failure(f"Properties file {args.config} does not exists!")
+        ctx = _Context(args, env)
+        info, cluster_id = _call(ctx, mode)
+        if mode == "status":
+            ctx.emit(format_status(cluster_id, info), **status_json(cluster_id, info))
+        else:
+            text = "" if args.output == "json" else format_replication(info, args.human_readable, now_ms())
+            ctx.emit(text, replicas=replication_json(info))
+        return ExitStatus.OK
+    except Failure as e:
+        return _fail(args, env, str(e), e.status)
+
+
+def _mode(args) -> str:
+    usage = ExitStatus.USAGE if args.output == "json" else ExitStatus.ERROR
+    if args.status and args.replication:
+        raise Failure("Only one of --status or --replication should be specified with describe sub-command", usage)
+    if args.status and args.human_readable:
+        raise Failure("The option --human-readable is only supported along with --replication", usage)
+    if not (args.status or args.replication):
+        raise Failure("One of --status or --replication must be specified with describe sub-command", usage)
+    return "status" if args.status else "replication"
+
+
+def _call(ctx, mode: str):
+    """Return (QuorumInfo, cluster id or None), mapping client errors to Failures with exit codes."""
+    from kraftsman.controller.server import sync_client as sc
+
+    from . import cluster_ops, quorum_ops
+
+    try:
+        cluster_id = None
+        if mode == "status":
+            kind = cluster_ops.CONTROLLERS if ctx.controllers else cluster_ops.BROKERS
+            cluster_id = cluster_ops.describe(ctx.addresses, ctx.config, ctx.deadline, kind).cluster_id
+        return quorum_ops.describe_quorum(ctx.addresses, ctx.config, ctx.deadline), cluster_id
+    except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
+        raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
+    except sc.UnsupportedVersion as e:
+        raise Failure(str(e)) from None
+    except cluster_ops.ServerError as e:
+        name = QUORUM_ERROR_NAMES.get(e.code, f"error code {e.code}")
+        raise Failure(f"{name}: {str(e) or 'no message'}" if e.code >= 0 else str(e), code=e.code) from None
+
+
+def now_ms() -> int:
+    """The wall clock in milliseconds (replaced in tests)."""
+    return int(time.time() * 1000)
+
+
+# ---------------------------------------------------------------- --status
+
+
+def _leader(info):
+    leader = next((v for v in info.voters if v.replica_id == info.leader_id), None)
+    if leader is None:
+        raise Failure(f"The quorum leader {info.leader_id} is not among the current voters "
+                      f"{[v.replica_id for v in info.voters]}")
+    return leader
+
+
+def follower_lag(info) -> tuple[int, int]:
+    """Return Kafka's (MaxFollowerLag, MaxFollowerLagTimeMs): against the voter with the lowest log end offset."""
+    leader = _leader(info)
+    laggard = min(info.voters, key=lambda v: v.log_end_offset)
+    lag = leader.log_end_offset - laggard.log_end_offset
+    if laggard is leader:
+        return lag, 0
+    if leader.last_caught_up_timestamp is not None and laggard.last_caught_up_timestamp is not None:
+        return lag, leader.last_caught_up_timestamp - laggard.last_caught_up_timestamp
+    return lag, -1
+
+
+def format_status(cluster_id: str | None, info) -> str:
+    """Return Kafka 3.9's `describe --status` text."""
+    lag, lag_ms = follower_lag(info)
+    rows = (("ClusterId", "null" if cluster_id is None else cluster_id), ("LeaderId", info.leader_id),
+            ("LeaderEpoch", info.leader_epoch), ("HighWatermark", info.high_watermark), ("MaxFollowerLag", lag),
+            ("MaxFollowerLagTimeMs", lag_ms), ("CurrentVoters", _replica_list(info, info.voters)),
+            ("CurrentObservers", _replica_list(info, info.observers)))
+    return "".join(f"{key + ':':<24}{value}\n" for key, value in rows)
+
+
+def _replica_list(info, replicas) -> str:
+    return "[" + ", ".join(_node_text(r, info.nodes.get(r.replica_id, [])) for r in replicas) + "]"
+
+
+def _node_text(replica, endpoints) -> str:
+    # {"id": 1, "directoryId": "<uuid>" or null, "endpoints": ["CONTROLLER://host:port"]} (endpoints when known)
+    from kraftsman.storage.protocol.uuids import ZERO_UUID
+
+    directory = "null" if replica.directory_id == ZERO_UUID else f'"{replica.directory_id}"'
+    text = f'{{"id": {replica.replica_id}, "directoryId": {directory}'
+    if endpoints:
+        text += ', "endpoints": [' + ", ".join(f'"{endpoint_text(*e)}"' for e in endpoints) + "]"
+    return text + "}"
+
+
+def endpoint_text(listener: str, host: str, port: int) -> str:
+    """Kafka's RaftVoterEndpoint.toString(): LISTENER://host:port, IPv6 hosts in brackets."""
+    return f"{listener}://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def status_json(cluster_id, info) -> dict:
+    lag, lag_ms = follower_lag(info)
+
+    def nodes(replicas):
+        return [{"id": r.replica_id, "directory_id": _directory(r),
+                 "endpoints": [endpoint_text(*e) for e in info.nodes.get(r.replica_id, [])]} for r in replicas]
+    return {"cluster_id": cluster_id, "leader_id": info.leader_id, "leader_epoch": info.leader_epoch,
+            "high_watermark": info.high_watermark, "max_follower_lag": lag, "max_follower_lag_time_ms": lag_ms,
+            "current_voters": nodes(info.voters), "current_observers": nodes(info.observers)}
+
+
+def _directory(replica) -> str | None:
+    from kraftsman.storage.protocol.uuids import ZERO_UUID
+
+    return None if replica.directory_id == ZERO_UUID else str(replica.directory_id)
+
+
+# ---------------------------------------------------------------- --replication
+
+
+def _rows(info):
+    """Yield (replica, Status) in Kafka's order: the leader, the other voters, the observers."""
+    leader = _leader(info)
+    yield leader, "Leader"
+    yield from ((v, "Follower") for v in info.voters if v.replica_id != info.leader_id)
+    yield from ((o, "Observer") for o in info.observers)
+
+
+def format_replication(info, human_readable: bool, now: int) -> str:
+    """Return Kafka 3.9's `describe --replication` table (ToolsUtils.prettyPrintTable: cells padded, each
+    followed by a tab)."""
+    leader = _leader(info)
+    lead = leader.log_end_offset
+    rows = [[str(r.replica_id), str(r.directory_id), str(r.log_end_offset), str(lead - r.log_end_offset),
+             _timestamp(r.last_fetch_timestamp, human_readable, now, "last fetch"),
+             _timestamp(r.last_caught_up_timestamp, human_readable, now, "last caught up"), status]
+            for r, status in _rows(info)]
+    widths = [max(len(cell) for cell in column) for column in zip(HEADERS, *rows)]
+    return "".join("".join(f"{cell:<{w}}\t" for cell, w in zip(row, widths)) + "\n" for row in [list(HEADERS), *rows])
+
+
+def _timestamp(value: int | None, human_readable: bool, now: int, what: str) -> str:
+    if value is None:
+        return "-1"
+    if not human_readable:
+        return str(value)
+    if not 0 < value <= now:       # Kafka's relativeTimeMs
+        raise Failure(f"Error while computing relative time, possible drift in system clock. "
+                      f"Current timestamp is {now}, {what} timestamp is {value}")
+    return f"{now - value} ms ago"
+
+
+def replication_json(info) -> list[dict]:
+    leader = _leader(info)
+    return [{"node_id": r.replica_id, "directory_id": _directory(r), "log_end_offset": r.log_end_offset,
+             "lag": leader.log_end_offset - r.log_end_offset, "last_fetch_timestamp": r.last_fetch_timestamp,
+             "last_caught_up_timestamp": r.last_caught_up_timestamp, "status": status} for r, status in _rows(info)]
+
+
+def main() -> None:
+    """Console script entry point."""
+    from .common import exit_with
+
+    exit_with(run, PROG)
+
+
+if __name__ == "__main__":
+    from kraftsman.cli.metadata_quorum import main as _main  # the package's module: one Failure class
+
+    _main()

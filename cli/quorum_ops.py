@@ -1,0 +1,99 @@
+"""The RPC side of kafka-metadata-quorum: DescribeQuorum (API 55) through the blocking client.
+
+Rules:
+- One absolute deadline (time.monotonic()) for the whole operation; addresses are tried in turn
+  (cluster_ops._each_connection, cycling with a backoff while some address accepts connections).
+- A controller that is not the quorum leader answers NOT_LEADER_OR_FOLLOWER with the leader's id; when
+  the response's Nodes (v2) list that leader's endpoint, it is asked next, else the next address is.
+- The answer is Kafka's Admin QuorumInfo: -1 timestamps become None (OptionalLong.empty()), a v0/v1
+  answer has zero directory ids and no nodes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kraftsman.controller.server import sync_client as sc
+
+from .cluster_ops import ServerError, _each_connection
+
+METADATA_TOPIC = "__cluster_metadata"
+NOT_LEADER_OR_FOLLOWER = 6
+
+
+@dataclass
+class ReplicaState:
+    """One voter or observer as the leader reports it."""
+
+    replica_id: int
+    directory_id: object          # storage.protocol.uuids.Uuid (ZERO_UUID when unknown)
+    log_end_offset: int
+    last_fetch_timestamp: int | None = None
+    last_caught_up_timestamp: int | None = None
+
+
+@dataclass
+class QuorumInfo:
+    """What DescribeQuorum returns for `__cluster_metadata`-0 (Kafka's QuorumInfo)."""
+
+    leader_id: int
+    leader_epoch: int
+    high_watermark: int
+    voters: list[ReplicaState] = field(default_factory=list)
+    observers: list[ReplicaState] = field(default_factory=list)
+    nodes: dict[int, list[tuple[str, str, int]]] = field(default_factory=dict)   # id -> (listener, host, port)
+
+
+class NotLeader(Exception):
+    """The controller asked is not the quorum leader; `address` is the leader's endpoint when known."""
+
+    def __init__(self, address: tuple[str, int] | None):
+        super().__init__("not the leader")
+        self.address = address
+
+
+def describe_quorum(addresses, config: sc.ClientConfig, deadline: float) -> QuorumInfo:
+    """Return the quorum as its leader describes it, asking the bootstrap addresses in turn."""
+    for conn in _each_connection(addresses, config, deadline, backoff=True):
+        try:
+            return _describe_on(conn, deadline)
+        except NotLeader as e:
+            if e.address is None or e.address == (conn.host, conn.port):
+                continue
+            try:
+                with sc.SyncConnection.open(*e.address, config, deadline) as leader:
+                    return _describe_on(leader, deadline)
+            except (NotLeader, sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
+                continue
+    raise sc.RequestTimeout("no controller answered as the quorum leader in time")  # pragma: no cover
+
+
+def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
+    from kraftsman.storage.protocol import codec
+
+    version = conn.pick_version("DescribeQuorum")
+    cls = codec.message_class("DescribeQuorumRequest")
+    body = cls(topics=[cls.TopicData(topic_name=METADATA_TOPIC, partitions=[cls.PartitionData(partition_index=0)])])
+    response = conn.request("DescribeQuorum", version, body, deadline)
+    if response.error_code:
+        raise ServerError(response.error_code, getattr(response, "error_message", None) or "")
+    if len(response.topics) != 1 or len(response.topics[0].partitions) != 1:
+        count = len(response.topics)
+        raise ServerError(-1, f"DescribeMetadataQuorum received {count} topics when 1 was expected")
+    part = response.topics[0].partitions[0]
+    nodes = {n.node_id: [(x.name, x.host, x.port) for x in n.listeners] for n in getattr(response, "nodes", [])}
+    if part.error_code == NOT_LEADER_OR_FOLLOWER:
+        listeners = nodes.get(part.leader_id) or []
+        raise NotLeader((listeners[0][1], listeners[0][2]) if listeners else None)
+    if part.error_code:
+        raise ServerError(part.error_code, getattr(part, "error_message", None) or "")
+    return QuorumInfo(part.leader_id, part.leader_epoch, part.high_watermark,
+                      [_replica(r) for r in part.current_voters], [_replica(r) for r in part.observers], nodes)
+
+
+def _replica(r) -> ReplicaState:
+    from kraftsman.storage.protocol.uuids import ZERO_UUID, Uuid
+
+    directory = getattr(r, "replica_directory_id", None)
+    fetch, caught_up = getattr(r, "last_fetch_timestamp", -1), getattr(r, "last_caught_up_timestamp", -1)
+    return ReplicaState(r.replica_id, ZERO_UUID if directory is None else Uuid(bytes(directory)), r.log_end_offset,
+                        None if fetch == -1 else fetch, None if caught_up == -1 else caught_up)

@@ -1,0 +1,271 @@
+"""kafka-metadata-quorum in-process against in-test servers: Kafka 3.9's texts and exit codes, kraftsman's additions.
+
+Expected texts restate Kafka's MetadataQuorumCommand (handleDescribeStatus, the Node record's toString,
+quorumInfoToRows, relativeTimeMs) and ToolsUtils.prettyPrintTable (cells padded, each followed by a tab).
+"""
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import pytest
+
+from kraftsman.cli import metadata_quorum
+from kraftsman.cli.quorum_ops import QuorumInfo, ReplicaState
+from kraftsman.cli.common import Environment, run_command
+from kraftsman.storage.protocol.uuids import Uuid
+
+from ..controller.server.sync_fakes import FakeServer, body, http_server
+
+RANGES = {18: (0, 4), 60: (0, 1), 55: (0, 2)}
+CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
+DIR = {1: "ILZ5MPTeRWakmJu99uBJCA", 2: "b-DwmhtOheTqZzPoh52kfA", 3: "g42deArWBTRM5A1yuVpMCg",
+       7: "3Db5QLSqSZieL3rJBUUegA"}
+
+
+def mq(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(metadata_quorum.run, list(argv), Environment(stdout=out, stderr=err),
+                         prog="kafka-metadata-quorum")
+    return status, out.getvalue(), err.getvalue()
+
+
+def replica(cls, rid, leo, fetch=-1, caught_up=-1, directory=True):
+    raw = Uuid.from_string(DIR[rid]) if directory else bytes(16)
+    return cls.ReplicaState(replica_id=rid, replica_directory_id=raw, log_end_offset=leo,
+                            last_fetch_timestamp=fetch, last_caught_up_timestamp=caught_up)
+
+
+def quorum_body(leader=2, part_error=0, leader_address=None, directory=True):
+    cls = body("DescribeQuorumResponse").__class__
+    voters = [replica(cls, 1, 100, 1_000_900, 1_000_800, directory), replica(cls, 2, 120, 1_001_000, 1_001_000,
+                                                                             directory),
+              replica(cls, 3, 120, 1_000_990, 1_000_990, directory)]
+    observers = [replica(cls, 7, 90, directory=directory)]
+    part = cls.PartitionData(partition_index=0, error_code=part_error, leader_id=leader, leader_epoch=5,
+                             high_watermark=118, current_voters=voters if not part_error else [],
+                             observers=observers if not part_error else [])
+    nodes = [cls.Node(node_id=i, listeners=[cls.Listener(name="CONTROLLER", host=f"c{i}", port=9090 + i)])
+             for i in (1, 2, 3)]
+    if leader_address is not None:
+        host, port = leader_address.rsplit(":", 1)
+        nodes[leader - 1] = cls.Node(node_id=leader, listeners=[cls.Listener(name="CONTROLLER", host=host,
+                                                                             port=int(port))])
+    return cls(error_code=0, topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[part])], nodes=nodes)
+
+
+def handler(**kwargs):
+    def answer(header, request):
+        if header.request_api_key == 60:
+            cls = body("DescribeClusterResponse").__class__
+            return cls(cluster_id=CLUSTER_ID, controller_id=2, brokers=[],
+                       endpoint_type=getattr(request, "endpoint_type", 1))
+        return quorum_body(**kwargs)
+    return answer
+
+
+@pytest.fixture
+def server():
+    with FakeServer(handler(), ranges=RANGES) as s:
+        yield s
+
+
+# ---------------------------------------------------------------- --status
+
+
+def test_status_is_kafkas_text(server):
+    status, out, err = mq("--bootstrap-controller", server.address, "describe", "--status")
+    assert (status, err) == (0, "")
+    assert out == (
+        f"ClusterId:              {CLUSTER_ID}\n"
+        "LeaderId:               2\n"
+        "LeaderEpoch:            5\n"
+        "HighWatermark:          118\n"
+        "MaxFollowerLag:         20\n"
+        "MaxFollowerLagTimeMs:   200\n"
+        f'CurrentVoters:          [{{"id": 1, "directoryId": "{DIR[1]}", "endpoints": ["CONTROLLER://c1:9091"]}}, '
+        f'{{"id": 2, "directoryId": "{DIR[2]}", "endpoints": ["CONTROLLER://c2:9092"]}}, '
+        f'{{"id": 3, "directoryId": "{DIR[3]}", "endpoints": ["CONTROLLER://c3:9093"]}}]\n'
+        f'CurrentObservers:       [{{"id": 7, "directoryId": "{DIR[7]}"}}]\n')
+    assert [r.endpoint_type for h, r in server.requests if h.request_api_key == 60] == [2]
+    assert [r.topics[0].topic_name for h, r in server.requests if h.request_api_key == 55] == ["__cluster_metadata"]
+
+
+def test_status_without_directory_ids_prints_null_and_bootstrap_server_asks_brokers():
+    with FakeServer(handler(directory=False), ranges=RANGES) as server:
+        status, out, _ = mq("--bootstrap-server", server.address, "describe", "--status")
+        assert status == 0
+        assert '[{"id": 1, "directoryId": null, "endpoints": ["CONTROLLER://c1:9091"]}, ' in out
+        assert out.endswith('CurrentObservers:       [{"id": 7, "directoryId": null}]\n')
+        assert [r.endpoint_type for h, r in server.requests if h.request_api_key == 60] == [1]
+
+
+def test_follower_lag_is_zero_when_the_leader_is_the_laggard():
+    info = QuorumInfo(1, 1, 5, [ReplicaState(1, None, 5, 1, 1), ReplicaState(2, None, 5, None, None)])
+    assert metadata_quorum.follower_lag(info) == (0, 0)
+    info.voters[1].log_end_offset = 3
+    assert metadata_quorum.follower_lag(info) == (2, -1)
+
+
+def test_ipv6_endpoints_are_bracketed():
+    assert metadata_quorum.endpoint_text("CONTROLLER", "::1", 9093) == "CONTROLLER://[::1]:9093"
+
+
+def test_status_json(server):
+    status, out, err = mq("--bootstrap-controller", server.address, "--output", "json", "describe", "--status")
+    assert (status, err) == (0, "")
+    obj = json.loads(out)
+    assert obj["command"] == "describe" and obj["status"] == 0 and obj["cluster_id"] == CLUSTER_ID
+    assert (obj["leader_id"], obj["leader_epoch"], obj["high_watermark"]) == (2, 5, 118)
+    assert (obj["max_follower_lag"], obj["max_follower_lag_time_ms"]) == (20, 200)
+    assert obj["current_voters"][0] == {"id": 1, "directory_id": DIR[1], "endpoints": ["CONTROLLER://c1:9091"]}
+    assert obj["current_observers"] == [{"id": 7, "directory_id": DIR[7], "endpoints": []}]
+    # --output also after the sub-command (kraftsman)
+    assert json.loads(mq("--bootstrap-controller", server.address, "describe", "--status", "--output=json")[1])
+
+
+# ---------------------------------------------------------------- --replication
+
+
+def test_replication_is_kafkas_table(server):
+    status, out, err = mq("--bootstrap-controller", server.address, "describe", "--replication")
+    assert (status, err) == (0, "")
+    lines = out.split("\n")
+    assert lines[-1] == "" and all(line.endswith("\t") for line in lines[:-1])
+    assert lines[:-1] == [
+        "NodeId\tDirectoryId           \tLogEndOffset\tLag\tLastFetchTimestamp\tLastCaughtUpTimestamp\tStatus  \t",
+        f"2     \t{DIR[2]}\t120         \t0  \t1001000           \t1001000              \tLeader  \t",
+        f"1     \t{DIR[1]}\t100         \t20 \t1000900           \t1000800              \tFollower\t",
+        f"3     \t{DIR[3]}\t120         \t0  \t1000990           \t1000990              \tFollower\t",
+        f"7     \t{DIR[7]}\t90          \t30 \t-1                \t-1                   \tObserver\t"]
+
+
+def test_replication_human_readable_uses_now(server, monkeypatch):
+    monkeypatch.setattr(metadata_quorum, "now_ms", lambda: 1_002_000)
+    status, out, _ = mq("--bootstrap-controller", server.address, "describe", "--replication", "--human-readable")
+    assert status == 0
+    rows = [[cell.strip() for cell in line.split("\t")] for line in out.splitlines()]
+    assert rows[1][4:7] == ["1000 ms ago", "1000 ms ago", "Leader"]
+    assert rows[2][4:6] == ["1100 ms ago", "1200 ms ago"]
+    assert rows[4][4:6] == ["-1", "-1"]
+
+
+def test_replication_human_readable_with_a_future_timestamp_is_one_line(server, monkeypatch):
+    monkeypatch.setattr(metadata_quorum, "now_ms", lambda: 1_000_950)
+    status, out, err = mq("--bootstrap-controller", server.address, "describe", "--replication", "--human-readable")
+    assert (status, out) == (1, "") and err.count("\n") == 1
+    assert err.startswith("Error while computing relative time, possible drift in system clock. Current timestamp "
+                          "is 1000950, last fetch timestamp is 1001000")
+
+
+def test_replication_json(server):
+    status, out, _ = mq("--bootstrap-controller", server.address, "--output", "json", "describe", "--replication")
+    assert status == 0
+    replicas = json.loads(out)["replicas"]
+    assert [(r["node_id"], r["lag"], r["status"]) for r in replicas] == [
+        (2, 0, "Leader"), (1, 20, "Follower"), (3, 0, "Follower"), (7, 30, "Observer")]
+    assert replicas[3]["last_fetch_timestamp"] is None and replicas[0]["directory_id"] == DIR[2]
+
+
+# ---------------------------------------------------------------- leaders and errors
+
+
+def test_a_follower_points_to_the_leader_through_its_nodes():
+    with FakeServer(handler(), ranges=RANGES) as leader:
+        with FakeServer(handler(part_error=6, leader_address=leader.address), ranges=RANGES) as follower:
+            status, out, err = mq("--bootstrap-controller", follower.address, "describe", "--status")
+            assert (status, err) == (0, "") and "LeaderId:               2\n" in out
+            assert any(h.request_api_key == 55 for h, _ in leader.requests)
+
+
+def test_no_leader_before_the_timeout_exits_69():
+    with FakeServer(handler(part_error=6, leader=-1), ranges=RANGES) as server:
+        start = time.monotonic()
+        status, out, err = mq("--bootstrap-controller", server.address, "--timeout", "1", "describe", "--replication")
+        assert (status, out) == (69, "") and err.count("\n") == 1
+        assert time.monotonic() - start < 3
+
+
+def test_server_error_is_one_line_exit_1():
+    def answer(header, request):
+        cls = body("DescribeQuorumResponse").__class__
+        return cls(error_code=31, error_message=None, topics=[])
+    with FakeServer(answer, ranges=RANGES) as server:
+        status, out, err = mq("--bootstrap-controller", server.address, "describe", "--replication")
+        assert (status, out, err) == (1, "", "CLUSTER_AUTHORIZATION_FAILED: no message\n")
+
+
+def test_server_without_describe_quorum_is_exit_1():
+    with FakeServer(handler(), ranges={18: (0, 4), 60: (0, 1)}) as server:
+        status, _, err = mq("--bootstrap-controller", server.address, "describe", "--replication")
+        assert status == 1 and "does not support the DescribeQuorum API" in err
+
+
+def test_unreachable_and_foreign_servers_exit_69():
+    with FakeServer() as gone:
+        closed = gone.address
+    with http_server() as http:
+        for address, text in ((closed, "cannot connect"), (http.address, "does not speak the Kafka protocol")):
+            status, out, err = mq("--bootstrap-server", address, "--timeout", "3", "describe", "--status")
+            assert (status, out) == (69, "") and text in err and err.count("\n") == 1, err
+            status, out, err = mq("--bootstrap-server", address, "--timeout", "3", "--output", "json",
+                                  "describe", "--status")
+            assert status == 69 and err == "" and json.loads(out)["status"] == 69
+
+
+# ---------------------------------------------------------------- arguments (Kafka's texts)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["describe"], "One of --status or --replication must be specified with describe sub-command"),
+    (["describe", "--status", "--replication"],
+     "Only one of --status or --replication should be specified with describe sub-command"),
+    (["describe", "--status", "--human-readable"],
+     "The option --human-readable is only supported along with --replication"),
+])
+def test_describe_flag_combinations_are_kafkas_errors(argv, message):
+    status, out, err = mq("--bootstrap-controller", "127.0.0.1:1", *argv)
+    assert (status, out, err) == (1, "", message + "\n")
+    status, out, _ = mq("--bootstrap-controller", "127.0.0.1:1", "--output", "json", *argv)
+    assert status == 64 and json.loads(out)["error"] == message
+
+
+def test_connection_flag_is_required_and_exclusive():
+    status, out, err = mq("describe", "--status")
+    assert (status, out) == (1, "") and err.startswith("usage: kafka-metadata-quorum")
+    assert "one of the arguments --bootstrap-server --bootstrap-controller is required" in err
+    status, _, err = mq("--bootstrap-server", "a:1", "--bootstrap-controller", "b:2", "describe", "--status")
+    assert status == 1 and "not allowed with argument" in err
+    assert mq("--bootstrap-server", "a:1", "--output", "json")[0] == 64          # no sub-command
+
+
+def test_missing_command_config_is_kafkas_message(tmp_path):
+    path = tmp_path / "nope.properties"
+    status, out, err = mq("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(path), "describe",
+                          "--status")
+    assert (status, out, err) == (1, "", f"Properties file {path} does not exists!\n")
+
+
+def test_command_config_sets_the_client_id(tmp_path, server):
+    config = tmp_path / "admin.properties"
+    config.write_text("client.id=quorum-check\n")
+    assert mq("--bootstrap-controller", server.address, "--command-config", str(config), "describe",
+              "--replication")[0] == 0
+    assert {h.client_id for h, _ in server.requests} == {"quorum-check"}
+
+
+def test_help_is_kafkas(server):
+    status, out, _ = mq("--help")
+    assert status == 0 and "This tool describes kraft metadata quorum status." in out
+    status, out, _ = mq("--bootstrap-server", "a:1", "describe", "--help")
+    assert status == 0 and "Detailed information about the status of replication" in out
+
+
+def test_umbrella_runs_it(server):
+    from kraftsman.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(main.run, ["quorum", "--bootstrap-controller", server.address, "describe", "--status"],
+                         Environment(stdout=out, stderr=err))
+    assert (status, err.getvalue()) == (0, "") and out.getvalue().startswith(f"ClusterId:              {CLUSTER_ID}")
