@@ -5,6 +5,11 @@ Rules:
 - Only `process.roles=controller` is served (a broker or combined node is refused with a clear message).
 - Errors are ConfigError with one line in Kafka's words (`Invalid value X for configuration Y: ...`).
 - The metadata log lives in `<metadata.log.dir or first of log.dirs>/__cluster_metadata-0`.
+- Every listener has a security protocol from `listener.security.protocol.map` (Kafka's default map; without
+  an explicit map and with no SSL/SASL listener, controller listeners are PLAINTEXT, as Kafka's
+  effectiveListenerSecurityProtocolMap). TLS and SASL settings are checked here (listener_security) so a bad
+  key file is a ConfigError at start. Inter-controller Raft traffic uses the first controller listener,
+  which must be PLAINTEXT when the quorum has other voters (kraftsman's Raft client speaks PLAINTEXT only).
 """
 from __future__ import annotations
 
@@ -58,6 +63,7 @@ class ControllerConfig:
     min_insync_replicas: int = 1
     unclean_leader_election: bool = False
     delete_topic_enable: bool = True
+    security_protocols: dict = field(default_factory=dict)  # listener name -> PLAINTEXT/SSL/SASL_PLAINTEXT/SASL_SSL
     props: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -74,7 +80,12 @@ class ControllerConfig:
         raise ConfigError("controller.listener.names must contain at least one value appearing in the "
                           "'listeners' configuration when running the KRaft controller role")
 
+    def security_protocol(self, listener: str) -> str:
+        """Return the security protocol of a listener (PLAINTEXT when not mapped)."""
+        return self.security_protocols.get(listener) or "PLAINTEXT"
 
+
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _INTS = {
     "controller.quorum.election.timeout.ms": "election_timeout_ms",
     "controller.quorum.fetch.timeout.ms": "fetch_timeout_ms",
@@ -172,6 +183,8 @@ def from_properties(props: dict) -> ControllerConfig:
         static_voters=parse_voters(props.get("controller.quorum.voters", "")),
         bootstrap_servers=parse_bootstrap_servers(props.get("controller.quorum.bootstrap.servers", "")),
         metadata_log_dir=props.get("metadata.log.dir", "").strip() or log_dirs[0], log_dirs=log_dirs, props=props)
+    values["security_protocols"] = security_protocol_map(props, values["listeners"],
+                                                         values["controller_listener_names"])
     values.update({attr: _int(props, key) for key, attr in _INTS.items() if key in props})
     values.update({attr: _bool(props, key) for key, attr in _BOOLS.items() if key in props})
     config = ControllerConfig(**values)
@@ -191,6 +204,40 @@ def _check(config: ControllerConfig) -> None:
         raise ConfigError(f"If process.roles contains just the 'controller' role, the node id {config.node_id} "
                           "must be included in the set of voters controller.quorum.voters="
                           f"{set(config.static_voters)}")
+    _check_security(config)
     for key in ("election_timeout_ms", "fetch_timeout_ms", "session_timeout_ms", "heartbeat_interval_ms"):
         if getattr(config, key) <= 0:
             raise ConfigError(f"Invalid value {getattr(config, key)} for configuration {key}: must be positive")
+
+
+def security_protocol_map(props: dict, listeners, controller_names) -> dict[str, str]:
+    """Return listener name -> security protocol for every listener, as Kafka's effective map."""
+    key = "listener.security.protocol.map"
+    mapping = {p: p for p in PROTOCOLS}
+    if key in props:
+        mapping = {}
+        for item in (s.strip() for s in props[key].split(",") if s.strip()):
+            name, sep, protocol = item.partition(":")
+            if not sep or protocol.strip().upper() not in PROTOCOLS:
+                raise ConfigError(f"Invalid value {props[key]} for configuration {key}: Map entry '{item}' is "
+                                  f"not a valid listener:protocol pair (protocols: {', '.join(PROTOCOLS)})")
+            mapping[name.strip().upper()] = protocol.strip().upper()
+    elif not any(n in PROTOCOLS[1:] for n in (*controller_names, *(ep.name for ep in listeners))):
+        mapping.update({n: "PLAINTEXT" for n in controller_names})
+    return {ep.name: mapping.get(ep.name) for ep in listeners}   # None: checked by _check_security
+
+
+def _check_security(config: ControllerConfig) -> None:
+    for name, protocol in config.security_protocols.items():
+        if protocol is None:
+            raise ConfigError(f"No security protocol defined for listener {name}")
+    raft = config.controller_listener()
+    others = set(config.static_voters) - {config.node_id}
+    if config.security_protocol(raft.name) != "PLAINTEXT" and (others or len(config.bootstrap_servers) > 1):
+        raise ConfigError(f"kraftsman's inter-controller (Raft) traffic is PLAINTEXT only: the first of "
+                          f"controller.listener.names ({raft.name}) must be a PLAINTEXT listener; serve SSL/SASL "
+                          f"clients on another listener named in controller.listener.names")
+    if set(config.security_protocols.values()) != {"PLAINTEXT"}:
+        from .listener_security import check
+
+        check(config)

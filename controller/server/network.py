@@ -22,6 +22,10 @@ Rules:
 - A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
   that connection.
 - A connection with no bytes either way and nothing in flight for idle_timeout_ms is closed.
+- Security (listener_security.ListenerSecurity, None for PLAINTEXT): TLS wraps the server socket; on SASL
+  listeners every request before authentication goes to the connection's SaslSession (sasl_server), whose
+  answer may end the connection; ctx.session_principal is the SASL user, the TLS subject or User:ANONYMOUS.
+  SaslHandshake/SaslAuthenticate after authentication get ILLEGAL_SASL_STATE without reaching the handler.
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from kraftsman.storage.protocol import codec, framing
 
 from . import api_versions as api_versions_mod
+from . import sasl_server
 
 log = logging.getLogger("kraftsman.server")
 API_VERSIONS, ENVELOPE, INVALID_REQUEST = framing.API_VERSIONS_KEY, 58, 42
@@ -55,14 +60,15 @@ class RequestContext:
     principal: bytes | None = None       # Envelope only: the client's serialized principal
     client_address: bytes | None = None  # Envelope only: the client's IP address bytes
     forwarded_by: str | None = None      # Envelope only: the forwarding broker's client id
+    session_principal: str = "User:ANONYMOUS"  # the connection's authenticated principal
 
 
 class Listener:
     """Accept connections on (host, port) and serve Kafka requests with `handler`."""
 
     def __init__(self, name: str, host: str, port: int, handler, *, max_request_size: int = 104_857_600,
-                 idle_timeout_ms: int = 600_000, api_versions=None, max_in_flight: int = 64):
-        self.name, self.host, self.handler = name, host, handler
+                 idle_timeout_ms: int = 600_000, api_versions=None, max_in_flight: int = 64, security=None):
+        self.name, self.host, self.handler, self.security = name, host, handler, security
         self.max_request_size, self.idle_timeout_ms = max_request_size, idle_timeout_ms
         self.max_in_flight = max_in_flight
         self.api_versions = api_versions if api_versions is not None else api_versions_mod.api_versions_response()
@@ -85,7 +91,8 @@ class Listener:
 
     async def start(self) -> None:
         """Bind and start accepting connections."""
-        self._server = await asyncio.start_server(self._accept, self.host, self._port)
+        context = self.security.ssl_context if self.security is not None else None
+        self._server = await asyncio.start_server(self._accept, self.host, self._port, ssl=context)
         self._port = self._server.sockets[0].getsockname()[1]
         self._reaper = asyncio.get_running_loop().create_task(self._reap_idle())
         self.enabled = {k.api_key: (k.min_version, k.max_version) for k in self.current_api_versions().api_keys}
@@ -105,7 +112,8 @@ class Listener:
 
     def current_api_versions(self):
         """Return the ApiVersionsResponse body to advertise now."""
-        return self.api_versions() if callable(self.api_versions) else self.api_versions
+        body = self.api_versions() if callable(self.api_versions) else self.api_versions
+        return self.security.advertise(body) if self.security is not None else body
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = _ServerConnection(self, reader, writer, next(self._ids))
@@ -141,6 +149,9 @@ class _ServerConnection:
         self.done = self.loop.create_future()
         self.in_flight = 0
         self._tasks: list[asyncio.Task] = []
+        security = listener.security
+        self.sasl = security.session() if security is not None else None
+        self.principal = security.principal(writer) if security is not None else "User:ANONYMOUS"
 
     def idle_since(self, limit: float) -> bool:
         """Tell whether nothing moved since `limit` (loop time) and no request is in flight."""
@@ -199,6 +210,8 @@ class _ServerConnection:
                 if isinstance(item, asyncio.Task):
                     item.cancel()
                 raise
+            if isinstance(item, _Last):
+                await asyncio.Event().wait()  # the write loop ends the connection after sending it
 
     def _dispatch(self, frame: bytes):
         """Return bytes to send, a task producing (ctx, body), or None to close the connection."""
@@ -210,13 +223,34 @@ class _ServerConnection:
             return self._refuse(str(e))
         except framing.FramingError as e:
             return self._refuse(str(e))
+        if self.sasl is not None and not self.sasl.complete:
+            return self._authenticate(header, body)
         info, version = framing.api_info(header.request_api_key), header.request_api_version
         lo, hi = self.listener.enabled.get(info.api_key, (0, -1))
         if info.api_key != API_VERSIONS and not lo <= version <= hi:
             return self._refuse(f"{info.name} v{version} is not enabled on this listener")
         ctx = RequestContext(info.api_key, version, info.name, header.correlation_id,
-                             header.client_id, header, self.listener.name, self.peer, self.connection_id)
+                             header.client_id, header, self.listener.name, self.peer, self.connection_id,
+                             session_principal=self.principal)
         return self.loop.create_task(self._handle(ctx, body))
+
+    def _authenticate(self, header, body):
+        """Serve a request of a connection that has not authenticated yet (sasl_server's rules)."""
+        key, version, cid = header.request_api_key, header.request_api_version, header.correlation_id
+        if key == API_VERSIONS:
+            code = api_versions_mod.check_request(body, version)
+            answer = api_versions_mod.error_response(code) if code else self.listener.current_api_versions()
+            return framing.encode_response(key, version, cid, answer)
+        outcome = self.sasl.step(key, version, body)
+        if outcome.response is None:
+            return self._refuse(outcome.reason)
+        data = framing.encode_response(key, version, cid, outcome.response)
+        if outcome.close:
+            log.info("%s: closing %s after answering: %s", self.listener.name, self.connection_id, outcome.reason)
+            return _Last(data)
+        if self.sasl.complete:
+            self.principal = self.sasl.principal
+        return data
 
     def _refuse(self, reason: str) -> None:
         log.info("%s: closing %s: %s", self.listener.name, self.connection_id, reason)
@@ -227,6 +261,8 @@ class _ServerConnection:
             return ctx, _api_versions_answer(self.listener, ctx, body)
         if ctx.api_key == ENVELOPE:
             return ctx, await self._serve_envelope(ctx, body)
+        if ctx.api_key in (sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE):
+            return ctx, sasl_server.after_authentication(ctx.api_key)
         return ctx, await self.listener.handler(ctx, body)
 
     async def _serve_envelope(self, ctx: RequestContext, body):
@@ -243,7 +279,8 @@ class _ServerConnection:
             return Envelope(error_code=INVALID_REQUEST)
         inner_ctx = RequestContext(info.api_key, header.request_api_version, info.name, header.correlation_id,
                                    header.client_id, header, ctx.listener, ctx.peer, ctx.connection_id,
-                                   body.request_principal, body.client_host_address, ctx.client_id)
+                                   body.request_principal, body.client_host_address, ctx.client_id,
+                                   session_principal=ctx.session_principal)
         response = await self.listener.handler(inner_ctx, inner)
         if response is None:
             return None
@@ -260,10 +297,14 @@ class _ServerConnection:
                 self.writer.write(data)
                 await self.writer.drain()
                 self.last_active = self.loop.time()
+                if isinstance(item, _Last):
+                    return
             finally:
                 self.in_flight -= 1
 
-    async def _response_bytes(self, task: asyncio.Task) -> bytes | None:
+    async def _response_bytes(self, task) -> bytes | None:
+        if isinstance(task, _Last):
+            return task.data
         try:
             ctx, response = await task
             if response is None:
@@ -295,6 +336,15 @@ def _decode_request(frame: bytes):
             raise framing.FramingError(f"cannot decode {info.request} v{version}") from None
     log.debug("ignoring %d byte(s) after %s v%d", len(frame) - end, info.request, version)
     return header, body
+
+
+class _Last:
+    """Bytes to send as the connection's last answer (a failed SASL exchange)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
 
 
 class _Close(Exception):

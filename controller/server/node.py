@@ -8,6 +8,9 @@ Rules:
   once their records commit.
 - Proposals are flushed once per event-loop turn (call_soon), so requests that arrive together are
   appended and fsynced together (group commit).
+- Every listener of `listeners` is served (the first of controller.listener.names first: Raft peers and
+  brokers use it); each gets its TLS/SASL settings from listener_security, and with an authorizer
+  (authorizer.py) every request is checked against the connection's principal before it is served.
 - stop() closes the listener first, then fails pending requests, then closes the log: nothing is
   acknowledged after the process starts shutting down.
 """
@@ -52,6 +55,8 @@ class ControllerServer:
         self.identity = None
         self.driver: RaftDriver | None = None
         self.listener = None
+        self.listeners: list = []
+        self.authorizer = None
         self.router = None
         self.quorum = None
         self._tasks: list[asyncio.Task] = []
@@ -124,6 +129,7 @@ class ControllerServer:
         """Open storage, bind the listener, connect to peers and start ticking."""
         from kraftsman.controller.quorum.controller import QuorumController
 
+        from . import authorizer, listener_security
         from .network import Listener
         from .peers import PeerRouter
 
@@ -134,10 +140,17 @@ class ControllerServer:
         self.router = PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
                                  client_id=f"raft-client-{cfg.node_id}")
         ep = cfg.controller_listener()
-        self.listener = Listener(ep.name, ep.host or "0.0.0.0", ep.port, self.handle,
-                                 max_request_size=cfg.socket_request_max_bytes,
-                                 idle_timeout_ms=cfg.connections_max_idle_ms, api_versions=self.api_versions)
-        await self.listener.start()
+        committed = lambda: self.driver.state.committed  # noqa: E731
+        self.authorizer = authorizer.from_properties(cfg.props, committed)
+        lookup = listener_security.scram_lookup_from(committed)
+        for endpoint in [ep] + [e for e in cfg.listeners if e != ep]:
+            listener = Listener(endpoint.name, endpoint.host or "0.0.0.0", endpoint.port, self.handle,
+                                max_request_size=cfg.socket_request_max_bytes,
+                                idle_timeout_ms=cfg.connections_max_idle_ms, api_versions=self.api_versions,
+                                security=listener_security.for_listener(cfg, endpoint.name, lookup))
+            self.listeners.append(listener)
+            await listener.start()
+        self.listener = self.listeners[0]
         self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
         log.info("node %d serving %s on %s:%d (cluster %s)", cfg.node_id, ep.name, ep.host, self.listener.port,
                  self.identity.cluster_id)
@@ -234,6 +247,12 @@ class ControllerServer:
     async def handle(self, rctx, body):
         """Serve one request from the listener."""
         name = rctx.api_name
+        if self.authorizer is not None:
+            from .authorizer import request_denial
+
+            denial = request_denial(self.authorizer, rctx, body)
+            if denial is not None:
+                return denial
         if name in RAFT_APIS:
             return await self.raft_request(name, rctx.api_version, body)
         if self.quorum is None or name not in self.quorum.handlers:
@@ -293,8 +312,8 @@ class ControllerServer:
         if self._stopping:
             return
         self._stopping = True
-        if self.listener is not None:
-            await self.listener.close()
+        for listener in self.listeners:
+            await listener.close()
         for task in self._tasks:
             task.cancel()
         if self.driver is not None:

@@ -1,0 +1,171 @@
+"""Authorization on the controller: Kafka's StandardAuthorizer (super users + ACLs from the metadata image).
+
+Rules:
+- Enabled by `authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer` (also the
+  older `kafka.security.authorizer.AclAuthorizer` name); without it every request is allowed (Kafka's default).
+- `super.users` (`User:admin;User:ops`) may do anything. Otherwise ACLs (AccessControlEntryRecords in the
+  committed image) decide: a DENY that matches wins over any ALLOW; resource LITERAL name or `*`, PREFIXED
+  by prefix; principal exact or `User:*`; host exact or `*`; operation exact or ALL, and DESCRIBE is implied
+  by READ/WRITE/DELETE/ALTER, DESCRIBE_CONFIGS by ALTER_CONFIGS. No match: `allow.everyone.if.no.acl.found`
+  (default false).
+- Which operation each API needs follows Kafka 3.9's ControllerApis: Raft and broker-lifecycle RPCs need
+  CLUSTER_ACTION on CLUSTER; UnregisterBroker, DescribeCluster, voter changes, reassignments, elections
+  need ALTER on CLUSTER; DescribeQuorum DESCRIBE on CLUSTER. Topic and config APIs are checked per
+  resource but answered as a whole (one denied resource denies the request: coarser than Kafka).
+- A denied request gets `error_response(api, body, code)`: CLUSTER_AUTHORIZATION_FAILED (31) or
+  TOPIC_AUTHORIZATION_FAILED (29). The principal of a forwarded request is the Envelope's PrincipalData.
+"""
+from __future__ import annotations
+
+import struct
+
+from kraftsman.controller.image.acls import OPERATIONS, PERMISSION_TYPES, RESOURCE_TYPES
+
+from . import error_responses
+
+AUTHORIZERS = ("org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka.security.authorizer.AclAuthorizer")
+CLUSTER_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED = 31, 29
+MESSAGES = {31: "Cluster authorization failed.", 29: "Topic authorization failed."}
+_OP = {name: code for code, name in enumerate(OPERATIONS)}
+_RES = {name: code for code, name in enumerate(RESOURCE_TYPES)}
+LITERAL, PREFIXED, DENY, ALLOW = 3, 4, PERMISSION_TYPES.index("DENY"), PERMISSION_TYPES.index("ALLOW")
+_IMPLIES = {"DESCRIBE": ("READ", "WRITE", "DELETE", "ALTER"), "DESCRIBE_CONFIGS": ("ALTER_CONFIGS",)}
+CLUSTER_APIS = {
+    **dict.fromkeys(("Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "BrokerRegistration",
+                     "BrokerHeartbeat", "ControllerRegistration", "AlterPartition", "AllocateProducerIds",
+                     "UpdateRaftVoter", "AssignReplicasToDirs", "Envelope"), "CLUSTER_ACTION"),
+    **dict.fromkeys(("UnregisterBroker", "DescribeCluster", "AddRaftVoter", "RemoveRaftVoter", "ElectLeaders",
+                     "AlterPartitionReassignments", "UpdateFeatures", "CreateAcls", "DeleteAcls",
+                     "AlterUserScramCredentials"), "ALTER"),
+    **dict.fromkeys(("DescribeQuorum", "ListPartitionReassignments", "DescribeAcls", "Metadata"), "DESCRIBE"),
+}
+TOPIC_APIS = {"CreateTopics": "CREATE", "DeleteTopics": "DELETE", "CreatePartitions": "ALTER"}
+CONFIG_APIS = {"IncrementalAlterConfigs": "ALTER_CONFIGS", "AlterConfigs": "ALTER_CONFIGS",
+               "DescribeConfigs": "DESCRIBE_CONFIGS"}
+
+
+def enabled(class_name: str | None) -> bool:
+    """Tell whether `authorizer.class.name` names the standard authorizer."""
+    return (class_name or "").strip() in AUTHORIZERS
+
+
+def parse_super_users(text: str | None) -> frozenset[str]:
+    """Parse `super.users` (`User:a;User:b`)."""
+    return frozenset(p.strip() for p in (text or "").split(";") if p.strip())
+
+
+class StandardAuthorizer:
+    """Decide whether a principal may perform an operation on a resource, from super users and image ACLs."""
+
+    def __init__(self, super_users=frozenset(), allow_if_no_acl: bool = False, acls=lambda: ()):
+        self.super_users, self.allow_if_no_acl, self.acls = frozenset(super_users), allow_if_no_acl, acls
+
+    def authorize(self, principal: str, host: str, operation: str, resource_type: str, name: str) -> bool:
+        """Return True when `principal` from `host` may do `operation` on (resource_type, name)."""
+        if principal in self.super_users:
+            return True
+        ops = {operation, "ALL", *_IMPLIES.get(operation, ())}
+        matched, allowed = False, False
+        for acl in self.acls():
+            if not _matches(acl, principal, host, resource_type, name):
+                continue
+            op = OPERATIONS[acl.operation] if 0 <= acl.operation < len(OPERATIONS) else "UNKNOWN"
+            if acl.permission_type == DENY and op in (operation, "ALL"):
+                return False
+            if acl.permission_type == ALLOW and op in ops:
+                allowed = True
+            matched = True
+        return allowed or (not matched and self.allow_if_no_acl)
+
+    def check(self, principal: str, host: str, api_name: str, body):
+        """Return None when the request is allowed, else the error response to send."""
+        code = self._denied(principal, host, api_name, body)
+        if not code:
+            return None
+        return error_responses.error_response(api_name, body, code, MESSAGES[code])
+
+    def _denied(self, principal: str, host: str, api: str, body) -> int:
+        if api in CLUSTER_APIS:
+            ok = self.authorize(principal, host, CLUSTER_APIS[api], "CLUSTER", "kafka-cluster")
+            return 0 if ok else CLUSTER_AUTHORIZATION_FAILED
+        if api in TOPIC_APIS:
+            op = TOPIC_APIS[api]
+            if op == "CREATE" and self.authorize(principal, host, op, "CLUSTER", "kafka-cluster"):
+                return 0
+            names = _topic_names(api, body)
+            ok = names is not None and all(self.authorize(principal, host, op, "TOPIC", n) for n in names)
+            return 0 if ok else TOPIC_AUTHORIZATION_FAILED
+        if api in CONFIG_APIS:
+            for resource in body.resources:
+                kind = "TOPIC" if resource.resource_type == 2 else "CLUSTER"
+                if not self.authorize(principal, host, CONFIG_APIS[api], kind,
+                                      resource.resource_name if kind == "TOPIC" else "kafka-cluster"):
+                    return TOPIC_AUTHORIZATION_FAILED if kind == "TOPIC" else CLUSTER_AUTHORIZATION_FAILED
+            return 0
+        return 0
+
+
+def from_properties(props: dict, image_of) -> StandardAuthorizer | None:
+    """Return the authorizer the properties enable (None: everything is allowed), reading ACLs from `image_of()`."""
+    if not enabled(props.get("authorizer.class.name")):
+        return None
+    allow = props.get("allow.everyone.if.no.acl.found", "false").strip().lower() == "true"
+    return StandardAuthorizer(parse_super_users(props.get("super.users")), allow,
+                              lambda: (message for message, _ in image_of().acls.entries.values()))
+
+
+def request_denial(authorizer: StandardAuthorizer, rctx, body):
+    """Return the error response for a request the principal may not make (None: allowed). A forwarded
+    request needs CLUSTER_ACTION for the forwarding connection and the right for the client's principal."""
+    host = str(rctx.peer[0]) if rctx.peer else "*"
+    principal = rctx.session_principal
+    if rctx.forwarded_by is not None:
+        if not authorizer.authorize(principal, host, "CLUSTER_ACTION", "CLUSTER", "kafka-cluster"):
+            return error_responses.error_response(rctx.api_name, body, CLUSTER_AUTHORIZATION_FAILED,
+                                                  MESSAGES[CLUSTER_AUTHORIZATION_FAILED])
+        principal = envelope_principal(rctx.principal) or principal
+    return authorizer.check(principal, host, rctx.api_name, body)
+
+
+def _matches(acl, principal: str, host: str, resource_type: str, name: str) -> bool:
+    if acl.resource_type != _RES[resource_type] or acl.principal not in (principal, "User:*"):
+        return False
+    if acl.host not in (host, "*"):
+        return False
+    if acl.pattern_type == LITERAL:
+        return acl.resource_name in (name, "*")
+    return acl.pattern_type == PREFIXED and name.startswith(acl.resource_name)
+
+
+def _topic_names(api: str, body):
+    """Return the topic names a request names (None when it names topics by id only)."""
+    if api == "DeleteTopics":
+        if any(t.name is None for t in body.topics or []):
+            return None
+        return list(body.topic_names or []) + [t.name for t in body.topics or []]
+    return [t.name for t in body.topics]
+
+
+def envelope_principal(data: bytes | None) -> str | None:
+    """Decode Kafka's serialized DefaultPrincipalData (int16 version, then type and name as strings)."""
+    if not data or len(data) < 3:
+        return None
+    try:
+        version = struct.unpack_from(">h", data)[0]
+        if version != 0:
+            return None
+        pos, parts = 2, []
+        for _ in range(2):                              # flexible v0: compact strings (unsigned varint len + 1)
+            length, shift = 0, 0
+            while True:
+                byte = data[pos]
+                pos += 1
+                length |= (byte & 0x7F) << shift
+                shift += 7
+                if not byte & 0x80:
+                    break
+            parts.append(data[pos:pos + length - 1].decode("utf-8"))
+            pos += length - 1
+        return f"{parts[0]}:{parts[1]}"
+    except (IndexError, UnicodeDecodeError, struct.error):
+        return None

@@ -1,0 +1,93 @@
+"""Server-side TLS for SSL and SASL_SSL listeners: an ssl.SSLContext from Kafka's `ssl.*` settings (PEM only).
+
+Rules:
+- Every setting is read as Kafka does: `listener.name.<listener, lower case>.<key>` first, then `<key>`.
+- Keystore: `ssl.keystore.type=PEM` (the default here) with `ssl.keystore.location` (one PEM file holding the
+  certificate chain and the private key), or the inline `ssl.keystore.certificate.chain` + `ssl.keystore.key`;
+  `ssl.key.password` decrypts an encrypted key. JKS/PKCS12 stores are refused with a one-line TlsConfigError.
+- Truststore: `ssl.truststore.location` (PEM file of CA certificates) or inline `ssl.truststore.certificates`.
+- `ssl.client.auth`: required -> the client must present a certificate the truststore verifies (expired or
+  foreign-CA certificates fail the handshake), requested -> verified when presented, none (default) -> not asked.
+- The SSL principal is Kafka's default: `User:<subject DN, RFC 2253>` for a verified client certificate,
+  else `User:ANONYMOUS`.
+"""
+from __future__ import annotations
+
+import os
+import ssl
+import tempfile
+
+ANONYMOUS = "User:ANONYMOUS"
+CLIENT_AUTH = {"required": ssl.CERT_REQUIRED, "requested": ssl.CERT_OPTIONAL, "none": ssl.CERT_NONE}
+
+
+class TlsConfigError(ValueError):
+    """An ssl.* setting is missing, unsupported or unreadable (one-line message)."""
+
+
+def setting(props: dict, listener: str, key: str, default: str | None = None) -> str | None:
+    """Return `listener.name.<listener>.<key>` if set, else `<key>`, else `default`."""
+    value = props.get(f"listener.name.{listener.lower()}.{key}")
+    if value is None:
+        value = props.get(key, default)
+    return value.strip() if isinstance(value, str) else value
+
+
+def server_context(props: dict, listener: str) -> ssl.SSLContext:
+    """Build the server SSLContext of `listener` from the properties."""
+    get = lambda key, default=None: setting(props, listener, key, default)  # noqa: E731
+    for key in ("ssl.keystore.type", "ssl.truststore.type"):
+        if (get(key, "PEM") or "PEM").upper() != "PEM":
+            raise TlsConfigError(f"{key}={get(key)} is not supported on listener {listener}: kraftsman reads PEM only")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        _load_keystore(context, get("ssl.keystore.location"), get("ssl.keystore.certificate.chain"),
+                       get("ssl.keystore.key"), get("ssl.key.password"), listener)
+        auth = (get("ssl.client.auth", "none") or "none").lower()
+        if auth not in CLIENT_AUTH:
+            raise TlsConfigError(f"Invalid value {auth} for configuration ssl.client.auth: String must be one of: "
+                                 "required, requested, none")
+        cafile, cadata = get("ssl.truststore.location"), get("ssl.truststore.certificates")
+        if cafile or cadata:
+            context.load_verify_locations(cafile=cafile or None, cadata=cadata or None)
+        elif auth != "none":
+            raise TlsConfigError(f"ssl.client.auth={auth} on listener {listener} needs ssl.truststore.location")
+        context.verify_mode = CLIENT_AUTH[auth]
+    except (OSError, ssl.SSLError) as e:
+        raise TlsConfigError(f"cannot load the TLS key material of listener {listener}: "
+                             f"{getattr(e, 'strerror', None) or e}") from None
+    return context
+
+
+def _load_keystore(context: ssl.SSLContext, location, chain, key, password, listener: str) -> None:
+    if location:
+        context.load_cert_chain(location, password=password or None)
+        return
+    if not (chain and key):
+        raise TlsConfigError(f"listener {listener} needs ssl.keystore.location or ssl.keystore.certificate.chain "
+                             "and ssl.keystore.key")
+    # The ssl module loads keys from files only: write the inline PEM to a private temporary file.
+    fd, path = tempfile.mkstemp(prefix="kraftsman-keystore-", suffix=".pem")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(_pem(chain) + "\n" + _pem(key) + "\n")
+        context.load_cert_chain(path, password=password or None)
+    finally:
+        os.unlink(path)
+
+
+def _pem(text: str) -> str:
+    """Undo the one-line form of PEM values in .properties files (continuations already joined)."""
+    return text.replace("\\n", "\n").strip()
+
+
+def principal(ssl_object) -> str:
+    """Return Kafka's default SSL principal for a connection: `User:CN=...` or `User:ANONYMOUS`."""
+    cert = ssl_object.getpeercert() if ssl_object is not None else None
+    if not cert or not cert.get("subject"):
+        return ANONYMOUS
+    names = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU", "countryName": "C",
+             "localityName": "L", "stateOrProvinceName": "ST", "domainComponent": "DC", "userId": "UID"}
+    parts = [f"{names.get(k, k)}={v}" for rdn in reversed(cert["subject"]) for k, v in rdn]
+    return "User:" + ",".join(parts)
