@@ -152,8 +152,9 @@ class ControllerServer:
             await listener.start()
         self.listener = self.listeners[0]
         self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
-        log.info("node %d serving %s on %s:%d (cluster %s)", cfg.node_id, ep.name, ep.host, self.listener.port,
-                 self.identity.cluster_id)
+        for listener in self.listeners:
+            log.info("node %d serving %s (%s) on %s:%d (cluster %s)", cfg.node_id, listener.name,
+                     cfg.security_protocol(listener.name), listener.host, listener.port, self.identity.cluster_id)
         self.driver.process()
 
     def quorum_config(self) -> QuorumConfig:

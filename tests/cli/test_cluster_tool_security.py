@@ -1,0 +1,185 @@
+"""kafka-cluster over SASL_SSL against a real kafka-controller process with the StandardAuthorizer.
+
+One voter (a real process) serves two listeners: CONTROLLER (PLAINTEXT, Raft and the simulated brokers, whose
+principal User:ANONYMOUS is a super user) and SECURE (SASL_SSL: TLS from a throwaway CA made here, SCRAM
+users written into bootstrap.checkpoint by `kafka-storage format --add-scram`, PLAIN users from JAAS).
+Tests run in file order (the unregister tests change the broker set).
+"""
+from __future__ import annotations
+
+import datetime
+import io
+import ipaddress
+import time
+
+import pytest
+
+from kraftsman.cli import cluster_tool, storage_tool
+from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.local_quorum import LocalQuorum, free_ports
+from kraftsman.controller.server.broker_sim import SimulatedBroker
+
+from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader
+
+BROKER_IDS = (201, 202, 203)
+CLUSTER_ID = "U2VjdXJlQ2x1c3RlcjAxMg"
+JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="admin-plain";'
+
+
+def kc(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(cluster_tool.run, list(argv), Environment(stdout=out, stderr=err), prog="kafka-cluster")
+    return status, out.getvalue(), err.getvalue()
+
+
+def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not reached in time")
+
+
+def _make_pki(base):
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def cert(subject, key, issuer_name, issuer_key, ca):
+        builder = (x509.CertificateBuilder()
+                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                   .issuer_name(issuer_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(hours=2))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if not ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        return builder.sign(issuer_key, hashes.SHA256())
+
+    pem = serialization.Encoding.PEM
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test CA")])
+    (base / "ca.pem").write_bytes(cert("test CA", ca_key, ca_name, ca_key, True).public_bytes(pem))
+    key = ec.generate_private_key(ec.SECP256R1())
+    (base / "server.pem").write_bytes(cert("127.0.0.1", key, ca_name, ca_key, False).public_bytes(pem) +
+                                      key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
+                                                        serialization.NoEncryption()))
+
+
+@pytest.fixture(scope="module")
+def loop():
+    runner = LoopThread()
+    yield runner
+    runner.close()
+
+
+@pytest.fixture(scope="module")
+def secure(tmp_path_factory, loop):
+    """Yield (quorum, SASL_SSL port, directory of the client files)."""
+    pytest.importorskip("cryptography")
+    base = tmp_path_factory.mktemp("cluster-tool-security")
+    _make_pki(base)
+    q = LocalQuorum(base / "quorum", 1, cluster_id=CLUSTER_ID, extra=FAST)
+    secure_port = free_ports(1)[0]
+    q.extra |= {
+        "listeners": f"CONTROLLER://127.0.0.1:{q.ports[1]},SECURE://127.0.0.1:{secure_port}",
+        "controller.listener.names": "CONTROLLER,SECURE",
+        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_SSL",
+        "listener.name.secure.ssl.keystore.type": "PEM",
+        "listener.name.secure.ssl.keystore.location": str(base / "server.pem"),
+        "listener.name.secure.sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512,PLAIN",
+        "listener.name.secure.plain.sasl.jaas.config": JAAS,
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users": "User:admin;User:ANONYMOUS",
+    }
+    _format(q)
+    q.start()
+    try:
+        q.wait_listening()
+        loop.run(find_leader(q.addresses()))
+        yield q, secure_port, base
+    finally:
+        q.stop()
+
+
+def _format(q: LocalQuorum) -> None:
+    """Format like LocalQuorum.format, adding SCRAM users to bootstrap.checkpoint with --add-scram."""
+    for node_id in q.ids:
+        q.node_dir(node_id).mkdir(parents=True, exist_ok=True)
+        q.config_path(node_id).write_text("".join(f"{k}={v}\n" for k, v in q.properties(node_id).items()))
+        out, err = io.StringIO(), io.StringIO()
+        status = storage_tool.run(["format", "-t", q.cluster_id, "-c", str(q.config_path(node_id)),
+                                   "--add-scram", "SCRAM-SHA-256=[name=admin,password=admin-secret]",
+                                   "--add-scram", "SCRAM-SHA-512=[name=admin,password=admin-secret]",
+                                   "--add-scram", "SCRAM-SHA-256=[name=alice,password=alice-secret]"],
+                                  Environment(stdout=out, stderr=err))
+        assert status == 0, err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def brokers(secure, loop):
+    q = secure[0]
+    sims = {b: SimulatedBroker(b, q.addresses(), q.cluster_id, heartbeat_interval_ms=500, fetch=False)
+            for b in BROKER_IDS}
+    for sim in sims.values():
+        loop.run(sim.start())
+    wait_for(lambda: all(not s.fenced for s in sims.values()))
+    yield sims
+    for sim in sims.values():
+        loop.run(sim.stop())
+
+
+def client_config(base, name: str, mechanism: str = "SCRAM-SHA-256", user: str = "admin",
+                  password: str = "admin-secret", **extra) -> str:
+    module = "plain.PlainLoginModule" if mechanism == "PLAIN" else "scram.ScramLoginModule"
+    props = {"security.protocol": "SASL_SSL", "sasl.mechanism": mechanism,
+             "sasl.jaas.config": f'org.apache.kafka.common.security.{module} required username="{user}" '
+                                 f'password="{password}";',
+             "ssl.truststore.type": "PEM", "ssl.truststore.location": str(base / "ca.pem")} | extra
+    path = base / f"{name}.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return str(path)
+
+
+@pytest.mark.parametrize("mechanism, password", [("SCRAM-SHA-256", "admin-secret"),
+                                                 ("SCRAM-SHA-512", "admin-secret"), ("PLAIN", "admin-plain")])
+def test_cluster_id_over_sasl_ssl_as_a_super_user(secure, mechanism, password):
+    q, port, base = secure
+    config = client_config(base, f"admin-{mechanism}", mechanism, password=password)
+    assert kc("cluster-id", "-C", f"127.0.0.1:{port}", "-c", config) == (0, f"Cluster ID: {CLUSTER_ID}\n", "")
+
+
+def test_wrong_password_and_plaintext_client_are_refused(secure):
+    q, port, base = secure
+    config = client_config(base, "wrong", password="nope")
+    status, out, err = kc("cluster-id", "-C", f"127.0.0.1:{port}", "-c", config, "--timeout", "10")
+    assert (status, out) == (69, "") and err.count("\n") == 1
+    assert "Authentication failed during authentication due to invalid credentials with SASL mechanism " \
+           "SCRAM-SHA-256" in err
+    status, out, err = kc("cluster-id", "-C", f"127.0.0.1:{port}", "--timeout", "5")
+    assert (status, out) == (69, "") and err.count("\n") == 1
+
+
+def test_a_user_without_acls_is_not_authorized(secure, brokers):
+    q, port, base = secure
+    config = client_config(base, "alice", user="alice", password="alice-secret")
+    status, out, err = kc("unregister", "--id", "201", "-C", f"127.0.0.1:{port}", "-c", config, "--timeout", "10")
+    assert (status, out, err) == (1, "", "CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed.\n")
+    status, out, err = kc("cluster-id", "-C", f"127.0.0.1:{port}", "-c", config)  # DescribeCluster needs ALTER
+    assert (status, out) == (1, "") and err.startswith("CLUSTER_AUTHORIZATION_FAILED")
+    assert not brokers[201].fenced
+
+
+def test_a_super_user_unregisters_a_broker(secure, brokers):
+    q, port, base = secure
+    brokers[203].crash()
+    config = client_config(base, "admin-unregister")
+    status, out, err = kc("unregister", "--id", "203", "-C", f"127.0.0.1:{port}", "-c", config, "--timeout", "10")
+    assert (status, out, err) == (0, "Broker 203 is no longer registered.\n", "")
+    status, out, err = kc("unregister", "--id", "203", "-C", f"127.0.0.1:{port}", "-c", config)
+    assert status == 1 and "BROKER_ID_NOT_REGISTERED" in err
