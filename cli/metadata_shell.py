@@ -1,8 +1,9 @@
 """kafka-metadata-shell: browse a metadata snapshot, log segment or log directory as a tree.
 
 Rules:
-- Kafka 3.9's flags (-s/--snapshot and the positional command) behave as in Kafka; --directory and
-  --offset are kraftsman additions. Non-interactive output goes to stdout with no banner.
+- Kafka 3.9's flags (-s/--snapshot and the positional command) behave as in Kafka; --directory,
+  --offset and the live mode (--controllers / --bootstrap-controller, -c/--config, --timeout: see
+  metadata_shell_live) are kraftsman additions. Non-interactive output goes to stdout with no banner.
 - Kafka's messages: a missing source is an 'Unexpected error: ...' line, exit 1; a held directory
   lock is 'Unable to lock <dir>. ...'.
 - prompt_toolkit is imported only when the interactive shell starts.
@@ -34,6 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--directory", "-d", help="A metadata log directory: its newest snapshot, then the "
                         "log after it (kraftsman).")
     parser.add_argument("--offset", type=int, help="Show the metadata as of this log offset (kraftsman).")
+    parser.add_argument("--controllers", metavar="ID@HOST:PORT,...",
+                        help="Follow a running quorum as a read-only observer, given its voters in "
+                        "controller.quorum.voters syntax (kraftsman).")
+    parser.add_argument("--bootstrap-controller", "-C", metavar="HOST:PORT,...",
+                        help="Follow a running quorum as a read-only observer, found through these "
+                        "controllers (kraftsman).")
+    parser.add_argument("--config", "-c", help="A property file with the client's security settings for "
+                        "--controllers / --bootstrap-controller, as kafka-cluster reads (kraftsman).")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="Live mode: give up catching up with "
+                        "the quorum after this many seconds (default: request.timeout.ms) (kraftsman).")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="The command to run.")
     return parser
 
@@ -141,8 +152,16 @@ def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-shell with `argv`."""
     try:
         ns = build_parser().parse_args(argv)
-        if not ns.snapshot and not ns.directory:
+        sources = [s for s in (ns.snapshot, ns.directory, ns.controllers, ns.bootstrap_controller) if s]
+        if not sources:
             raise ToolError(NO_SOURCE)
+        if len(sources) > 1:
+            raise ToolError(f"{PROG}: give only one of --snapshot, --directory, --controllers and "
+                            "--bootstrap-controller", ExitStatus.USAGE)
+        if ns.controllers or ns.bootstrap_controller:
+            from .metadata_shell_live import run_live
+
+            return run_live(ns, env, _local())
         lock = _lock_directory(ns)
         try:
             return _run(ns, env)

@@ -6,7 +6,7 @@ _kraftsman_kafka_metadata_shell() {
     while [ "$i" -lt "$COMP_CWORD" ]; do
         word="${COMP_WORDS[i]}"
         case "$node|$word" in
-            "|-s"|"|--snapshot"|"|-d"|"|--directory"|"|--offset") i=$((i + 1)) ;;
+            "|-s"|"|--snapshot"|"|-d"|"|--directory"|"|--offset"|"|--controllers"|"|-C"|"|--bootstrap-controller"|"|-c"|"|--config"|"|--timeout") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -14,9 +14,13 @@ _kraftsman_kafka_metadata_shell() {
         "|-s"|"|--snapshot") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "|-d"|"|--directory") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
         "|--offset") :; return 0 ;;
+        "|--controllers") :; return 0 ;;
+        "|-C"|"|--bootstrap-controller") :; return 0 ;;
+        "|-c"|"|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "|--timeout") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help -s --snapshot -d --directory --offset"; subs="" ;;
+        "") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

@@ -4,3 +4,7 @@ complete -c kafka-metadata-shell -s h -l help -d 'show this help message and exi
 complete -c kafka-metadata-shell -s s -l snapshot -r -F -d 'The snapshot file to read.'
 complete -c kafka-metadata-shell -s d -l directory -x -a '(__fish_complete_directories)' -d 'A metadata log directory: its newest snapshot, then the log after it (kraftsm...'
 complete -c kafka-metadata-shell -l offset -x -d 'Show the metadata as of this log offset (kraftsman).'
+complete -c kafka-metadata-shell -l controllers -x -d 'Follow a running quorum as a read-only observer, given its voters in controll...'
+complete -c kafka-metadata-shell -s C -l bootstrap-controller -x -d 'Follow a running quorum as a read-only observer, found through these controll...'
+complete -c kafka-metadata-shell -s c -l config -r -F -d 'A property file with the client\'s security settings for --controllers / --boo...'
+complete -c kafka-metadata-shell -l timeout -x -d 'Live mode: give up catching up with the quorum after this many seconds (defau...'

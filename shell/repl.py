@@ -4,6 +4,8 @@ Rules:
 - A thin adapter: completion comes from completion.suggest(), commands from runner.run_line().
 - Ctrl-C prints '^C' and prompts again; Ctrl-D (end of input) or `exit` ends the session.
 - Output longer than the terminal goes through a pager when stdout is a terminal.
+- A live source passes `prompt` (a callable, redrawn every `refresh_interval` seconds) and
+  `before_command(state, write)`, called before each line runs (it swaps in the newest image).
 """
 from __future__ import annotations
 
@@ -52,16 +54,18 @@ def _emit(text: str, write, pager: bool, rows: int) -> None:
         write(text)
 
 
-def run_repl(state, write, *, history_path=None, input=None, output=None, pager: bool = False) -> int:
+def run_repl(state, write, *, history_path=None, input=None, output=None, pager: bool = False, prompt=PROMPT,
+             before_command=None, refresh_interval: float = 0) -> int:
     """Run the read-eval-print loop until exit or end of input; return the exit status."""
     session = PromptSession(completer=ShellCompleter(state), history=_history(history_path),
-                            complete_while_typing=False, input=input, output=output)
+                            complete_while_typing=False, input=input, output=output,
+                            refresh_interval=refresh_interval)
     state.history.extend(reversed(list(session.history.load_history_strings())))
     state.interactive = True
     write(BANNER + "\n")
     while not state.exit_requested:
         try:
-            line = session.prompt(PROMPT)
+            line = session.prompt(prompt)
         except KeyboardInterrupt:
             write("^C\n")
             continue
@@ -72,6 +76,8 @@ def run_repl(state, write, *, history_path=None, input=None, output=None, pager:
         size = session.output.get_size()
         state.screen_width = size.columns
         buffer = io.StringIO()
+        if before_command is not None:
+            before_command(state, buffer.write)
         run_line(state, line, buffer.write, shell=True)
         _emit(buffer.getvalue(), write, pager, size.rows)
     return 0

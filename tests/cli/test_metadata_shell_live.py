@@ -1,0 +1,249 @@
+"""kafka-metadata-shell's live mode against a real 3-voter kraftsman quorum on 127.0.0.1 with simulated brokers.
+
+One quorum serves the module; tests run in file order (the failover test kills the first leader).
+The interactive test runs the real live mode (observer thread, prompt, per-command refresh) with a
+scripted REPL in place of prompt-toolkit's terminal session.
+"""
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.local_quorum import LocalQuorum, free_ports
+from kraftsman.cli.metadata_shell import run
+from kraftsman.controller.server import observer as ob
+from kraftsman.controller.server import sync_client as sc
+from kraftsman.controller.server.broker_sim import SimulatedBroker
+from kraftsman.controller.server.controller_client import ActiveControllerClient
+from kraftsman.shell.runner import run_line
+from kraftsman.storage.log.snapshot import list_snapshots
+from kraftsman.storage.protocol import codec
+
+from ..controller.server.quorum_fixtures import FAST, LoopThread, describe_quorum, find_leader
+
+Create = codec.message_class("CreateTopicsRequest")
+PROMPT = re.compile(r"\[leader (-?\d+), epoch (\d+), hw (\d+)")
+TOPIC_ALREADY_EXISTS = 36
+
+
+def shell(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(run, list(argv), Environment(stdout=out, stderr=err, env={}), prog="kafka-metadata-shell")
+    return status, out.getvalue(), err.getvalue()
+
+
+def wait_for(predicate, timeout: float = 20, interval: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not reached in time")
+
+
+@pytest.fixture(scope="module")
+def loop():
+    runner = LoopThread()
+    yield runner
+    runner.close()
+
+
+@pytest.fixture(scope="module")
+def quorum(tmp_path_factory, loop):
+    q = LocalQuorum(tmp_path_factory.mktemp("live-shell"), 3, extra=FAST)
+    q.format()
+    q.start()
+    try:
+        q.wait_listening()
+        loop.run(find_leader(q.addresses()))
+        yield q
+    finally:
+        q.stop()
+
+
+@pytest.fixture(scope="module")
+def brokers(quorum, loop):
+    sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=500, fetch=False)
+            for b in (101, 102, 103)]
+    for sim in sims:
+        loop.run(sim.start())
+    wait_for(lambda: all(not s.fenced for s in sims))
+    yield sims
+    for sim in sims:
+        loop.run(sim.stop())
+
+
+@pytest.fixture(scope="module")
+def client(quorum, loop):
+    c = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=30_000)
+    yield c
+    loop.run(c.close())
+
+
+def create_topic(loop, client, name: str, partitions: int = 1) -> float:
+    """Create a topic (retrying through a failover); return the monotonic time its commit was acknowledged."""
+    body = Create(topics=[Create.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1)],
+                  timeout_ms=10_000, validate_only=False)
+    deadline = time.monotonic() + 30
+    while True:
+        code = loop.run(client.request("CreateTopics", 7, body)).topics[0].error_code
+        if code in (0, TOPIC_ALREADY_EXISTS):
+            return time.monotonic()
+        assert time.monotonic() < deadline, f"CreateTopics {name} kept failing with {code}"
+        time.sleep(0.05)
+
+
+def controllers(quorum) -> str:
+    return ",".join(f"{i}@{h}:{p}" for i, (h, p) in quorum.addresses().items())
+
+
+def newest_snapshot(quorum, node_ids):
+    found = [(s.end_offset, quorum.partition_dir(n) / s.file_name) for n in node_ids
+             for s in list_snapshots(quorum.partition_dir(n))]
+    return max(found) if found else (-1, None)
+
+
+def force_snapshot(loop, client, quorum, name: str, node_ids) -> int:
+    """Write enough records for a snapshot (FAST: 4,000 bytes); return the new snapshot's end offset."""
+    before = newest_snapshot(quorum, node_ids)[0]
+    create_topic(loop, client, name, 64)
+    return wait_for(lambda: newest_snapshot(quorum, node_ids)[0] > before and newest_snapshot(quorum, node_ids)[0])
+
+
+def without_provenance(tree: str) -> str:
+    return re.sub(r"(?m)^provenance:\n  .*\n", "", tree)
+
+
+# ---------------------------------------------------------------- unreachable
+
+
+def test_unreachable_address_is_one_line_and_exit_69():
+    port = free_ports(1)[0]
+    for flags in (["--bootstrap-controller", f"127.0.0.1:{port}"], ["--controllers", f"1@127.0.0.1:{port}"]):
+        started = time.monotonic()
+        status, out, err = shell(*flags, "ls", "/image/topics/byName")
+        assert status == ExitStatus.UNAVAILABLE == 69 and out == ""
+        assert err == f"kafka-metadata-shell: cannot reach any controller: cannot connect to 127.0.0.1:{port}: " \
+                      "Connection refused\n"
+        assert time.monotonic() - started < 5
+
+
+def test_bad_controllers_flag_is_one_line():
+    status, out, err = shell("--controllers", "127.0.0.1:9093", "ls")
+    assert status == 1 and err.count("\n") == 1 and "expected id@host:port" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- interactive: follow creation and failover
+
+
+def test_live_shell_follows_creations_and_a_failover(quorum, brokers, loop, client, monkeypatch, tmp_path):
+    force_snapshot(loop, client, quorum, "seed", quorum.ids)  # the shell must start from FetchSnapshot
+    sent = []
+    real_request = sc.SyncConnection.request
+
+    def recording(self, api_name, version, body, deadline):
+        sent.append(api_name)
+        return real_request(self, api_name, version, body, deadline)
+
+    monkeypatch.setattr(sc.SyncConnection, "request", recording)
+    results = {}
+
+    def scripted_repl(state, write, *, prompt, before_command, **_kwargs):
+        def ask(line: str) -> str:
+            out = io.StringIO()
+            before_command(state, out.write)
+            run_line(state, line, out.write, shell=True)
+            return out.getvalue()
+        results.update(_script(quorum, loop, client, ask, prompt, tmp_path))
+        return 0
+
+    monkeypatch.setattr("kraftsman.shell.repl.run_repl", scripted_repl)
+    status, out, err = shell("--controllers", controllers(quorum))
+    assert (status, err) == (0, "") and out.startswith("Loading...\nStarting...\n")
+    print({k: v for k, v in results.items() if k != "tree_mismatch"})
+    assert results["creation_latency"] < 1.0, results
+    assert results["new_leader"] != results["old_leader"] and results["new_epoch"] > results["old_epoch"]
+    assert results["tree_matches_snapshot"], results["tree_mismatch"]
+    assert "FetchSnapshot" in sent and "Fetch" in sent and set(sent) <= ob.READ_ONLY_APIS, sorted(set(sent))
+    assert results["observers"] and results["voters"] == {1, 2, 3}
+
+
+def _script(quorum, loop, client, ask, prompt, tmp_path) -> dict:
+    results = {}
+    assert "seed" in ask("ls /image/topics/byName").split()
+    old_leader, old_epoch, _hw = map(int, PROMPT.match(prompt()).groups())
+    results.update(old_leader=old_leader, old_epoch=old_epoch)
+    committed = create_topic(loop, client, "live-1")
+    wait_for(lambda: "live-1" in ask("ls /image/topics/byName").split(), timeout=10, interval=0.01)
+    results["creation_latency"] = time.monotonic() - committed
+    part = loop.run(describe_quorum(*quorum.addresses()[old_leader]))
+    results["observers"] = [o.replica_id for o in part.observers if o.replica_id >= ob.OBSERVER_IDS[0]]
+    results["voters"] = {v.replica_id for v in part.current_voters}
+
+    quorum.kill(old_leader)
+    create_topic(loop, client, "after-failover")
+    wait_for(lambda: "after-failover" in ask("ls /image/topics/byName").split(), timeout=20)
+    new_leader, new_epoch, _hw = map(int, PROMPT.match(prompt()).groups())
+    results.update(new_leader=new_leader, new_epoch=new_epoch)
+
+    alive = [n for n in quorum.ids if n != old_leader]
+    force_snapshot(loop, client, quorum, "snapshot-me", alive)
+    results.update(_compare_with_snapshot(quorum, alive, ask, tmp_path))
+    return results
+
+
+def _compare_with_snapshot(quorum, alive, ask, tmp_path) -> dict:
+    """Compare `tree /image` with --snapshot on the newest snapshot (retried: the brokers may still move)."""
+    deadline, mismatch = time.monotonic() + 15, ""
+    while time.monotonic() < deadline:
+        _end, path = newest_snapshot(quorum, alive)
+        copy = tmp_path / "copy" / "__cluster_metadata-0" / path.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        status, expected, err = shell("--snapshot", str(copy), "tree", "/image")
+        assert status == 0, err
+        live = ask("tree /image")
+        if without_provenance(live) == without_provenance(expected):
+            return {"tree_matches_snapshot": True, "tree_mismatch": ""}
+        mismatch = f"live:\n{live}\nsnapshot {path.name}:\n{expected}"
+        time.sleep(0.5)
+    return {"tree_matches_snapshot": False, "tree_mismatch": mismatch}
+
+
+# ---------------------------------------------------------------- non-interactive
+
+
+def test_non_interactive_matches_the_file_modes_at_the_same_offset(quorum, brokers, loop, client, tmp_path):
+    alive = [n for n in quorum.ids if quorum.procs[n].poll() is None]
+    force_snapshot(loop, client, quorum, "before-o1", alive)
+    create_topic(loop, client, "o1")
+    status, provenance, err = shell("--bootstrap-controller", quorum.bootstrap(), "cat", "/image/provenance")
+    assert status == 0, err
+    offset = int(re.match(r"offset (\d+)", provenance).group(1))
+    create_topic(loop, client, "o2")
+    live_now = shell("--bootstrap-controller", quorum.bootstrap(), "ls", "/image/topics/byName")
+    live_then = shell("--bootstrap-controller", quorum.bootstrap(), "--offset", str(offset),
+                      "ls", "/image/topics/byName")
+    leader = wait_for(lambda: next((n for n in alive if _leads(loop, quorum, n)), None))
+    copy = tmp_path / "logdir"
+    shutil.copytree(quorum.partition_dir(leader), copy / "__cluster_metadata-0")
+    assert live_now[0] == live_then[0] == 0, (live_now, live_then)
+    file_now = shell("--directory", str(copy), "ls", "/image/topics/byName")
+    file_then = shell("--directory", str(copy), "--offset", str(offset), "ls", "/image/topics/byName")
+    assert live_now[1] == file_now[1] and "o2" in live_now[1].split()
+    assert live_then[1] == file_then[1] and "o1" in live_then[1].split() and "o2" not in live_then[1].split()
+
+
+def _leads(loop, quorum, node_id) -> bool:
+    try:
+        part = loop.run(describe_quorum(*quorum.addresses()[node_id]))
+    except OSError:
+        return False
+    return part is not None and part.leader_id == node_id
