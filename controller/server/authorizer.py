@@ -17,6 +17,7 @@ Rules:
 """
 from __future__ import annotations
 
+import logging
 import struct
 
 from kraftsman.controller.image.acls import OPERATIONS, PERMISSION_TYPES, RESOURCE_TYPES
@@ -24,6 +25,8 @@ from kraftsman.controller.image.acls import OPERATIONS, PERMISSION_TYPES, RESOUR
 from . import error_responses
 
 AUTHORIZERS = ("org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka.security.authorizer.AclAuthorizer")
+log = logging.getLogger("kraftsman.server")
+ANONYMOUS = "User:ANONYMOUS"
 CLUSTER_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED = 31, 29
 MESSAGES = {31: "Cluster authorization failed.", 29: "Topic authorization failed."}
 _OP = {name: code for code, name in enumerate(OPERATIONS)}
@@ -82,6 +85,8 @@ class StandardAuthorizer:
         code = self._denied(principal, host, api_name, body)
         if not code:
             return None
+        if api_name == "DescribeConfigs":
+            return _describe_configs_denied(body, code)
         return error_responses.error_response(api_name, body, code, MESSAGES[code])
 
     def _denied(self, principal: str, host: str, api: str, body) -> int:
@@ -110,7 +115,12 @@ def from_properties(props: dict, image_of) -> StandardAuthorizer | None:
     if not enabled(props.get("authorizer.class.name")):
         return None
     allow = props.get("allow.everyone.if.no.acl.found", "false").strip().lower() == "true"
-    return StandardAuthorizer(parse_super_users(props.get("super.users")), allow,
+    super_users = parse_super_users(props.get("super.users"))
+    if ANONYMOUS not in super_users:
+        log.warning("authorizer on: requests on PLAINTEXT listeners (Raft traffic and brokers on the first of "
+                    "controller.listener.names included) run as %s, which is not in super.users; they need an ACL "
+                    "granting CLUSTER_ACTION on the cluster", ANONYMOUS)
+    return StandardAuthorizer(super_users, allow,
                               lambda: (message for message, _ in image_of().acls.entries.values()))
 
 
@@ -125,6 +135,15 @@ def request_denial(authorizer: StandardAuthorizer, rctx, body):
                                                   MESSAGES[CLUSTER_AUTHORIZATION_FAILED])
         principal = envelope_principal(rctx.principal) or principal
     return authorizer.check(principal, host, rctx.api_name, body)
+
+
+def _describe_configs_denied(body, code: int):
+    from kraftsman.storage.protocol import codec
+
+    cls = codec.message_class("DescribeConfigsResponse")
+    return cls(results=[cls.DescribeConfigsResult(error_code=code, error_message=MESSAGES[code],
+                                                  resource_type=r.resource_type, resource_name=r.resource_name)
+                        for r in body.resources])
 
 
 def _matches(acl, principal: str, host: str, resource_type: str, name: str) -> bool:

@@ -65,7 +65,7 @@ def for_listener(config: ControllerConfig, name: str, scram_lookup=None) -> List
     security = ListenerSecurity(protocol, scram_lookup=scram_lookup)
     if protocol.endswith("SSL"):
         try:
-            security.ssl_context = tls.server_context(props, name)
+            security.ssl_context = tls.server_context(props, name, protocol)
         except tls.TlsConfigError as e:
             raise ConfigError(str(e)) from None
     if security.uses_sasl:

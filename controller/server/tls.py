@@ -8,12 +8,16 @@ Rules:
 - Truststore: `ssl.truststore.location` (PEM file of CA certificates) or inline `ssl.truststore.certificates`.
 - `ssl.client.auth`: required -> the client must present a certificate the truststore verifies (expired or
   foreign-CA certificates fail the handshake), requested -> verified when presented, none (default) -> not asked.
+  On SASL_SSL listeners only the listener-prefixed setting counts (KIP-684), as in Kafka.
+- Inline PEM values may come in the one-line form a .properties continuation gives (whitespace inside the
+  base64); they are re-wrapped before the ssl module reads them.
 - The SSL principal is Kafka's default: `User:<subject DN, RFC 2253>` for a verified client certificate,
   else `User:ANONYMOUS`.
 """
 from __future__ import annotations
 
 import os
+import re
 import ssl
 import tempfile
 
@@ -33,8 +37,8 @@ def setting(props: dict, listener: str, key: str, default: str | None = None) ->
     return value.strip() if isinstance(value, str) else value
 
 
-def server_context(props: dict, listener: str) -> ssl.SSLContext:
-    """Build the server SSLContext of `listener` from the properties."""
+def server_context(props: dict, listener: str, protocol: str = "SSL") -> ssl.SSLContext:
+    """Build the server SSLContext of `listener` (security protocol SSL or SASL_SSL) from the properties."""
     get = lambda key, default=None: setting(props, listener, key, default)  # noqa: E731
     for key in ("ssl.keystore.type", "ssl.truststore.type"):
         if (get(key, "PEM") or "PEM").upper() != "PEM":
@@ -44,13 +48,15 @@ def server_context(props: dict, listener: str) -> ssl.SSLContext:
     try:
         _load_keystore(context, get("ssl.keystore.location"), get("ssl.keystore.certificate.chain"),
                        get("ssl.keystore.key"), get("ssl.key.password"), listener)
-        auth = (get("ssl.client.auth", "none") or "none").lower()
+        auth = get("ssl.client.auth", "none") if protocol == "SSL" else \
+            props.get(f"listener.name.{listener.lower()}.ssl.client.auth", "none")
+        auth = (auth or "none").strip().lower()
         if auth not in CLIENT_AUTH:
             raise TlsConfigError(f"Invalid value {auth} for configuration ssl.client.auth: String must be one of: "
                                  "required, requested, none")
         cafile, cadata = get("ssl.truststore.location"), get("ssl.truststore.certificates")
         if cafile or cadata:
-            context.load_verify_locations(cafile=cafile or None, cadata=cadata or None)
+            context.load_verify_locations(cafile=cafile or None, cadata=_pem(cadata) if cadata else None)
         elif auth != "none":
             raise TlsConfigError(f"ssl.client.auth={auth} on listener {listener} needs ssl.truststore.location")
         context.verify_mode = CLIENT_AUTH[auth]
@@ -71,15 +77,25 @@ def _load_keystore(context: ssl.SSLContext, location, chain, key, password, list
     fd, path = tempfile.mkstemp(prefix="kraftsman-keystore-", suffix=".pem")
     try:
         with os.fdopen(fd, "w") as handle:
-            handle.write(_pem(chain) + "\n" + _pem(key) + "\n")
+            handle.write(_pem(chain) + _pem(key))
         context.load_cert_chain(path, password=password or None)
     finally:
         os.unlink(path)
 
 
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.S)
+
+
 def _pem(text: str) -> str:
-    """Undo the one-line form of PEM values in .properties files (continuations already joined)."""
-    return text.replace("\\n", "\n").strip()
+    """Rewrite PEM blocks with 64-column base64 lines (a joined .properties value has them on one line)."""
+    blocks = []
+    for label, data in _PEM_BLOCK.findall(text.replace("\\n", "\n")):
+        data = re.sub(r"\s+", "", data)
+        lines = [data[i:i + 64] for i in range(0, len(data), 64)]
+        blocks.append("\n".join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"]))
+    if not blocks:
+        raise TlsConfigError("an inline PEM value holds no -----BEGIN ...----- block")
+    return "\n".join(blocks) + "\n"
 
 
 def principal(ssl_object) -> str:

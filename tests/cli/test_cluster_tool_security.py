@@ -1,8 +1,9 @@
 """kafka-cluster over SASL_SSL against a real kafka-controller process with the StandardAuthorizer.
 
-One voter (a real process) serves two listeners: CONTROLLER (PLAINTEXT, Raft and the simulated brokers, whose
-principal User:ANONYMOUS is a super user) and SECURE (SASL_SSL: TLS from a throwaway CA made here, SCRAM
-users written into bootstrap.checkpoint by `kafka-storage format --add-scram`, PLAIN users from JAAS).
+Three voters (real processes) each serve two listeners: CONTROLLER (PLAINTEXT: Raft between the voters and the
+simulated brokers, whose principal User:ANONYMOUS is a super user) and SECURE (SASL_SSL: TLS from a throwaway CA
+made here, SCRAM users written into bootstrap.checkpoint by `kafka-storage format --add-scram`, PLAIN users from
+JAAS). Clients bootstrap to every SECURE listener, so writes also reach the leader through a follower.
 Tests run in file order (the unregister tests change the broker set).
 """
 from __future__ import annotations
@@ -78,16 +79,29 @@ def loop():
     runner.close()
 
 
+class SecureQuorum(LocalQuorum):
+    """A LocalQuorum whose voters also listen on a SASL_SSL listener named SECURE."""
+
+    def __init__(self, base, voters: int, **kw):
+        super().__init__(base, voters, **kw)
+        self.secure_ports = dict(zip(self.ids, free_ports(voters)))
+
+    def secure_bootstrap(self) -> str:
+        return ",".join(f"127.0.0.1:{p}" for p in self.secure_ports.values())
+
+    def properties(self, node_id: int) -> dict[str, str]:
+        return super().properties(node_id) | {
+            "listeners": f"CONTROLLER://127.0.0.1:{self.ports[node_id]},SECURE://127.0.0.1:{self.secure_ports[node_id]}"}
+
+
 @pytest.fixture(scope="module")
 def secure(tmp_path_factory, loop):
-    """Yield (quorum, SASL_SSL port, directory of the client files)."""
+    """Yield (quorum, SASL_SSL bootstrap list, directory of the client files)."""
     pytest.importorskip("cryptography")
     base = tmp_path_factory.mktemp("cluster-tool-security")
     _make_pki(base)
-    q = LocalQuorum(base / "quorum", 1, cluster_id=CLUSTER_ID, extra=FAST)
-    secure_port = free_ports(1)[0]
+    q = SecureQuorum(base / "quorum", 3, cluster_id=CLUSTER_ID, extra=FAST)
     q.extra |= {
-        "listeners": f"CONTROLLER://127.0.0.1:{q.ports[1]},SECURE://127.0.0.1:{secure_port}",
         "controller.listener.names": "CONTROLLER,SECURE",
         "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_SSL",
         "listener.name.secure.ssl.keystore.type": "PEM",
@@ -102,7 +116,7 @@ def secure(tmp_path_factory, loop):
     try:
         q.wait_listening()
         loop.run(find_leader(q.addresses()))
-        yield q, secure_port, base
+        yield q, q.secure_bootstrap(), base
     finally:
         q.stop()
 
@@ -149,37 +163,42 @@ def client_config(base, name: str, mechanism: str = "SCRAM-SHA-256", user: str =
 @pytest.mark.parametrize("mechanism, password", [("SCRAM-SHA-256", "admin-secret"),
                                                  ("SCRAM-SHA-512", "admin-secret"), ("PLAIN", "admin-plain")])
 def test_cluster_id_over_sasl_ssl_as_a_super_user(secure, mechanism, password):
-    q, port, base = secure
+    q, bootstrap, base = secure
     config = client_config(base, f"admin-{mechanism}", mechanism, password=password)
-    assert kc("cluster-id", "-C", f"127.0.0.1:{port}", "-c", config) == (0, f"Cluster ID: {CLUSTER_ID}\n", "")
+    assert kc("cluster-id", "-C", bootstrap, "-c", config) == (0, f"Cluster ID: {CLUSTER_ID}\n", "")
 
 
 def test_wrong_password_and_plaintext_client_are_refused(secure):
-    q, port, base = secure
+    q, bootstrap, base = secure
     config = client_config(base, "wrong", password="nope")
-    status, out, err = kc("cluster-id", "-C", f"127.0.0.1:{port}", "-c", config, "--timeout", "10")
+    status, out, err = kc("cluster-id", "-C", bootstrap, "-c", config, "--timeout", "10")
     assert (status, out) == (69, "") and err.count("\n") == 1
     assert "Authentication failed during authentication due to invalid credentials with SASL mechanism " \
            "SCRAM-SHA-256" in err
-    status, out, err = kc("cluster-id", "-C", f"127.0.0.1:{port}", "--timeout", "5")
+    status, out, err = kc("cluster-id", "-C", bootstrap, "--timeout", "5")
     assert (status, out) == (69, "") and err.count("\n") == 1
 
 
 def test_a_user_without_acls_is_not_authorized(secure, brokers):
-    q, port, base = secure
+    q, bootstrap, base = secure
     config = client_config(base, "alice", user="alice", password="alice-secret")
-    status, out, err = kc("unregister", "--id", "201", "-C", f"127.0.0.1:{port}", "-c", config, "--timeout", "10")
+    status, out, err = kc("unregister", "--id", "201", "-C", bootstrap, "-c", config, "--timeout", "10")
     assert (status, out, err) == (1, "", "CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed.\n")
-    status, out, err = kc("cluster-id", "-C", f"127.0.0.1:{port}", "-c", config)  # DescribeCluster needs ALTER
+    status, out, err = kc("cluster-id", "-C", bootstrap, "-c", config)  # DescribeCluster needs ALTER
     assert (status, out) == (1, "") and err.startswith("CLUSTER_AUTHORIZATION_FAILED")
     assert not brokers[201].fenced
 
 
-def test_a_super_user_unregisters_a_broker(secure, brokers):
-    q, port, base = secure
+def test_a_super_user_unregisters_a_broker_through_a_follower(secure, brokers, loop):
+    q, bootstrap, base = secure
+    leader, _ = loop.run(find_leader(q.addresses()))
+    follower = f"127.0.0.1:{next(p for i, p in q.secure_ports.items() if i != leader)}"
     brokers[203].crash()
+    alice = client_config(base, "alice-follower", user="alice", password="alice-secret")
+    status, _, err = kc("unregister", "--id", "203", "-C", follower, "-c", alice, "--timeout", "10")
+    assert (status, err) == (1, "CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed.\n")
     config = client_config(base, "admin-unregister")
-    status, out, err = kc("unregister", "--id", "203", "-C", f"127.0.0.1:{port}", "-c", config, "--timeout", "10")
+    status, out, err = kc("unregister", "--id", "203", "-C", follower, "-c", config, "--timeout", "10")
     assert (status, out, err) == (0, "Broker 203 is no longer registered.\n", "")
-    status, out, err = kc("unregister", "--id", "203", "-C", f"127.0.0.1:{port}", "-c", config)
+    status, out, err = kc("unregister", "--id", "203", "-C", bootstrap, "-c", config)
     assert status == 1 and "BROKER_ID_NOT_REGISTERED" in err

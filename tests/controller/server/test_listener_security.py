@@ -177,11 +177,28 @@ def test_tls_handshake_with_a_verified_client_certificate(serve, pki):
 def test_listener_overrides_and_inline_pem_keystore(serve, pki):
     props = {"listener.security.protocol.map": "CONTROLLER:SSL", "ssl.keystore.location": "/nonexistent.pem",
              "listener.name.controller.ssl.keystore.location": "",
-             "listener.name.controller.ssl.keystore.certificate.chain": (pki / "server.crt").read_text(),
-             "listener.name.controller.ssl.keystore.key": (pki / "server.key").read_text()}
+             # one-line forms, as .properties continuation lines join them (with and without spaces)
+             "listener.name.controller.ssl.keystore.certificate.chain": " ".join((pki / "server.crt").read_text().split()),
+             "listener.name.controller.ssl.keystore.key": "".join((pki / "server.key").read_text().splitlines()),
+             "listener.name.controller.ssl.client.auth": "required",
+             "ssl.truststore.certificates": " ".join((pki / "ca.pem").read_text().split())}
     served = serve(props)
-    assert served.describe(_ssl_client(pki, keystore=None)) == "test-cluster"
-    assert served.seen == ["User:ANONYMOUS"]                              # ssl.client.auth=none: no certificate
+    assert served.describe(_ssl_client(pki)) == "test-cluster"
+    with pytest.raises((sc.AuthenticationFailed, sc.NotKafka)):
+        served.describe(_ssl_client(pki, keystore=None))
+    assert served.seen == ["User:CN=admin"]
+
+
+def test_sasl_ssl_listener_ignores_the_unprefixed_client_auth_setting(serve, pki):
+    client = _sasl_client("PLAIN", protocol="SASL_SSL") | {"ssl.truststore.location": str(pki / "ca.pem")}
+    served = serve(_ssl_server(pki, "required") | _sasl_server("SASL_SSL"))
+    assert served.describe(client) == "test-cluster"                      # KIP-684: no certificate asked
+    served = serve(_ssl_server(pki, "none") | _sasl_server("SASL_SSL") |
+                   {"listener.name.controller.ssl.client.auth": "required"})
+    with pytest.raises((sc.AuthenticationFailed, sc.NotKafka)):
+        served.describe(client)
+    assert served.describe(client | {"ssl.keystore.location": str(pki / "client.pem")}) == "test-cluster"
+    assert served.seen == ["User:alice"]                                  # the SASL user, not the certificate
 
 
 @pytest.mark.parametrize("keystore", ["expired", "foreign", None])
@@ -353,6 +370,8 @@ def test_plain_server_messages():
     ({"listener.security.protocol.map": "CONTROLLER:SSL", "ssl.keystore.location": "/nonexistent/k.pem"},
      "cannot load the TLS key material"),
     ({"listener.security.protocol.map": "CONTROLLER:SSL", "ssl.keystore.type": "JKS"}, "PEM only"),
+    ({"listener.security.protocol.map": "CONTROLLER:SSL", "ssl.keystore.certificate.chain": "abc",
+      "ssl.keystore.key": "def"}, "holds no -----BEGIN"),
     ({"listener.security.protocol.map": "OTHER:SSL"}, "No security protocol defined for listener CONTROLLER"),
     ({"listener.security.protocol.map": "CONTROLLER:TLS"}, "not a valid listener:protocol pair"),
     ({"listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT", "sasl.enabled.mechanisms": "SCRAM-SHA-256",
@@ -407,6 +426,18 @@ def test_authorizer_super_users_acls_and_deny():
     assert authz.request_denial(auth, _ctx("CreateTopics", "User:dev"), body).topics[1].error_code == 29
     body = create(topics=[create.CreatableTopic(name="dev-a")])
     assert authz.request_denial(auth, _ctx("CreateTopics", "User:dev"), body) is None
+    describe = codec.message_class("DescribeConfigsRequest")
+    body = describe(resources=[describe.DescribeConfigsResource(resource_type=2, resource_name="prod")])
+    result = authz.request_denial(auth, _ctx("DescribeConfigs", "User:dev"), body).results[0]
+    assert (result.error_code, result.resource_name) == (29, "prod")
+
+
+def test_authorizer_warns_when_plaintext_traffic_is_not_a_super_user(caplog):
+    props = {"authorizer.class.name": authz.AUTHORIZERS[0], "super.users": "User:admin"}
+    with caplog.at_level("WARNING", logger="kraftsman.server"):
+        authz.from_properties(props, lambda: None)
+        authz.from_properties(props | {"super.users": "User:admin;User:ANONYMOUS"}, lambda: None)
+    assert [r.getMessage().count("User:ANONYMOUS") for r in caplog.records] == [1]
 
 
 def test_forwarded_requests_use_the_envelope_principal():
