@@ -10,8 +10,9 @@ Rules:
   `[leader L, epoch E, hw H]` (and `at O` once --offset is reached, when the image stops moving).
 - `--offset O` stops the replay after offset O; an offset before the leader's newest snapshot is no
   longer in the log (exit 1). Cannot reach the cluster / catch up in time: one line, exit 69.
-- Follower events (leader changes, lost connections) are one line each: on stderr when
-  non-interactive, before the next command's output when interactive.
+- Follower events (leader changes, lost connections, snapshot downloads) are one line each, shown
+  before the next command's output when interactive; non-interactive runs print only the command's
+  output, or one error line.
 """
 from __future__ import annotations
 

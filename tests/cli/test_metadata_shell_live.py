@@ -121,6 +121,61 @@ def without_provenance(tree: str) -> str:
     return re.sub(r"(?m)^provenance:\n  .*\n", "", tree)
 
 
+# ---------------------------------------------------------------- prompt and REPL wiring (no quorum)
+
+
+def _image(*names: str):
+    from kraftsman.controller.image.delta import MetadataDelta
+    from kraftsman.storage.protocol.uuids import Uuid
+    from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+    delta = MetadataDelta()
+    for i, name in enumerate(names):
+        message = codec.message_class("TopicRecord")(name=name, topic_id=Uuid(bytes([i + 1]) * 16))
+        delta.replay(ApiMessageAndVersion(message, 0))
+    return delta.apply()
+
+
+def test_prompt_shows_leader_epoch_and_high_watermark():
+    from kraftsman.cli.metadata_shell_live import prompt_text
+
+    assert prompt_text(ob.View(leader_id=2, leader_epoch=7, high_watermark=1234)) == "[leader 2, epoch 7, hw 1234] >> "
+    assert prompt_text(ob.View(leader_id=-1, leader_epoch=8)) == "[no leader, epoch 8, hw 0] >> "
+    assert prompt_text(ob.View(leader_id=1, leader_epoch=3, high_watermark=50, stopped=True)).endswith(", at -1] >> ")
+
+
+def test_each_command_reads_the_newest_image_through_prompt_toolkit(tmp_path):
+    import threading
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from kraftsman.shell.repl import run_repl
+    from kraftsman.shell.state import ShellState
+
+    images = iter([_image("a"), _image("a", "b"), _image("a", "b")])
+    state, out, prompts = ShellState(_image()), [], []
+
+    def before_command(state, write):
+        write("event line\n")
+        state.set_image(next(images))
+
+    def prompt():
+        prompts.append(1)
+        return "[leader 1, epoch 1, hw 5] >> "
+
+    with create_pipe_input() as pipe:
+        typist = threading.Thread(target=lambda: (time.sleep(0.2), pipe.send_text("ls /image/topics/byName\r"),
+                                                  time.sleep(0.2), pipe.send_text("ls /image/topics/byName\r"),
+                                                  time.sleep(0.2), pipe.send_text("exit\r")), daemon=True)
+        typist.start()
+        status = run_repl(state, out.append, history_path=tmp_path / "h", input=pipe, output=DummyOutput(),
+                          prompt=prompt, before_command=before_command, refresh_interval=0.1)
+        typist.join()
+    assert status == 0 and prompts
+    assert "".join(out).split("\n")[1:] == ["event line", "a", "event line", "a  b", "event line", ""]
+
+
 # ---------------------------------------------------------------- unreachable
 
 

@@ -283,3 +283,36 @@ def test_the_module_names_only_whitelisted_apis_in_its_requests():
     raw = [call for call in ast.walk(tree) if isinstance(call, ast.Call)
            and getattr(call.func, "attr", None) in ("request", "send")]
     assert len(raw) == 1  # the one conn.request inside _request
+
+
+# ---------------------------------------------------------------- security settings through -c/--config
+
+
+def test_live_shell_authenticates_with_sasl_from_the_client_config(tmp_path):
+    import io
+
+    from kraftsman.cli.common import Environment, run_command
+    from kraftsman.cli.metadata_shell import run
+
+    from .sync_fakes import FakeServer, body
+
+    batch = R.data_batch([topic("secure", 1)], 0, 1)
+
+    def handler(header, request):
+        if header.request_api_key == 17:
+            return body("SaslHandshakeResponse", error_code=0, mechanisms=["PLAIN"])
+        if header.request_api_key == 36:
+            ok = request.auth_bytes == b"\0alice\0pw"
+            return body("SaslAuthenticateResponse", error_code=0 if ok else 58, error_message=None if ok else "bad")
+        return msg.fetch_response(0, 0, 1, 1, 1, R.join_batches([batch]))
+
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                      'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required '
+                      'username="alice" password="pw";\n')
+    with FakeServer(handler, ranges={18: (0, 4), 17: (0, 1), 36: (0, 2), 1: (0, 17)}) as server:
+        out, err = io.StringIO(), io.StringIO()
+        status = run_command(run, ["--controllers", f"1@{server.address}", "-c", str(config), "ls",
+                                   "/image/topics/byName"], Environment(stdout=out, stderr=err, env={}))
+        assert (status, out.getvalue(), err.getvalue()) == (0, "secure\n", "")
+        assert [h.request_api_key for h, _ in server.requests] == [18, 17, 36, 1]
