@@ -68,16 +68,30 @@ def _expected_errors() -> tuple[type, ...]:
     return (ToolError,) + known_errors()
 
 
+# Tools whose own --version prints something else (kafka-dump-log: Kafka's version, as Kafka's tool does).
+OWN_VERSION = frozenset({"kraftsman", "kafka-dump-log"})
+
+
 def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | None = None,
                 env: Environment | None = None, prog: str = "kraftsman") -> int:
-    """Run `fn(argv, env)` behind the error boundary and return its exit status."""
+    """Run `fn(argv, env)` behind the error boundary and return its exit status.
+
+    `--version` as the first argument prints `<prog> (kraftsman) <version>` for every tool (but OWN_VERSION's);
+    an argparse parser's own exit status 2 for bad flags becomes ExitStatus.USAGE (64)."""
     env = env or Environment()
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--debug" in argv:
         argv.remove("--debug")
         env.env["KRAFTSMAN_DEBUG"] = "1"
+    if argv[:1] == ["--version"] and prog not in OWN_VERSION:
+        env.stdout.write(f"{prog} (kraftsman) {package_version()}\n")
+        return ExitStatus.OK
     try:
         return int(fn(argv, env) or 0)
+    except SystemExit as e:
+        if e.code == 2:            # argparse's error(): usage and one error line are on stderr already
+            return ExitStatus.USAGE
+        raise
     except KeyboardInterrupt:
         env.stderr.write("Interrupted.\n")
         return ExitStatus.INTERRUPTED
@@ -92,6 +106,16 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
         text = str(e) if known else f"unexpected {type(e).__name__}: {e} (run with --debug for details)"
         env.stderr.write(f"{prog}: {_one_line(text)}\n")
         return status
+
+
+def package_version() -> str:
+    """Return kraftsman's installed version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kraftsman")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _one_line(text: str) -> str:

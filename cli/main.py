@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from .common import Environment, ExitStatus, exit_with
+from .common import OWN_VERSION, Environment, ExitStatus, exit_with, package_version
 
 # subcommand -> (module, program name shown in errors, one-line help)
 SUBCOMMANDS = {
@@ -64,8 +64,12 @@ def run(argv: list[str], env: Environment) -> int:
         return ExitStatus.OK
     entry = SUBCOMMANDS.get(argv[0])
     if entry is None:
-        env.stderr.write(f"kraftsman: unknown command '{argv[0]}'\n" + usage())
+        env.stderr.write(f"kraftsman: unknown command '{argv[0]}' (commands: {', '.join(SUBCOMMANDS)}; "
+                         f"see 'kraftsman --help')\n")
         return ExitStatus.USAGE
+    if argv[1:2] == ["--version"] and entry[1] not in OWN_VERSION:
+        env.stdout.write(f"{entry[1]} (kraftsman) {package_version()}\n")
+        return ExitStatus.OK
     module = importlib.import_module(entry[0])
     return module.run(argv[1:], env)
 

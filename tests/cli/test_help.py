@@ -58,3 +58,31 @@ def test_kraftsman_help_from_the_console_script():
     assert result.returncode == 0
     for sub in ("storage", "dump-log", "shell", "--version"):
         assert mentions(result.stdout, sub), sub
+
+
+def _console_script(command) -> list[str]:
+    import shutil
+
+    path = shutil.which(command.name)
+    return [path] if path else [sys.executable, "-c", f"from {command.module} import main; main()"]
+
+
+@pytest.mark.parametrize("command", docs.commands(), ids=[c.name for c in docs.commands()])
+def test_version_of_every_console_script(command):
+    from kraftsman.cli.common import package_version
+
+    result = subprocess.run(_console_script(command) + ["--version"], capture_output=True, text=True, timeout=30,
+                            stdin=subprocess.DEVNULL)
+    assert (result.returncode, result.stderr) == (0, "")
+    # kafka-dump-log prints Kafka's version, as Kafka's tool does; the others name themselves and kraftsman's.
+    expected = {"kafka-dump-log": "3.9.0\n", "kraftsman": f"kraftsman {package_version()}\n"}
+    assert result.stdout == expected.get(command.name, f"{command.name} (kraftsman) {package_version()}\n")
+
+
+def test_umbrella_subcommand_version():
+    from kraftsman.cli import main
+    from kraftsman.cli.common import package_version
+
+    out = io.StringIO()
+    assert main.run(["quorum", "--version"], Environment(stdout=out, stderr=out, env={})) == 0
+    assert out.getvalue() == f"kafka-metadata-quorum (kraftsman) {package_version()}\n"
