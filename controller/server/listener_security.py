@@ -26,6 +26,7 @@ class ListenerSecurity:
     mechanisms: tuple[str, ...] = ()
     plain_users: dict = field(default_factory=dict)
     scram_lookup: object = None
+    max_receive_size: int = 524_288      # sasl.server.max.receive.size: largest frame before authentication
 
     @property
     def uses_sasl(self) -> bool:
@@ -82,6 +83,11 @@ def _sasl_settings(security: ListenerSecurity, props: dict, name: str) -> None:
                           f"supported by kraftsman: set sasl.enabled.mechanisms to some of "
                           f"{', '.join(sasl_server.MECHANISMS)}")
     security.mechanisms = mechanisms
+    size = tls.setting(props, name, "sasl.server.max.receive.size", "524288")
+    if not size.isdigit():
+        raise ConfigError(f"Invalid value {size} for configuration sasl.server.max.receive.size: Not a number of "
+                          "type INT")
+    security.max_receive_size = int(size)
     if "PLAIN" in mechanisms:
         jaas = props.get(f"listener.name.{name.lower()}.plain.sasl.jaas.config") or props.get("sasl.jaas.config")
         security.plain_users = sasl_server.plain_users(jaas)

@@ -184,9 +184,12 @@ class _ServerConnection:
         except (asyncio.IncompleteReadError, ConnectionError):
             return None
         size = int.from_bytes(head, "big", signed=True)
-        if size < 0 or size > self.listener.max_request_size:
+        limit = self.listener.max_request_size
+        if self.sasl is not None and not self.sasl.complete:
+            limit = min(limit, self.listener.security.max_receive_size)  # sasl.server.max.receive.size
+        if size < 0 or size > limit:
             log.info("%s: closing %s: invalid receive (size = %d, max %d)", self.listener.name,
-                     self.connection_id, size, self.listener.max_request_size)
+                     self.connection_id, size, limit)
             return None
         try:
             frame = await self.reader.readexactly(size)

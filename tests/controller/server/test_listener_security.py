@@ -454,3 +454,15 @@ def test_forwarded_requests_use_the_envelope_principal():
 def test_no_authorizer_class_allows_everything():
     assert authz.from_properties({}, lambda: None) is None
     assert authz.from_properties({"authorizer.class.name": authz.AUTHORIZERS[0]}, lambda: None) is not None
+
+
+def test_frames_before_authentication_are_limited_by_sasl_server_max_receive_size(serve):
+    import socket
+
+    served = serve(_sasl_server() | {"sasl.server.max.receive.size": "1000"})
+    with socket.create_connection(("127.0.0.1", served.listener.port), timeout=5) as sock:
+        sock.sendall((1001).to_bytes(4, "big"))
+        assert sock.recv(1) == b""                                        # closed: invalid receive
+    with pytest.raises(ConfigError, match="sasl.server.max.receive.size"):
+        from_properties(BASE | _sasl_server() | {"sasl.server.max.receive.size": "big"})
+    assert served.describe(_sasl_client("PLAIN")) == "test-cluster"      # a normal exchange fits
