@@ -1,0 +1,84 @@
+"""Chaos on a real kraftsman quorum (issue 10): voters as processes on 127.0.0.1 behind a fault-injecting proxy,
+a CreateTopics/DeleteTopics workload with simulated brokers heartbeating, one round of every fault kind
+(SIGKILL of the leader and of a follower, SIGSTOP/SIGCONT, cut and blackholed links, a one-way cut, a minority
+partition holding the leader, a failing fsync), then every voter's log directory checked.
+
+The harness lives in tests/chaos/; `python tests/bench/chaos.py --voters 5 --duration 600` is the long run.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ...chaos import checker
+from ...chaos.faults import KINDS, ChaosQuorum
+from ...chaos.harness import LoopThread, run_chaos
+from kraftsman.controller.server.controller_client import find_leader
+
+
+def _assert_healthy(report) -> None:
+    text = "\n".join(report.log) + "\n" + report.summary()
+    print(text)
+    assert report.lost == 0, text
+    assert report.divergent == 0, text
+    assert not report.not_recovered, text
+    assert report.final_recovery_s is not None, text
+    assert not report.unexpected_exits, text
+    assert not report.check.log_errors, text
+    assert {f.kind for f in report.faults} == set(KINDS), text
+    assert report.acknowledged > 50, text
+    assert set(report.exit_codes.values()) == {0}, text  # SIGTERM at the end: clean shutdown everywhere
+
+
+def test_chaos_three_voters(tmp_path):
+    _assert_healthy(run_chaos(tmp_path, voters=3, duration_s=20, seed=310, whole_rounds=True))
+
+
+def test_chaos_five_voters(tmp_path):
+    _assert_healthy(run_chaos(tmp_path, voters=5, duration_s=20, seed=520, whole_rounds=True))
+
+
+@pytest.mark.xfail(strict=True, reason="kafka-controller stays alive after a failed fsync: ControllerServer.stop() "
+                   "runs (the listener closes) but cli/controller.py's _serve only exits on a signal, and stop() "
+                   "flushes the log again, so the second EIO escapes the stop() task (Kafka halts the process)")
+def test_a_failing_disk_makes_the_controller_exit(tmp_path):
+    loop = LoopThread()
+    quorum = ChaosQuorum(tmp_path, 1)
+    try:
+        quorum.format()
+        quorum.start()
+        quorum.wait_listening(60)
+        loop.run(find_leader(quorum.addresses(), timeout_s=60), timeout=70)
+        quorum.fsync_trigger(1).touch()  # the next fsync (a NoOpRecord at least every 500 ms) fails with EIO
+        deadline = time.monotonic() + 20
+        while quorum.procs[1].poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert quorum.procs[1].poll() not in (None, 0), quorum.log_tail(1, 10)
+    finally:
+        quorum.fsync_trigger(1).unlink(missing_ok=True)
+        quorum.kill(1)
+        quorum.close()
+        loop.close()
+
+
+# ---------------------------------------------------------------- the checker catches what it must
+def _batch(base: int, last: int, tag: bytes = b"x") -> tuple[int, bytes]:
+    return last, bytes([base % 256, last % 256]) + tag
+
+
+def test_checker_flags_a_changed_committed_batch():
+    logs = {1: (0, {0: _batch(0, 4), 5: _batch(5, 9)}), 2: (0, {0: _batch(0, 4), 5: _batch(5, 9)}),
+            3: (0, {0: _batch(0, 4), 5: _batch(5, 9, b"y")})}
+    result = checker.CheckResult(high_watermark=10)
+    checker.check_prefix(result, logs, 10)
+    assert set(result.divergent) == {3} and "offset 5" in result.divergent[3]
+
+
+def test_checker_flags_a_hole_below_the_high_watermark_but_not_an_uncommitted_tail():
+    logs = {1: (0, {0: _batch(0, 4), 5: _batch(5, 9), 10: _batch(10, 12)}),
+            2: (5, {5: _batch(5, 9), 10: _batch(10, 12, b"other")}),  # starts at its snapshot; tail differs
+            3: (0, {0: _batch(0, 4)})}
+    result = checker.CheckResult(high_watermark=10)
+    checker.check_prefix(result, logs, 10)
+    assert set(result.divergent) == {3} and "missing committed offset 5" in result.divergent[3]
