@@ -56,12 +56,12 @@ class ObserverUnavailable(ObserverError):
 
 
 class _Retry(Exception):
-    """This poll failed; try again (maybe elsewhere) after a backoff."""
+    """Signal that this poll failed: try again (maybe elsewhere) after a backoff."""
 
 
 @dataclass(frozen=True)
 class View:
-    """Where the observer stands: the newest committed image and the quorum as last seen."""
+    """Describe where the observer stands: the newest committed image and the quorum as last seen."""
 
     image: MetadataImage = EMPTY
     leader_id: int = -1

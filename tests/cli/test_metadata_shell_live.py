@@ -190,6 +190,19 @@ def test_unreachable_address_is_one_line_and_exit_69():
         assert time.monotonic() - started < 5
 
 
+def test_a_real_process_exits_69_without_importing_asyncio():
+    import subprocess
+    import sys
+
+    port = free_ports(1)[0]
+    code = ("import sys\nfrom kraftsman.cli.metadata_shell import main\n"
+            "try:\n    main()\nfinally:\n    print('asyncio' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, "-C", f"127.0.0.1:{port}", "ls"], capture_output=True,
+                          text=True, timeout=30)
+    assert (done.returncode, done.stdout) == (69, "False\n")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
 def test_bad_controllers_flag_is_one_line():
     status, out, err = shell("--controllers", "127.0.0.1:9093", "ls")
     assert status == 1 and err.count("\n") == 1 and "expected id@host:port" in err and "Traceback" not in err
