@@ -294,8 +294,8 @@ class Observer:
                 break
             done += 1
             self._apply(batch)
-        if done:
-            del self.pending[:done]
+        del self.pending[:done]
+        if done or self.view.high_watermark != self.high_watermark:
             self._publish()
 
     def _apply(self, batch) -> None:

@@ -316,3 +316,16 @@ def test_live_shell_authenticates_with_sasl_from_the_client_config(tmp_path):
                                    "/image/topics/byName"], Environment(stdout=out, stderr=err, env={}))
         assert (status, out.getvalue(), err.getvalue()) == (0, "secure\n", "")
         assert [h.request_api_key for h, _ in server.requests] == [18, 17, 36, 1]
+
+
+def test_the_view_moves_with_the_high_watermark_even_without_new_records(cluster):
+    cluster.hw = cluster.append("a")
+    cluster.append("b")
+    o = observer(cluster)
+    o.catch_up(soon())
+    cluster.hw = 2
+    o.poll(soon())
+    assert (o.view.high_watermark, o.view.applied) == (2, 2) and names(o.view) == ["a", "b"]
+    cluster.hw = 3  # e.g. a control batch elsewhere: no record for us, the prompt still moves
+    o.poll(soon())
+    assert o.view.high_watermark == 3
