@@ -57,6 +57,7 @@ class ControllerServer:
         self.listener = None
         self.listeners: list = []
         self.authorizer = None
+        self.client_security = None  # how this controller logs in to the others' controller listener
         self.router = None
         self.quorum = None
         self._tasks: list[asyncio.Task] = []
@@ -82,6 +83,7 @@ class ControllerServer:
         raft_cfg = RaftConfig(
             node_id=cfg.node_id, voters=tuple(sorted(cfg.static_voters)), cluster_id=self.identity.cluster_id,
             directory_id=self.identity.directory_id, endpoints=((listener.name, self.advertised_host(), listener.port),),
+            static_endpoints=tuple((i, ((listener.name, *hp),)) for i, hp in sorted(cfg.static_voters.items())),
             bootstrap_voters=bootstrap_ids, tick_ms=TICK_MS, election_timeout_ms=cfg.election_timeout_ms,
             election_backoff_max_ms=cfg.election_backoff_max_ms, retry_backoff_ms=max(cfg.retry_backoff_ms, TICK_MS),
             fetch_timeout_ms=cfg.fetch_timeout_ms, request_timeout_ms=cfg.request_timeout_ms)
@@ -142,6 +144,14 @@ class ControllerServer:
         ep = cfg.controller_listener()
         committed = lambda: self.driver.state.committed  # noqa: E731
         self.authorizer = authorizer.from_properties(cfg.props, committed)
+        if cfg.security_protocol(ep.name) != "PLAINTEXT" and self.peer_endpoints():
+            from .config import ConfigError
+            from .secure_connect import controller_client_security
+
+            try:
+                self.client_security = controller_client_security(cfg)
+            except ConfigError as e:
+                log.warning("node %d: forwarding to other controllers cannot log in: %s", cfg.node_id, e)
         lookup = listener_security.scram_lookup_from(committed)
         for endpoint in [ep] + [e for e in cfg.listeners if e != ep]:
             listener = Listener(endpoint.name, endpoint.host or "0.0.0.0", endpoint.port, self.handle,
@@ -264,7 +274,7 @@ class ControllerServer:
 
     async def _forward(self, name: str, version: int, body, client_id: str | None):
         """Send a write to the active controller and relay its answer (one hop; else NOT_CONTROLLER)."""
-        from .peers import Connection
+        from . import secure_connect
 
         leader = self.driver.node.leader_id
         address = self.peer_endpoints().get(leader) if leader is not None else None
@@ -273,8 +283,9 @@ class ControllerServer:
         try:
             conn = self._forward_conns.get(leader)
             if conn is None or getattr(conn, "closed", False):
-                conn = await Connection.open(*address, client_id=f"{FORWARDED}{self.config.node_id}",
-                                             timeout_ms=self.config.request_timeout_ms)
+                conn = await secure_connect.open_connection(*address, self.client_security,
+                                                            client_id=f"{FORWARDED}{self.config.node_id}",
+                                                            timeout_ms=self.config.request_timeout_ms)
                 self._forward_conns[leader] = conn
             return await conn.request(name, version, body, timeout_ms=self.config.request_timeout_ms * 5)
         except Exception as e:  # the leader went away: the client retries like on NOT_CONTROLLER

@@ -56,7 +56,7 @@ def server_context(props: dict, listener: str, protocol: str = "SSL") -> ssl.SSL
                                  "required, requested, none")
         cafile, cadata = get("ssl.truststore.location"), get("ssl.truststore.certificates")
         if cafile or cadata:
-            context.load_verify_locations(cafile=cafile or None, cadata=_pem(cadata) if cadata else None)
+            context.load_verify_locations(cafile=cafile or None, cadata=normalize_pem(cadata) if cadata else None)
         elif auth != "none":
             raise TlsConfigError(f"ssl.client.auth={auth} on listener {listener} needs ssl.truststore.location")
         context.verify_mode = CLIENT_AUTH[auth]
@@ -77,7 +77,7 @@ def _load_keystore(context: ssl.SSLContext, location, chain, key, password, list
     fd, path = tempfile.mkstemp(prefix="kraftsman-keystore-", suffix=".pem")
     try:
         with os.fdopen(fd, "w") as handle:
-            handle.write(_pem(chain) + _pem(key))
+            handle.write(normalize_pem(chain) + normalize_pem(key))
         context.load_cert_chain(path, password=password or None)
     finally:
         os.unlink(path)
@@ -86,7 +86,7 @@ def _load_keystore(context: ssl.SSLContext, location, chain, key, password, list
 _PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.S)
 
 
-def _pem(text: str) -> str:
+def normalize_pem(text: str) -> str:
     """Rewrite PEM blocks with 64-column base64 lines (a joined .properties value has them on one line)."""
     blocks = []
     for label, data in _PEM_BLOCK.findall(text.replace("\\n", "\n")):

@@ -466,3 +466,56 @@ def test_frames_before_authentication_are_limited_by_sasl_server_max_receive_siz
     with pytest.raises(ConfigError, match="sasl.server.max.receive.size"):
         from_properties(BASE | _sasl_server() | {"sasl.server.max.receive.size": "big"})
     assert served.describe(_sasl_client("PLAIN")) == "test-cluster"      # a normal exchange fits
+
+
+# ---------------------------------------------------------------- the controller-side client (secure_connect)
+
+
+def _controller_props(pki, mechanism: str = "SCRAM-SHA-512", password: str = "admin-secret") -> dict:
+    """One server.properties holding both sides, as Kafka's: the listener and how controllers log in to it."""
+    module = "plain.PlainLoginModule" if mechanism == "PLAIN" else "scram.ScramLoginModule"
+    return _ssl_server(pki, "none") | _sasl_server("SASL_SSL") | {
+        "sasl.mechanism.controller.protocol": mechanism,
+        f"listener.name.controller.{mechanism.lower()}.sasl.jaas.config":
+            f'org.apache.kafka.common.security.{module} required username="admin" password="{password}" '
+            + ('user_admin="admin-secret";' if mechanism == "PLAIN" else ";")}
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_controller_client_authenticates_with_the_server_properties(serve, pki, loop, mechanism):
+    from kraftsman.controller.server import secure_connect
+
+    props = _controller_props(pki, mechanism)
+    served = serve(props)
+    security = secure_connect.controller_client_security(from_properties(BASE | props))
+    assert (security.protocol, security.mechanism, security.username) == ("SASL_SSL", mechanism, "admin")
+
+    async def describe():
+        conn = await secure_connect.open_connection("127.0.0.1", served.listener.port, security,
+                                                    client_id="raft-client-1", timeout_ms=5000)
+        try:
+            body = codec.message_class("DescribeClusterRequest")(endpoint_type=2)
+            return (await conn.request("DescribeCluster", 1, body)).cluster_id
+        finally:
+            await conn.close()
+    assert loop.run(describe()) == "test-cluster"
+    assert served.seen == ["User:admin"]
+
+
+def test_controller_client_reports_a_failed_login_and_bad_settings(serve, pki, loop):
+    from kraftsman.controller.server import secure_connect
+
+    served = serve(_controller_props(pki))
+    security = secure_connect.controller_client_security(from_properties(BASE | _controller_props(pki, password="x")))
+    coro = secure_connect.open_connection("127.0.0.1", served.listener.port, security, client_id="c", timeout_ms=5000)
+    with pytest.raises(secure_connect.AuthenticationError, match="invalid credentials with SASL mechanism"):
+        loop.run(coro)
+    rogue = secure_connect.controller_client_security(from_properties(
+        BASE | _controller_props(pki) | {"ssl.truststore.location": str(pki / "rogue.pem")}))
+    coro = secure_connect.open_connection("127.0.0.1", served.listener.port, rogue, client_id="c", timeout_ms=5000)
+    with pytest.raises(secure_connect.AuthenticationError, match="TLS handshake"):
+        loop.run(coro)
+    with pytest.raises(ConfigError, match="sasl.mechanism.controller.protocol=GSSAPI"):
+        secure_connect.controller_client_security(from_properties(BASE | _ssl_server(pki, "none") |
+                                                                  _sasl_server("SASL_SSL")))
+    assert served.seen == []
