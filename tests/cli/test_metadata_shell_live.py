@@ -315,3 +315,44 @@ def _leads(loop, quorum, node_id) -> bool:
     except OSError:
         return False
     return part is not None and part.leader_id == node_id
+
+
+# ---------------------------------------------------------------- a real terminal
+
+
+def test_interactive_process_in_a_terminal_shows_the_live_prompt(quorum, brokers, tmp_path):
+    import os
+    import pty
+    import select
+    import sys
+
+    alive = [f"{i}@{h}:{p}" for i, (h, p) in quorum.addresses().items() if quorum.procs[i].poll() is None]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real console entry point on a terminal
+        os.environ["KRAFTSMAN_SHELL_HISTORY"] = str(tmp_path / "history")
+        os.environ["PROMPT_TOOLKIT_NO_CPR"] = "1"
+        os.execv(sys.executable, [sys.executable, "-c", "from kraftsman.cli.metadata_shell import main; main()",
+                                  "--controllers", ",".join(alive)])
+    screen = ""
+
+    def read_until(text: str, timeout: float = 15) -> None:
+        nonlocal screen
+        deadline = time.monotonic() + timeout
+        while text not in screen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    screen += os.read(fd, 65536).decode(errors="replace")
+                except OSError:
+                    break
+        assert text in screen, screen[-500:]
+
+    try:
+        read_until("[leader ")
+        os.write(fd, b"ls /image/topics/byName\r")
+        read_until("after-failover")
+        os.write(fd, b"exit\r")
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert re.search(r"\[leader \d+, epoch \d+, hw \d+\] >> ", screen) and "Traceback" not in screen
