@@ -206,6 +206,9 @@ def test_a_real_process_exits_69_without_importing_asyncio():
 def test_bad_controllers_flag_is_one_line():
     status, out, err = shell("--controllers", "127.0.0.1:9093", "ls")
     assert status == 1 and err.count("\n") == 1 and "expected id@host:port" in err and "Traceback" not in err
+    status, out, err = shell("--snapshot", "x.checkpoint", "-C", "127.0.0.1:9093", "ls")
+    assert status == 64 and err == ("kafka-metadata-shell: give only one of --snapshot, --directory, --controllers "
+                                    "and --bootstrap-controller\n")
 
 
 # ---------------------------------------------------------------- interactive: follow creation and failover

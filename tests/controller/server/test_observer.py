@@ -329,3 +329,14 @@ def test_the_view_moves_with_the_high_watermark_even_without_new_records(cluster
     cluster.hw = 3  # e.g. a control batch elsewhere: no record for us, the prompt still moves
     o.poll(soon())
     assert o.view.high_watermark == 3
+
+
+def test_bootstrap_mode_probes_past_a_dead_address_to_the_leader(cluster):
+    cluster.hw = cluster.append("a")
+    cluster.down.add(1)
+    bootstrap = [("127.0.0.1", cluster.ports[i]) for i in (1, 3, 2)]
+    o = ob.Observer(sc.ClientConfig(request_timeout_ms=2000), bootstrap=bootstrap, backoff_ms=1)
+    view = o.catch_up(soon())
+    assert names(view) == ["a"] and view.leader_id == 2
+    assert o.endpoints == {2: ("127.0.0.1", cluster.ports[2])}  # learnt: node 2 answered DescribeQuorum as leader
+    assert {f[0] for f in cluster.fetches} == {2}
