@@ -110,16 +110,17 @@ class StandardAuthorizer:
         return 0
 
 
-def from_properties(props: dict, image_of) -> StandardAuthorizer | None:
-    """Return the authorizer the properties enable (None: everything is allowed), reading ACLs from `image_of()`."""
+def from_properties(props: dict, image_of, anonymous_listeners: bool = True) -> StandardAuthorizer | None:
+    """Return the authorizer the properties enable (None: everything is allowed), reading ACLs from `image_of()`;
+    warn when some listener (`anonymous_listeners`: PLAINTEXT or SSL) serves User:ANONYMOUS, not a super user."""
     if not enabled(props.get("authorizer.class.name")):
         return None
     allow = props.get("allow.everyone.if.no.acl.found", "false").strip().lower() == "true"
     super_users = parse_super_users(props.get("super.users"))
-    if ANONYMOUS not in super_users:
-        log.warning("authorizer on: requests on PLAINTEXT listeners (Raft traffic and brokers on the first of "
-                    "controller.listener.names included) run as %s, which is not in super.users; they need an ACL "
-                    "granting CLUSTER_ACTION on the cluster", ANONYMOUS)
+    if anonymous_listeners and ANONYMOUS not in super_users:
+        log.warning("authorizer on: requests on PLAINTEXT (and SSL without a client certificate) listeners run as "
+                    "%s, which is not in super.users: Raft traffic and brokers there need an ACL granting "
+                    "CLUSTER_ACTION on the cluster", ANONYMOUS)
     return StandardAuthorizer(super_users, allow,
                               lambda: (message for message, _ in image_of().acls.entries.values()))
 

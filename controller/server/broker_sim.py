@@ -9,6 +9,8 @@ Rules:
   needs instead (benchmarks of many brokers).
 - crash() stops every task without a word, as a SIGKILL would; stop() shuts down politely.
 - Counters (heartbeats sent, late heartbeats, errors) let benchmarks check that no lease was missed.
+- `security` (a secure_connect.ClientSecurity) makes every connection log in (TLS, SASL) as a broker
+  configured for a secured controller listener does; None is PLAINTEXT.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ class SimulatedBroker:
 
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
-                 timeout_ms: int = 10_000):
+                 timeout_ms: int = 10_000, security=None):
         self.broker_id, self.cluster_id, self.rack = broker_id, cluster_id, rack
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
@@ -43,8 +45,10 @@ class SimulatedBroker:
         self.controllers = list(controllers.values())
         self.heartbeat_interval_ms, self.fetch_enabled = heartbeat_interval_ms, fetch
         self.port = port if port is not None else 19000 + broker_id
-        self.client = ActiveControllerClient(self.controllers, client_id=f"broker-{broker_id}",
-                                             timeout_ms=timeout_ms)
+        self.security = security
+        client_class = ActiveControllerClient if security is None else _SecureControllerClient
+        self.client = client_class(self.controllers, client_id=f"broker-{broker_id}", timeout_ms=timeout_ms)
+        self.client.security = security
         self.incarnation_id = random_uuid()
         self.directory_id = Uuid(os.urandom(16))
         self.broker_epoch = -1
@@ -144,15 +148,12 @@ class SimulatedBroker:
                      topics=[Fetch.FetchTopic(topic=raft_msg.TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
     async def _fetch_loop(self) -> None:
-        from .peers import Connection
-
         offset, epoch, conn = 0, 0, None
         while True:
             try:
                 if conn is None:
                     host, port = self.controllers[self._leader % len(self.controllers)]
-                    conn = await Connection.open(host, port, client_id=f"broker-{self.broker_id}-fetcher",
-                                                 timeout_ms=5000)
+                    conn = await _open(host, port, self.security, f"broker-{self.broker_id}-fetcher", 5000)
                 response = await conn.request("Fetch", 17, self._fetch_body(offset, epoch), timeout_ms=5000)
                 offset, epoch, moved = self._on_fetch(response, offset, epoch)
                 if moved:
@@ -189,6 +190,30 @@ class SimulatedBroker:
             self._leader = self.controller_ids.index(leader_id)
         else:
             self._leader += 1
+
+
+class _SecureControllerClient(ActiveControllerClient):
+    """An ActiveControllerClient whose connections log in with `security` (set after construction)."""
+
+    security = None
+
+    async def _connection(self, index: int):
+        conn = self._conns.get(index)
+        if conn is None or getattr(conn, "closed", False):
+            host, port = self.addresses[index]
+            conn = self._conns[index] = await _open(host, port, self.security, self.client_id, self.timeout_ms)
+        return conn
+
+
+async def _open(host: str, port: int, security, client_id: str, timeout_ms: int):
+    """Open a Connection: PLAINTEXT as before, or logged in through secure_connect."""
+    from .peers import Connection
+
+    if security is None:
+        return await Connection.open(host, port, client_id=client_id, timeout_ms=timeout_ms)
+    from .secure_connect import open_connection
+
+    return await open_connection(host, port, security, client_id=client_id, timeout_ms=timeout_ms)
 
 
 async def _close(conn) -> None:

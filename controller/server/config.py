@@ -8,8 +8,8 @@ Rules:
 - Every listener has a security protocol from `listener.security.protocol.map` (Kafka's default map; without
   an explicit map and with no SSL/SASL listener, controller listeners are PLAINTEXT, as Kafka's
   effectiveListenerSecurityProtocolMap). TLS and SASL settings are checked here (listener_security) so a bad
-  key file is a ConfigError at start. Inter-controller Raft traffic uses the first controller listener,
-  which must be PLAINTEXT when the quorum has other voters (kraftsman's Raft client speaks PLAINTEXT only).
+  key file is a ConfigError at start. Inter-controller Raft traffic uses the first controller listener;
+  when it is not PLAINTEXT the controllers log in with the client settings of the same file (secure_connect).
 """
 from __future__ import annotations
 
@@ -231,13 +231,9 @@ def _check_security(config: ControllerConfig) -> None:
     for name, protocol in config.security_protocols.items():
         if protocol is None:
             raise ConfigError(f"No security protocol defined for listener {name}")
-    raft = config.controller_listener()
-    others = set(config.static_voters) - {config.node_id}
-    if config.security_protocol(raft.name) != "PLAINTEXT" and (others or len(config.bootstrap_servers) > 1):
-        raise ConfigError(f"kraftsman's inter-controller (Raft) traffic is PLAINTEXT only: the first of "
-                          f"controller.listener.names ({raft.name}) must be a PLAINTEXT listener; serve SSL/SASL "
-                          f"clients on another listener named in controller.listener.names")
     if set(config.security_protocols.values()) != {"PLAINTEXT"}:
         from .listener_security import check
+        from .secure_connect import for_peers
 
         check(config)
+        for_peers(config)

@@ -9,7 +9,8 @@ Rules:
 - Proposals are flushed once per event-loop turn (call_soon), so requests that arrive together are
   appended and fsynced together (group commit).
 - Every listener of `listeners` is served (the first of controller.listener.names first: Raft peers and
-  brokers use it); each gets its TLS/SASL settings from listener_security, and with an authorizer
+  brokers use it; when it is not PLAINTEXT, peers and forwarded writes log in as secure_connect reads from
+  the same file); each gets its TLS/SASL settings from listener_security, and with an authorizer
   (authorizer.py) every request is checked against the connection's principal before it is served.
 - stop() closes the listener first, then fails pending requests, then closes the log: nothing is
   acknowledged after the process starts shutting down.
@@ -134,24 +135,25 @@ class ControllerServer:
         from . import authorizer, listener_security
         from .network import Listener
         from .peers import PeerRouter
+        from .secure_connect import for_peers
 
         if self.driver is None:
             self.open_node()
         cfg = self.config
         self.quorum = QuorumController(self.quorum_config())
-        self.router = PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
-                                 client_id=f"raft-client-{cfg.node_id}")
+        self.client_security = for_peers(cfg)
+        if self.client_security is None:
+            self.router = PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
+                                     client_id=f"raft-client-{cfg.node_id}")
+        else:
+            from .secure_peers import SecurePeerRouter
+
+            self.router = SecurePeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
+                                           client_id=f"raft-client-{cfg.node_id}", security=self.client_security)
         ep = cfg.controller_listener()
         committed = lambda: self.driver.state.committed  # noqa: E731
-        self.authorizer = authorizer.from_properties(cfg.props, committed)
-        if cfg.security_protocol(ep.name) != "PLAINTEXT" and self.peer_endpoints():
-            from .config import ConfigError
-            from .secure_connect import controller_client_security
-
-            try:
-                self.client_security = controller_client_security(cfg)
-            except ConfigError as e:
-                log.warning("node %d: forwarding to other controllers cannot log in: %s", cfg.node_id, e)
+        anonymous = any(p in ("PLAINTEXT", "SSL") for p in map(cfg.security_protocol, (e.name for e in cfg.listeners)))
+        self.authorizer = authorizer.from_properties(cfg.props, committed, anonymous)
         lookup = listener_security.scram_lookup_from(committed)
         for endpoint in [ep] + [e for e in cfg.listeners if e != ep]:
             listener = Listener(endpoint.name, endpoint.host or "0.0.0.0", endpoint.port, self.handle,

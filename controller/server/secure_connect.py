@@ -67,6 +67,15 @@ def controller_client_security(config: ControllerConfig) -> ClientSecurity | Non
     return ClientSecurity(protocol, context, mechanism, options["username"], options["password"])
 
 
+def for_peers(config: ControllerConfig) -> ClientSecurity | None:
+    """Return the client security Raft and forwarding need: None when the first controller listener is
+    PLAINTEXT or this controller has no other voter or bootstrap server to talk to."""
+    others = set(config.static_voters) - {config.node_id}
+    if config.security_protocol(config.controller_listener().name) == "PLAINTEXT":
+        return None
+    return controller_client_security(config) if others or config.bootstrap_servers else None
+
+
 def _client_context(props: dict, listener: str) -> ssl.SSLContext:
     get = lambda key: tls.setting(props, listener, key)  # noqa: E731
     try:

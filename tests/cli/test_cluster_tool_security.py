@@ -202,3 +202,98 @@ def test_a_super_user_unregisters_a_broker_through_a_follower(secure, brokers, l
     assert (status, out, err) == (0, "Broker 203 is no longer registered.\n", "")
     status, out, err = kc("unregister", "--id", "203", "-C", bootstrap, "-c", config)
     assert status == 1 and "BROKER_ID_NOT_REGISTERED" in err
+
+
+# ---------------------------------------------------------------- one SASL_SSL listener for everything
+
+CONTROLLER_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="controller" '
+                   'password="controller-secret" user_controller="controller-secret" user_broker="broker-secret" '
+                   'user_admin="admin-plain";')
+
+
+class SaslOnlyQuorum(LocalQuorum):
+    """Voters whose only listener is CONTROLLER:SASL_SSL: Raft, brokers and admin clients all log in."""
+
+    def properties(self, node_id: int) -> dict[str, str]:
+        return super().properties(node_id) | {
+            "listener.security.protocol.map": "CONTROLLER:SASL_SSL",
+            "ssl.keystore.location": str(self.base.parent / "server.pem"),
+            "ssl.truststore.location": str(self.base.parent / "ca.pem"),
+            "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
+            "sasl.mechanism.controller.protocol": "PLAIN",
+            "listener.name.controller.plain.sasl.jaas.config": CONTROLLER_JAAS,
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "super.users": "User:controller;User:broker;User:admin"}
+
+
+async def _secure_leader(addresses, security, timeout_s: float = 30):
+    """Return the leader id once a voter, asked over SASL_SSL, says it leads and has committed something."""
+    import asyncio
+
+    from kraftsman.controller.server import secure_connect
+    from kraftsman.controller.server.controller_client import describe_quorum_request
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for node_id, (host, port) in addresses.items():
+            try:
+                conn = await secure_connect.open_connection(host, port, security, client_id="t", timeout_ms=2000)
+            except (OSError, asyncio.TimeoutError):
+                continue
+            try:
+                response = await conn.request("DescribeQuorum", 2, describe_quorum_request(), timeout_ms=2000)
+            except (OSError, asyncio.TimeoutError):
+                continue
+            finally:
+                await conn.close()
+            part = response.topics[0].partitions[0] if response.topics else None
+            if part is not None and not part.error_code and part.leader_id == node_id and part.high_watermark >= 1:
+                return node_id
+        await asyncio.sleep(0.2)
+    raise AssertionError("no leader over SASL_SSL")
+
+
+@pytest.fixture(scope="module")
+def sasl_only(secure, loop):
+    """Yield (quorum, client security of the broker principal, directory of the client files)."""
+    from kraftsman.controller.server import secure_connect
+    from kraftsman.controller.server.config import from_properties
+
+    base = secure[2]
+    q = SaslOnlyQuorum(base / "sasl-only", 3, cluster_id=CLUSTER_ID, extra=FAST)
+    _format(q)
+    q.start()
+    try:
+        q.wait_listening()
+        props = q.properties(q.ids[0]) | {"listener.name.controller.plain.sasl.jaas.config": CONTROLLER_JAAS.replace(
+            'username="controller" password="controller-secret"', 'username="broker" password="broker-secret"')}
+        security = secure_connect.controller_client_security(from_properties(props))
+        loop.run(_secure_leader(q.addresses(), security))
+        yield q, security, base
+    finally:
+        q.stop()
+
+
+def test_a_quorum_whose_controllers_log_in_to_each_other_serves_brokers_and_authorizes(sasl_only, loop):
+    q, security, base = sasl_only
+    sims = [SimulatedBroker(b, q.addresses(), q.cluster_id, heartbeat_interval_ms=500, fetch=True, security=security)
+            for b in (301, 302)]
+    try:
+        for sim in sims:
+            loop.run(sim.start())
+        wait_for(lambda: all(not s.fenced and s.metadata_offset > 0 for s in sims))   # registered, fetching
+        admin = client_config(base, "sasl-only-admin", password="admin-secret")
+        alice = client_config(base, "sasl-only-alice", user="alice", password="alice-secret")
+        assert kc("cluster-id", "-C", q.bootstrap(), "-c", admin) == (0, f"Cluster ID: {CLUSTER_ID}\n", "")
+        status, out, err = kc("unregister", "--id", "302", "-C", q.bootstrap(), "-c", alice, "--timeout", "10")
+        assert (status, err) == (1, "CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed.\n")
+        sims[1].crash()
+        status, out, err = kc("unregister", "--id", "302", "-C", q.bootstrap(), "-c", admin, "--timeout", "10")
+        assert (status, out, err) == (0, "Broker 302 is no longer registered.\n", "")
+        status, out, err = kc("cluster-id", "-C", q.bootstrap(), "--timeout", "5")         # PLAINTEXT client
+        assert status == 69
+    finally:
+        for sim in sims:
+            loop.run(sim.stop())
+    for node_id in q.ids:
+        assert "cannot log in" not in (q.node_dir(node_id) / "controller.log").read_text()

@@ -375,7 +375,11 @@ def test_plain_server_messages():
     ({"listener.security.protocol.map": "OTHER:SSL"}, "No security protocol defined for listener CONTROLLER"),
     ({"listener.security.protocol.map": "CONTROLLER:TLS"}, "not a valid listener:protocol pair"),
     ({"listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT", "sasl.enabled.mechanisms": "SCRAM-SHA-256",
-      "controller.quorum.voters": "1@127.0.0.1:9093,2@127.0.0.1:9094"}, "must be a PLAINTEXT listener"),
+      "controller.quorum.voters": "1@127.0.0.1:9093,2@127.0.0.1:9094"}, "sasl.mechanism.controller.protocol=GSSAPI"),
+    ({"listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT", "sasl.enabled.mechanisms": "PLAIN",
+      "sasl.mechanism.controller.protocol": "PLAIN", "controller.quorum.voters": "1@h:9093,2@h:9094",
+      "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required user_a="b";'},
+     "needs username"),
 ])
 def test_bad_security_settings_are_one_line_config_errors(props, message):
     with pytest.raises(ConfigError, match=message) as info:
@@ -437,6 +441,7 @@ def test_authorizer_warns_when_plaintext_traffic_is_not_a_super_user(caplog):
     with caplog.at_level("WARNING", logger="kraftsman.server"):
         authz.from_properties(props, lambda: None)
         authz.from_properties(props | {"super.users": "User:admin;User:ANONYMOUS"}, lambda: None)
+        authz.from_properties(props, lambda: None, anonymous_listeners=False)
     assert [r.getMessage().count("User:ANONYMOUS") for r in caplog.records] == [1]
 
 
