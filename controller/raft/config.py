@@ -22,6 +22,9 @@ class RaftConfig:
     directory_id: bytes = ZERO_UUID
     kraft_version: int = 0
     endpoints: tuple = ()
+    # controller.quorum.voters as ((voter id, ((listener, host, port),)), ...): what DescribeQuorum lists
+    # for voters the voter set holds no endpoints of (a static quorum, kraft.version 0), as Kafka does
+    static_endpoints: tuple = ()
     bootstrap_voters: tuple = ()
     tick_ms: int = 50
     election_timeout_ms: int = 1000

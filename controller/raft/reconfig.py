@@ -56,7 +56,9 @@ def on_describe_quorum_request(node, env) -> None:
         part.leader_epoch = node.epoch
     else:
         _describe_leader(node, part)
-    nodes = [cls.Node(node_id=v.voter_id, listeners=[cls.Listener(name=n, host=h, port=p) for n, h, p in v.endpoints])
+    static = dict(node.cfg.static_endpoints)
+    nodes = [cls.Node(node_id=v.voter_id, listeners=[cls.Listener(name=n, host=h, port=p)
+                                                     for n, h, p in v.endpoints or static.get(v.voter_id, ())])
              for v in node.voters.nodes()]
     node.reply(env, cls(error_code=msg.NONE, error_message=None,
                         topics=[cls.TopicData(topic_name=msg.TOPIC, partitions=[part])], nodes=nodes))
