@@ -193,7 +193,7 @@ class SimulatedBroker:
 
 
 class _SecureControllerClient(ActiveControllerClient):
-    """An ActiveControllerClient whose connections log in with `security` (set after construction)."""
+    """Route controller RPCs as ActiveControllerClient does, over connections that log in with `security`."""
 
     security = None
 

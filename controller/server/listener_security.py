@@ -19,7 +19,7 @@ from .config import ConfigError, ControllerConfig
 
 @dataclass
 class ListenerSecurity:
-    """One listener's security protocol, TLS context and SASL settings."""
+    """Hold one listener's security protocol, TLS context and SASL settings."""
 
     protocol: str
     ssl_context: object = None

@@ -342,7 +342,7 @@ def _decode_request(frame: bytes):
 
 
 class _Last:
-    """Bytes to send as the connection's last answer (a failed SASL exchange)."""
+    """Carry the bytes of a connection's last answer (a failed SASL exchange)."""
 
     __slots__ = ("data",)
 

@@ -37,7 +37,7 @@ _JAAS_USER = re.compile(r'user_([^\s=]+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
 class SaslFailed(Exception):
-    """The exchange failed; str() is the message Kafka sends back in SaslAuthenticateResponse."""
+    """Signal a failed exchange; str() is the message Kafka sends back in SaslAuthenticateResponse."""
 
 
 def plain_users(jaas_config: str | None) -> dict[str, str]:
@@ -47,8 +47,8 @@ def plain_users(jaas_config: str | None) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What to do with one pre-authentication request: answer `response` (None: close without one),
-    then close when `close` is set."""
+    """Tell the Listener what to do with one pre-authentication request: answer `response` (None: close
+    without one), then close when `close` is set."""
 
     response: object = None
     close: bool = False
@@ -56,7 +56,7 @@ class Outcome:
 
 
 class PlainServer:
-    """SASL PLAIN: one client message `authzid NUL user NUL password`, checked against the JAAS users."""
+    """Check SASL PLAIN's one client message `authzid NUL user NUL password` against the JAAS users."""
 
     def __init__(self, users: dict[str, str]):
         self.users, self.username, self.done = users, None, False
@@ -86,7 +86,7 @@ def _unescape(name: str) -> str:
 
 
 class ScramServer:
-    """SCRAM server: client-first -> server-first, client-final (proof checked) -> server-final."""
+    """Run SCRAM's server side: client-first -> server-first, client-final (proof checked) -> server-final."""
 
     def __init__(self, mechanism: str, lookup, nonce: str | None = None):
         self.mechanism, self.hash_name, self.lookup = mechanism, SCRAM_HASHES[mechanism], lookup
@@ -147,7 +147,7 @@ class ScramServer:
 
 
 class SaslSession:
-    """One connection's SASL state: handshake, then authenticate rounds, then `principal` is set."""
+    """Track one connection's SASL state: handshake, then authenticate rounds, then `principal` is set."""
 
     def __init__(self, mechanisms: tuple[str, ...], users: dict[str, str], scram_lookup):
         self.mechanisms, self.users, self.scram_lookup = tuple(mechanisms), users, scram_lookup

@@ -29,12 +29,12 @@ _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
 class AuthenticationError(ConnectionError):
-    """TLS or SASL authentication with the peer failed."""
+    """Signal that TLS or SASL authentication with the peer failed."""
 
 
 @dataclass(frozen=True)
 class ClientSecurity:
-    """How to reach a listener: protocol, client TLS context, SASL mechanism and login."""
+    """Describe how to reach a listener: protocol, client TLS context, SASL mechanism and login."""
 
     protocol: str
     ssl_context: ssl.SSLContext | None = None

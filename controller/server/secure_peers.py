@@ -21,7 +21,7 @@ log = logging.getLogger("kraftsman.server")
 
 
 class SecurePeerRouter(PeerRouter):
-    """A PeerRouter whose connections authenticate with `security`."""
+    """Route Raft requests as PeerRouter does, over connections that authenticate with `security`."""
 
     def __init__(self, node_id: int, endpoints: dict, on_response, *, security: ClientSecurity, **kw):
         super().__init__(node_id, endpoints, on_response, **kw)
@@ -36,7 +36,7 @@ class SecurePeerRouter(PeerRouter):
 
 
 class _SecurePeer(_Peer):
-    """A peer whose connection is opened by secure_connect."""
+    """Serve one peer as _Peer does, opening its connection with secure_connect."""
 
     async def _connection(self):
         if self.conn is not None and not self.conn.closed:

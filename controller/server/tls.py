@@ -26,7 +26,7 @@ CLIENT_AUTH = {"required": ssl.CERT_REQUIRED, "requested": ssl.CERT_OPTIONAL, "n
 
 
 class TlsConfigError(ValueError):
-    """An ssl.* setting is missing, unsupported or unreadable (one-line message)."""
+    """Signal an ssl.* setting that is missing, unsupported or unreadable (one-line message)."""
 
 
 def setting(props: dict, listener: str, key: str, default: str | None = None) -> str | None:
