@@ -53,18 +53,25 @@ class NotLeader(Exception):
 
 def describe_quorum(addresses, config: sc.ClientConfig, deadline: float) -> QuorumInfo:
     """Return the quorum as its leader describes it, asking the bootstrap addresses in turn."""
-    for conn in _each_connection(addresses, config, deadline, backoff=True):
-        try:
-            return _describe_on(conn, deadline)
-        except NotLeader as e:
-            if e.address is None or e.address == (conn.host, conn.port):
-                continue
+    not_leader = None
+    try:
+        for conn in _each_connection(addresses, config, deadline, backoff=True):
             try:
-                with sc.SyncConnection.open(*e.address, config, deadline) as leader:
-                    return _describe_on(leader, deadline)
-            except (NotLeader, sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
-                continue
-    raise sc.RequestTimeout("no controller answered as the quorum leader in time")  # pragma: no cover
+                return _describe_on(conn, deadline)
+            except NotLeader as e:
+                not_leader = conn.name
+                if e.address is None or e.address == (conn.host, conn.port):
+                    continue
+                try:
+                    with sc.SyncConnection.open(*e.address, config, deadline) as leader:
+                        return _describe_on(leader, deadline)
+                except (NotLeader, sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
+                    continue
+    except sc.RequestTimeout:
+        if not_leader is None:
+            raise
+    raise sc.RequestTimeout(f"no quorum leader answered DescribeQuorum in time (last answer: "
+                            f"NOT_LEADER_OR_FOLLOWER from {not_leader})")
 
 
 def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
