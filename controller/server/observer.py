@@ -131,8 +131,9 @@ class Observer:
         while not stop.is_set() and not self.view.stopped:
             try:
                 self.poll(time.monotonic() + 3600, sleep=stop.wait)
-            except ObserverError as e:
-                self.on_event(str(e))
+            except Exception as e:  # noqa: BLE001 - the follower must outlive any one bad answer; say it once
+                self.on_event(str(e) if isinstance(e, ObserverError) else f"unexpected {type(e).__name__}: {e}")
+                self.close()
                 stop.wait(1.0)
         self.close()
 
@@ -156,6 +157,8 @@ class Observer:
             self._publish()
         if not self.contacted and self.failures >= len(self.addresses):
             raise ObserverUnavailable(f"cannot reach any controller: {message}")
+        if self.failures == len(self.addresses) + 1:
+            self.on_event(f"no controller answers: {message}; retrying")
 
     def close(self) -> None:
         """Close the connection."""

@@ -340,3 +340,27 @@ def test_bootstrap_mode_probes_past_a_dead_address_to_the_leader(cluster):
     assert names(view) == ["a"] and view.leader_id == 2
     assert o.endpoints == {2: ("127.0.0.1", cluster.ports[2])}  # learnt: node 2 answered DescribeQuorum as leader
     assert {f[0] for f in cluster.fetches} == {2}
+
+
+def test_follower_reports_a_quorum_that_stopped_answering_once_and_keeps_trying(cluster):
+    import threading
+
+    cluster.hw = cluster.append("a")
+    events = []
+    o = observer(cluster, on_event=events.append)
+    o.catch_up(soon())
+    cluster.down.update({1, 2, 3})
+    stop = threading.Event()
+    thread = threading.Thread(target=o.follow, args=(stop,), daemon=True)
+    thread.start()
+    wait = time.monotonic() + 5
+    while not any("no controller answers" in e for e in events) and time.monotonic() < wait:
+        time.sleep(0.01)
+    cluster.down.clear()
+    cluster.hw = cluster.append("b")
+    while names(o.view) != ["a", "b"] and time.monotonic() < wait:
+        time.sleep(0.01)
+    stop.set()
+    thread.join(5)
+    assert names(o.view) == ["a", "b"] and not thread.is_alive()
+    assert sum("no controller answers" in e for e in events) == 1 and any("lost the leader" in e for e in events)
