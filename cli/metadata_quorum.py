@@ -13,8 +13,8 @@ Exit codes (kraftsman additions marked *):
   69* cannot reach the cluster: unknown host, closed port, timeout, a server that does not speak Kafka,
       TLS/SASL failures, no quorum leader before the deadline (Kafka exits 1 after its timeout)
 
-`--output json` prints one object {"command": "describe", "status", ...} on stdout, errors included.
-add-controller and remove-controller (KIP-853) are not implemented.
+`--output json` prints one object {"command", "status", ...} on stdout, errors included.
+add-controller / remove-controller (KIP-853) are in quorum_voters.
 """
 from __future__ import annotations
 
@@ -34,9 +34,11 @@ CONFIG_HELP = ("Property file containing configs to be passed to Admin Client. F
                "used to specify the controller properties as well.")
 STATUS_HELP = ("A short summary of the quorum status and the other provides detailed information about the "
                "status of replication.")
+DRY_RUN_HELP = "True if we should print what would be done, but not do it."
 HEADERS = ("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status")
 QUORUM_ERROR_NAMES = ERROR_NAMES | {3: "UNKNOWN_TOPIC_OR_PARTITION", 6: "NOT_LEADER_OR_FOLLOWER",
-                                    104: "INCONSISTENT_CLUSTER_ID"}
+                                    7: "REQUEST_TIMED_OUT", 104: "INCONSISTENT_CLUSTER_ID", 125: "INVALID_VOTER_KEY",
+                                    126: "DUPLICATE_VOTER", 127: "VOTER_NOT_FOUND"}
 
 
 def _kraftsman_flags(parser: argparse.ArgumentParser, output, timeout) -> None:
@@ -54,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
     parser.add_argument("--command-config", dest="config", metavar="FILE", help=CONFIG_HELP)
     _kraftsman_flags(parser, "text", None)
-    sub = parser.add_subparsers(dest="command", metavar="{describe}", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="{describe,add-controller,remove-controller}",
+                                parser_class=_Parser)
     sub.required = True
     describe = sub.add_parser("describe", help="Describe the metadata quorum info")
     status = describe.add_argument_group("Status")
@@ -64,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
                              help="Detailed information about the status of replication")
     replication.add_argument("--human-readable", action="store_true", help="Human-readable output")
     _kraftsman_flags(describe, argparse.SUPPRESS, argparse.SUPPRESS)   # also accepted after the sub-command
+    add = sub.add_parser("add-controller", help="Add a controller to the KRaft controller cluster")
+    add.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
+    _kraftsman_flags(add, argparse.SUPPRESS, argparse.SUPPRESS)
+    remove = sub.add_parser("remove-controller", help="Remove a controller from the KRaft controller cluster")
+    remove.add_argument("--controller-id", "-i", type=int, required=True, help="The id of the controller to remove.")
+    remove.add_argument("--controller-directory-id", "-d", required=True,
+                        help="The directory ID of the controller to remove.")
+    remove.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
+    _kraftsman_flags(remove, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser
 
 
@@ -80,11 +92,15 @@ def run(argv: list[str], env: Environment) -> int:
     except SystemExit as e:        # -h / --help
         return int(e.code or 0)
     try:
-        mode = _mode(args)
         if args.config and not os.path.exists(args.config):
             raise Failure(f"Properties file {args.config} does not exists!")
+        if args.command != "describe":
+            from . import quorum_voters
+
+            return quorum_voters.run(args, env)
+        mode = _mode(args)
         ctx = _Context(args, env)
-        info, cluster_id = _call(ctx, mode)
+        info, cluster_id = _call(ctx, lambda: _describe(ctx, mode))
         if mode == "status":
             ctx.emit(format_status(cluster_id, info), **status_json(cluster_id, info))
         else:
@@ -106,18 +122,25 @@ def _mode(args) -> str:
     return "status" if args.status else "replication"
 
 
-def _call(ctx, mode: str):
-    """Return (QuorumInfo, cluster id or None), mapping client errors to Failures with exit codes."""
-    from kraftsman.controller.server import sync_client as sc
-
+def _describe(ctx, mode: str):
+    """Return (QuorumInfo, cluster id or None)."""
     from . import cluster_ops, quorum_ops
 
+    cluster_id = None
+    if mode == "status":
+        kind = cluster_ops.CONTROLLERS if ctx.controllers else cluster_ops.BROKERS
+        cluster_id = cluster_ops.describe(ctx.addresses, ctx.config, ctx.deadline, kind).cluster_id
+    return quorum_ops.describe_quorum(ctx.addresses, ctx.config, ctx.deadline), cluster_id
+
+
+def _call(ctx, fn):
+    """Return fn(), mapping client errors to Failures with exit codes."""
+    from kraftsman.controller.server import sync_client as sc
+
+    from . import cluster_ops
+
     try:
-        cluster_id = None
-        if mode == "status":
-            kind = cluster_ops.CONTROLLERS if ctx.controllers else cluster_ops.BROKERS
-            cluster_id = cluster_ops.describe(ctx.addresses, ctx.config, ctx.deadline, kind).cluster_id
-        return quorum_ops.describe_quorum(ctx.addresses, ctx.config, ctx.deadline), cluster_id
+        return fn()
     except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
         raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
     except sc.UnsupportedVersion as e:

@@ -104,3 +104,26 @@ def _replica(r) -> ReplicaState:
     fetch, caught_up = getattr(r, "last_fetch_timestamp", -1), getattr(r, "last_caught_up_timestamp", -1)
     return ReplicaState(r.replica_id, ZERO_UUID if directory is None else Uuid(bytes(directory)), r.log_end_offset,
                         None if fetch == -1 else fetch, None if caught_up == -1 else caught_up)
+
+
+def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str, **fields) -> None:
+    """Send AddRaftVoter or RemoveRaftVoter (`api`) until the quorum leader answers; raise ServerError for an
+    error other than NOT_LEADER_OR_FOLLOWER, sc.UnsupportedVersion when the server lacks the API."""
+    import time
+
+    from kraftsman.storage.protocol import codec
+
+    cls = codec.message_class(api + "Request")
+    if "listeners" in fields:
+        fields["listeners"] = [cls.Listener(name=n, host=h, port=p) for n, h, p in fields["listeners"]]
+    for conn in _each_connection(addresses, config, deadline, backoff=True):
+        version = conn.pick_version(api)
+        if api == "AddRaftVoter":
+            fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
+        response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
+        if response.error_code == NOT_LEADER_OR_FOLLOWER:
+            continue
+        if response.error_code:
+            raise ServerError(response.error_code, response.error_message or "")
+        return
+    raise sc.RequestTimeout(f"no quorum leader answered {api} in time")  # pragma: no cover

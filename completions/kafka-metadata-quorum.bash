@@ -7,7 +7,9 @@ _kraftsman_kafka_metadata_quorum() {
         word="${COMP_WORDS[i]}"
         case "$node|$word" in
             "|describe") node="describe" ;;
-            "|--bootstrap-server"|"|--bootstrap-controller"|"|--command-config"|"|--output"|"|--timeout"|"describe|--output"|"describe|--timeout") i=$((i + 1)) ;;
+            "|add-controller") node="add-controller" ;;
+            "|remove-controller") node="remove-controller" ;;
+            "|--bootstrap-server"|"|--bootstrap-controller"|"|--command-config"|"|--output"|"|--timeout"|"describe|--output"|"describe|--timeout"|"add-controller|--output"|"add-controller|--timeout"|"remove-controller|-i"|"remove-controller|--controller-id"|"remove-controller|-d"|"remove-controller|--controller-directory-id"|"remove-controller|--output"|"remove-controller|--timeout") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -19,10 +21,18 @@ _kraftsman_kafka_metadata_quorum() {
         "|--timeout") :; return 0 ;;
         "describe|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
         "describe|--timeout") :; return 0 ;;
+        "add-controller|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "add-controller|--timeout") :; return 0 ;;
+        "remove-controller|-i"|"remove-controller|--controller-id") :; return 0 ;;
+        "remove-controller|-d"|"remove-controller|--controller-directory-id") :; return 0 ;;
+        "remove-controller|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "remove-controller|--timeout") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe" ;;
+        "") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe add-controller remove-controller" ;;
         "describe") flags="-h --help --status --replication --human-readable --output --timeout"; subs="" ;;
+        "add-controller") flags="-h --help --dry-run --output --timeout"; subs="" ;;
+        "remove-controller") flags="-h --help -i --controller-id -d --controller-directory-id --dry-run --output --timeout"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

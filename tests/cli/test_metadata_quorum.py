@@ -272,6 +272,105 @@ def test_umbrella_runs_it(server):
     assert (status, err.getvalue()) == (0, "") and out.getvalue().startswith(f"ClusterId:              {CLUSTER_ID}")
 
 
+# ---------------------------------------------------------------- add-controller / remove-controller (KIP-853)
+
+
+def voter_handler(*codes):
+    answers = list(codes)
+
+    def answer(header, request):
+        name = "AddRaftVoterResponse" if header.request_api_key == 80 else "RemoveRaftVoterResponse"
+        return body(name, error_code=answers.pop(0) if answers else 0, error_message=None)
+    return answer
+
+
+VOTER_RANGES = RANGES | {80: (0, 0), 81: (0, 0)}
+
+
+@pytest.fixture
+def controller_config(tmp_path):
+    meta = tmp_path / "metadata"
+    meta.mkdir()
+    (meta / "meta.properties").write_text(f"version=1\ncluster.id={CLUSTER_ID}\nnode.id=4\ndirectory.id={DIR[2]}\n")
+    config = tmp_path / "controller-4.properties"
+    config.write_text("process.roles=controller\nnode.id=4\nlisteners=CONTROLLER://:9094,PLAIN://:9092\n"
+                      "advertised.listeners=CONTROLLER://c4.example:9094\ncontroller.listener.names=CONTROLLER\n"
+                      f"log.dirs={meta},/elsewhere\n")
+    return config
+
+
+def test_remove_controller_is_kafkas_text_and_retries_a_follower():
+    with FakeServer(voter_handler(6, 0), ranges=VOTER_RANGES) as server:
+        status, out, err = mq("--bootstrap-controller", server.address, "remove-controller", "-i", "3",
+                              "-d", DIR[3])
+        assert (status, out, err) == (0, f"Removed  KRaft controller 3 with directory id {DIR[3]}\n", "")
+        sent = [r for h, r in server.requests if h.request_api_key == 81]
+        assert len(sent) == 2 and (sent[-1].voter_id, str(Uuid(bytes(sent[-1].voter_directory_id)))) == (3, DIR[3])
+        assert sent[-1].cluster_id is None
+
+
+def test_remove_controller_dry_run_and_argument_errors():
+    with FakeServer(voter_handler(), ranges=VOTER_RANGES) as server:
+        status, out, _ = mq("--bootstrap-controller", server.address, "remove-controller", "--controller-id", "3",
+                            "--controller-directory-id", DIR[3], "--dry-run")
+        assert (status, out) == (0, f"DRY RUN of removing  KRaft controller 3 with directory id {DIR[3]}\n")
+        assert not any(h.request_api_key == 81 for h, _ in server.requests)
+        assert mq("--bootstrap-controller", server.address, "remove-controller", "-i", "-1", "-d", DIR[3]) == (
+            1, "", "Invalid negative --controller-id: -1\n")
+        status, _, err = mq("--bootstrap-controller", server.address, "remove-controller", "-i", "1", "-d", "bad")
+        assert status == 1 and err.startswith("Failed to parse --controller-directory-id: Input string `bad`")
+        assert mq("--bootstrap-controller", server.address, "remove-controller", "-i", "1")[0] == 1   # -d required
+
+
+def test_voter_change_errors_are_one_line():
+    with FakeServer(voter_handler(127), ranges=VOTER_RANGES) as server:
+        status, out, err = mq("--bootstrap-controller", server.address, "remove-controller", "-i", "3", "-d", DIR[3])
+        assert (status, out, err) == (1, "", "VOTER_NOT_FOUND: no message\n")
+    with FakeServer(voter_handler(), ranges=RANGES) as server:
+        status, _, err = mq("--bootstrap-controller", server.address, "remove-controller", "-i", "3", "-d", DIR[3])
+        assert status == 1 and "does not support the RemoveRaftVoter API" in err
+
+
+def test_add_controller_reads_the_controllers_own_config(controller_config):
+    with FakeServer(voter_handler(0), ranges=VOTER_RANGES) as server:
+        status, out, err = mq("--bootstrap-controller", server.address, "--command-config", str(controller_config),
+                              "add-controller")
+        assert (status, err) == (0, "")
+        assert out == f"Added controller 4 with directory id {DIR[2]} and endpoints: CONTROLLER://c4.example:9094\n"
+        (_, sent), = [(h, r) for h, r in server.requests if h.request_api_key == 80]
+        assert (sent.voter_id, str(Uuid(bytes(sent.voter_directory_id))), sent.timeout_ms > 0) == (4, DIR[2], True)
+        assert [(x.name, x.host, x.port) for x in sent.listeners] == [("CONTROLLER", "c4.example", 9094)]
+        status, out, _ = mq("--bootstrap-controller", server.address, "--command-config", str(controller_config),
+                            "--output", "json", "add-controller", "--dry-run")
+        assert status == 0 and json.loads(out)["endpoints"] == ["CONTROLLER://c4.example:9094"]
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda t: t.replace("node.id=4\n", ""), "node.id not found in configuration file. Is this a valid controller "
+                                              "configuration file?"),
+    (lambda t: t.replace("process.roles=controller", "process.roles=broker"),
+     "process.roles did not contain 'controller' in configuration file. Is this a valid controller configuration "
+     "file?"),
+    (lambda t: t.replace("controller.listener.names=CONTROLLER", "controller.listener.names=OTHER"),
+     "Cannot find information about controller listener name: OTHER"),
+    (lambda t: t.replace("log.dirs=", "nothing="), "Neither metadata.log.dir nor log.dirs were found. Is this a "
+                                                   "valid controller configuration file?"),
+])
+def test_add_controller_config_errors_are_kafkas(controller_config, edit, message):
+    controller_config.write_text(edit(controller_config.read_text()))
+    assert mq("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(controller_config),
+              "add-controller", "--dry-run") == (1, "", message + "\n")
+
+
+def test_add_controller_needs_the_config_and_its_meta_properties(controller_config, tmp_path):
+    assert mq("--bootstrap-controller", "127.0.0.1:1", "add-controller") == (
+        1, "", "You must supply the configuration file of the controller you are adding when using add-controller.\n")
+    (tmp_path / "metadata" / "meta.properties").unlink()
+    status, _, err = mq("--bootstrap-controller", "127.0.0.1:1", "--command-config", str(controller_config),
+                        "add-controller")
+    assert (status, err) == (1, f"Unable to read meta.properties from {tmp_path / 'metadata'}\n")
+
+
 # ---------------------------------------------------------------- against a real 3-voter quorum on 127.0.0.1
 
 
@@ -357,3 +456,9 @@ def test_replication_lists_the_leader_followers_and_the_fetching_broker(quorum, 
     assert (status, err) == (0, "")
     assert out.splitlines()[0].split("\t")[:3] == ["NodeId", "DirectoryId           ", "LogEndOffset"]
     assert out.splitlines()[1].split("\t")[4].rstrip().endswith(" ms ago")
+
+
+def test_voter_changes_on_a_static_quorum_are_unsupported(quorum):
+    status, out, err = mq("--bootstrap-controller", quorum.bootstrap(), "--timeout", "20", "remove-controller",
+                          "-i", "3", "-d", DIR[3])
+    assert (status, out) == (1, "") and err.startswith("UNSUPPORTED_VERSION") and err.count("\n") == 1
