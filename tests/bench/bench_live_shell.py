@@ -29,6 +29,7 @@ from kraftsman.storage.log.snapshot import list_snapshots
 from kraftsman.storage.protocol import codec
 
 Create = codec.message_class("CreateTopicsRequest")
+NOT_CONTROLLER, TOPIC_ALREADY_EXISTS = 41, 36
 SETTINGS = {"controller.quorum.election.timeout.ms": "1000", "controller.quorum.fetch.timeout.ms": "2000",
             "broker.session.timeout.ms": "9000", "broker.heartbeat.interval.ms": "2000"}
 LAYOUTS = {"log": {"metadata.log.max.record.bytes.between.snapshots": str(1 << 30)},
@@ -60,16 +61,27 @@ async def populate(quorum: LocalQuorum, partitions: int, per_topic: int) -> floa
     names = [f"t{i:05d}" for i in range(partitions // per_topic)]
     started = time.perf_counter()
     for i in range(0, len(names), 20):
-        body = Create(topics=[Create.CreatableTopic(name=n, num_partitions=per_topic, replication_factor=1)
-                              for n in names[i:i + 20]], timeout_ms=60_000, validate_only=False)
-        response = await client.request("CreateTopics", 7, body)
-        if any(t.error_code for t in response.topics):
-            raise SystemExit(f"CreateTopics failed: {[t.error_code for t in response.topics][:5]}")
+        await create(client, names[i:i + 20], per_topic)
     created = time.perf_counter() - started
     await client.close()
     for sim in sims:
         await sim.stop()
     return created
+
+
+async def create(client, names: list[str], per_topic: int) -> None:
+    """Create topics, retrying through a leader change (NOT_CONTROLLER); an existing topic is done."""
+    for _attempt in range(100):
+        body = Create(topics=[Create.CreatableTopic(name=n, num_partitions=per_topic, replication_factor=1)
+                              for n in names], timeout_ms=60_000, validate_only=False)
+        response = await client.request("CreateTopics", 7, body)
+        errors = [t.error_code for t in response.topics if t.error_code not in (0, TOPIC_ALREADY_EXISTS)]
+        if not errors:
+            return
+        if set(errors) != {NOT_CONTROLLER}:
+            raise SystemExit(f"CreateTopics failed: {errors[:5]}")
+        await asyncio.sleep(0.1)
+    raise SystemExit("CreateTopics kept answering NOT_CONTROLLER")
 
 
 def measure(layout: str, args) -> None:
