@@ -12,6 +12,9 @@ Rules:
   CLUSTER_ACTION on CLUSTER; UnregisterBroker, DescribeCluster, voter changes, reassignments, elections
   need ALTER on CLUSTER; DescribeQuorum DESCRIBE on CLUSTER. Topic and config APIs are checked per
   resource but answered as a whole (one denied resource denies the request: coarser than Kafka).
+- Metadata (served by kraftsman's controller for admin clients) is open to everyone, as on a Kafka broker;
+  its answer keeps only the topics the principal may DESCRIBE (a topic asked by name and not allowed comes
+  back with TOPIC_AUTHORIZATION_FAILED and no partitions).
 - A denied request gets `error_response(api, body, code)`: CLUSTER_AUTHORIZATION_FAILED (31) or
   TOPIC_AUTHORIZATION_FAILED (29). The principal of a forwarded request is the Envelope's PrincipalData.
 """
@@ -40,7 +43,7 @@ CLUSTER_APIS = {
     **dict.fromkeys(("UnregisterBroker", "DescribeCluster", "AddRaftVoter", "RemoveRaftVoter", "ElectLeaders",
                      "AlterPartitionReassignments", "UpdateFeatures", "CreateAcls", "DeleteAcls",
                      "AlterUserScramCredentials"), "ALTER"),
-    **dict.fromkeys(("DescribeQuorum", "ListPartitionReassignments", "DescribeAcls", "Metadata"), "DESCRIBE"),
+    **dict.fromkeys(("DescribeQuorum", "ListPartitionReassignments", "DescribeAcls"), "DESCRIBE"),
 }
 TOPIC_APIS = {"CreateTopics": "CREATE", "DeleteTopics": "DELETE", "CreatePartitions": "ALTER"}
 CONFIG_APIS = {"IncrementalAlterConfigs": "ALTER_CONFIGS", "AlterConfigs": "ALTER_CONFIGS",
@@ -164,6 +167,26 @@ def _topic_names(api: str, body):
             return None
         return list(body.topic_names or []) + [t.name for t in body.topics or []]
     return [t.name for t in body.topics]
+
+
+def filter_metadata(authorizer: StandardAuthorizer, rctx, request, response):
+    """Return the Metadata response without the topics the request's principal may not DESCRIBE."""
+    principal, host = _principal_and_host(rctx)
+    named = {t.name for t in request.topics or [] if t.name is not None}
+    kept = []
+    for topic in response.topics:
+        if authorizer.authorize(principal, host, "DESCRIBE", "TOPIC", topic.name or ""):
+            kept.append(topic)
+        elif topic.name in named:
+            kept.append(type(topic)(error_code=TOPIC_AUTHORIZATION_FAILED, name=topic.name))
+    return response.replace(topics=kept)
+
+
+def _principal_and_host(rctx) -> tuple[str, str]:
+    host = str(rctx.peer[0]) if rctx.peer else "*"
+    if rctx.forwarded_by is not None:
+        return envelope_principal(rctx.principal) or rctx.session_principal, host
+    return rctx.session_principal, host
 
 
 def envelope_principal(data: bytes | None) -> str | None:

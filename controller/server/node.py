@@ -271,7 +271,12 @@ class ControllerServer:
         if self.quorum is None or name not in self.quorum.handlers:
             return None
         if self.quorum.is_read_only(name):
-            return self.quorum.handle(name, self.context(rctx.api_version), body).response
+            response = self.quorum.handle(name, self.context(rctx.api_version), body).response
+            if self.authorizer is not None and name == "Metadata":
+                from .authorizer import filter_metadata
+
+                response = filter_metadata(self.authorizer, rctx, body, response)
+            return response
         return await self._write(name, rctx.api_version, body, rctx.client_id)
 
     async def _forward(self, name: str, version: int, body, client_id: str | None):

@@ -297,3 +297,42 @@ def test_a_quorum_whose_controllers_log_in_to_each_other_serves_brokers_and_auth
             loop.run(sim.stop())
     for node_id in q.ids:
         assert "cannot log in" not in (q.node_dir(node_id) / "controller.log").read_text()
+
+
+def test_confluent_kafka_admin_client_over_sasl_ssl_scram(sasl_only, loop):
+    admin_module = pytest.importorskip("confluent_kafka.admin")
+    q, security, base = sasl_only
+    broker = SimulatedBroker(311, q.addresses(), q.cluster_id, heartbeat_interval_ms=500, fetch=False,
+                             security=security)
+    loop.run(broker.start())
+    try:
+        wait_for(lambda: not broker.fenced)
+        _admin_client_checks(q, base, admin_module)
+    finally:
+        loop.run(broker.stop())
+
+
+def _admin_client_checks(q, base, admin_module):
+
+    errors = []
+
+    def client(user: str, password: str):
+        return admin_module.AdminClient({
+            "bootstrap.servers": q.bootstrap(), "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-256",
+            "sasl.username": user, "sasl.password": password, "ssl.ca.location": str(base / "ca.pem"),
+            "socket.timeout.ms": 10000, "error_cb": lambda e: errors.append(str(e))})
+
+    admin = client("admin", "admin-secret")
+    assert admin.list_topics(timeout=15).cluster_id == CLUSTER_ID
+    futures = admin.create_topics([admin_module.NewTopic("secured", 1, 1)], operation_timeout=10, request_timeout=15)
+    futures["secured"].result(timeout=20)
+    alice = client("alice", "alice-secret")
+    futures = alice.create_topics([admin_module.NewTopic("by-alice", 1, 1)], operation_timeout=10, request_timeout=15)
+    with pytest.raises(Exception, match="TOPIC_AUTHORIZATION_FAILED|[Aa]uthoriz"):
+        futures["by-alice"].result(timeout=20)
+    wrong = client("admin", "wrong")
+    with pytest.raises(Exception):
+        wrong.list_topics(timeout=3)
+    wrong.poll(1)
+    assert any("Authentication failed during authentication due to invalid credentials with SASL mechanism "
+               "SCRAM-SHA-256" in e for e in errors), errors

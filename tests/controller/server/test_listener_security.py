@@ -524,3 +524,19 @@ def test_controller_client_reports_a_failed_login_and_bad_settings(serve, pki, l
         secure_connect.controller_client_security(from_properties(BASE | _ssl_server(pki, "none") |
                                                                   _sasl_server("SASL_SSL")))
     assert served.seen == []
+
+
+def test_metadata_keeps_only_the_topics_the_principal_may_describe():
+    auth = authz.StandardAuthorizer({"User:admin"}, acls=lambda: [_acl("User:dev", "READ", resource="TOPIC",
+                                                                        name="dev-", pattern=4)])
+    response_cls, request_cls = codec.message_class("MetadataResponse"), codec.message_class("MetadataRequest")
+    topics = [response_cls.MetadataResponseTopic(name=n, partitions=[]) for n in ("dev-a", "prod", "other")]
+    response = response_cls(cluster_id="c", topics=topics)
+    everything = request_cls(topics=None)
+    assert [t.name for t in authz.filter_metadata(auth, _ctx("Metadata", "User:admin"), everything, response).topics] \
+        == ["dev-a", "prod", "other"]
+    assert [t.name for t in authz.filter_metadata(auth, _ctx("Metadata", "User:dev"), everything, response).topics] \
+        == ["dev-a"]                                                      # DESCRIBE implied by READ
+    named = request_cls(topics=[request_cls.MetadataRequestTopic(name="prod")])
+    kept = authz.filter_metadata(auth, _ctx("Metadata", "User:dev"), named, response).topics
+    assert [(t.name, t.error_code) for t in kept] == [("dev-a", 0), ("prod", 29)]
