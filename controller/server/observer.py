@@ -48,11 +48,11 @@ VERSIONS = {"Fetch": 17, "FetchSnapshot": 1, "DescribeQuorum": 2}
 
 
 class ObserverError(Exception):
-    """The observer cannot give what was asked; the message is one line."""
+    """Signal that the observer cannot give what was asked; the message is one line."""
 
 
 class ObserverUnavailable(ObserverError):
-    """No controller answered in time."""
+    """Signal that no controller answered in time."""
 
 
 class _Retry(Exception):
