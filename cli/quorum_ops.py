@@ -116,14 +116,21 @@ def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str,
     cls = codec.message_class(api + "Request")
     if "listeners" in fields:
         fields["listeners"] = [cls.Listener(name=n, host=h, port=p) for n, h, p in fields["listeners"]]
-    for conn in _each_connection(addresses, config, deadline, backoff=True):
-        version = conn.pick_version(api)
-        if api == "AddRaftVoter":
-            fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
-        response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
-        if response.error_code == NOT_LEADER_OR_FOLLOWER:
-            continue
-        if response.error_code:
-            raise ServerError(response.error_code, response.error_message or "")
-        return
-    raise sc.RequestTimeout(f"no quorum leader answered {api} in time")  # pragma: no cover
+    not_leader = None
+    try:
+        for conn in _each_connection(addresses, config, deadline, backoff=True):
+            version = conn.pick_version(api)
+            if api == "AddRaftVoter":
+                fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
+            response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
+            if response.error_code == NOT_LEADER_OR_FOLLOWER:
+                not_leader = conn.name
+                continue
+            if response.error_code:
+                raise ServerError(response.error_code, response.error_message or "")
+            return
+    except sc.RequestTimeout:
+        if not_leader is None:
+            raise
+    raise sc.RequestTimeout(f"no quorum leader answered {api} in time (last answer: NOT_LEADER_OR_FOLLOWER "
+                            f"from {not_leader})")

@@ -322,6 +322,13 @@ def test_remove_controller_dry_run_and_argument_errors():
         assert mq("--bootstrap-controller", server.address, "remove-controller", "-i", "1")[0] == 1   # -d required
 
 
+def test_voter_change_without_a_leader_until_the_deadline_exits_69():
+    with FakeServer(voter_handler(*[6] * 1000), ranges=VOTER_RANGES) as server:
+        status, out, err = mq("--bootstrap-controller", server.address, "--timeout", "1", "remove-controller",
+                              "-i", "3", "-d", DIR[3])
+        assert (status, out) == (69, "") and "no quorum leader answered RemoveRaftVoter in time" in err
+
+
 def test_voter_change_errors_are_one_line():
     with FakeServer(voter_handler(127), ranges=VOTER_RANGES) as server:
         status, out, err = mq("--bootstrap-controller", server.address, "remove-controller", "-i", "3", "-d", DIR[3])
