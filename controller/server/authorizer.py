@@ -63,8 +63,10 @@ def parse_super_users(text: str | None) -> frozenset[str]:
 class StandardAuthorizer:
     """Decide whether a principal may perform an operation on a resource, from super users and image ACLs."""
 
-    def __init__(self, super_users=frozenset(), allow_if_no_acl: bool = False, acls=lambda: ()):
+    def __init__(self, super_users=frozenset(), allow_if_no_acl: bool = False, acls=lambda: (),
+                 topic_names=lambda: {}):
         self.super_users, self.allow_if_no_acl, self.acls = frozenset(super_users), allow_if_no_acl, acls
+        self.topic_names = topic_names  # () -> {topic id bytes: name}, to check DeleteTopics by id
 
     def authorize(self, principal: str, host: str, operation: str, resource_type: str, name: str) -> bool:
         """Return True when `principal` from `host` may do `operation` on (resource_type, name)."""
@@ -100,8 +102,8 @@ class StandardAuthorizer:
             op = TOPIC_APIS[api]
             if op == "CREATE" and self.authorize(principal, host, op, "CLUSTER", "kafka-cluster"):
                 return 0
-            names = _topic_names(api, body)
-            ok = names is not None and all(self.authorize(principal, host, op, "TOPIC", n) for n in names)
+            names = _topic_names(api, body, self.topic_names)
+            ok = all(self.authorize(principal, host, op, "TOPIC", n) for n in names)
             return 0 if ok else TOPIC_AUTHORIZATION_FAILED
         if api in CONFIG_APIS:
             for resource in body.resources:
@@ -125,7 +127,8 @@ def from_properties(props: dict, image_of, anonymous_listeners: bool = True) -> 
                     "%s, which is not in super.users: Raft traffic and brokers there need an ACL granting "
                     "CLUSTER_ACTION on the cluster", ANONYMOUS)
     return StandardAuthorizer(super_users, allow,
-                              lambda: (message for message, _ in image_of().acls.entries.values()))
+                              lambda: (message for message, _ in image_of().acls.entries.values()),
+                              lambda: {topic_id: topic.name for topic_id, topic in image_of().topics.by_id.items()})
 
 
 def request_denial(authorizer: StandardAuthorizer, rctx, body):
@@ -160,13 +163,18 @@ def _matches(acl, principal: str, host: str, resource_type: str, name: str) -> b
     return acl.pattern_type == PREFIXED and name.startswith(acl.resource_name)
 
 
-def _topic_names(api: str, body):
-    """Return the topic names a request names (None when it names topics by id only)."""
-    if api == "DeleteTopics":
-        if any(t.name is None for t in body.topics or []):
-            return None
-        return list(body.topic_names or []) + [t.name for t in body.topics or []]
-    return [t.name for t in body.topics]
+def _topic_names(api: str, body, topic_names) -> list[str]:
+    """Return the topic names a request names; DeleteTopics ids are resolved (unknown ids are left to the
+    controller, which answers UNKNOWN_TOPIC_ID)."""
+    if api != "DeleteTopics":
+        return [t.name for t in body.topics]
+    names = list(body.topic_names or [])
+    by_id = topic_names() if any(t.name is None for t in body.topics or []) else {}
+    for topic in body.topics or []:
+        name = topic.name if topic.name is not None else by_id.get(bytes(topic.topic_id))
+        if name is not None:
+            names.append(name)
+    return names
 
 
 def filter_metadata(authorizer: StandardAuthorizer, rctx, request, response):

@@ -540,3 +540,18 @@ def test_metadata_keeps_only_the_topics_the_principal_may_describe():
     named = request_cls(topics=[request_cls.MetadataRequestTopic(name="prod")])
     kept = authz.filter_metadata(auth, _ctx("Metadata", "User:dev"), named, response).topics
     assert [(t.name, t.error_code) for t in kept] == [("dev-a", 0), ("prod", 29)]
+
+
+def test_delete_topics_by_id_is_checked_against_the_topic_name():
+    from kraftsman.storage.protocol.uuids import Uuid
+
+    dev_id, prod_id = Uuid(b"\1" * 16), Uuid(b"\2" * 16)
+    auth = authz.StandardAuthorizer({"User:admin"}, acls=lambda: [_acl("User:dev", "DELETE", resource="TOPIC",
+                                                                        name="dev-", pattern=4)],
+                                    topic_names=lambda: {bytes(dev_id): "dev-a", bytes(prod_id): "prod"})
+    cls = codec.message_class("DeleteTopicsRequest")
+    by_id = lambda *ids: cls(topics=[cls.DeleteTopicState(topic_id=i) for i in ids])  # noqa: E731
+    assert authz.request_denial(auth, _ctx("DeleteTopics", "User:dev"), by_id(dev_id)) is None
+    assert authz.request_denial(auth, _ctx("DeleteTopics", "User:dev"), by_id(dev_id, prod_id)) is not None
+    assert authz.request_denial(auth, _ctx("DeleteTopics", "User:admin"), by_id(prod_id)) is None
+    assert authz.request_denial(auth, _ctx("DeleteTopics", "User:dev"), cls(topic_names=["prod"])) is not None
