@@ -84,8 +84,10 @@ def _client_context(props: dict, listener: str) -> ssl.SSLContext:
                                              cadata=tls.normalize_pem(cadata) if cadata else None)
         algorithm = tls.setting(props, listener, "ssl.endpoint.identification.algorithm", "https") or ""
         context.check_hostname = algorithm.lower() == "https"
-        if get("ssl.keystore.location"):
-            context.load_cert_chain(get("ssl.keystore.location"), password=get("ssl.key.password") or None)
+        location, chain, key = (get(k) for k in ("ssl.keystore.location", "ssl.keystore.certificate.chain",
+                                                 "ssl.keystore.key"))
+        if location or (chain and key):
+            tls.load_keystore(context, location, chain, key, get("ssl.key.password"), listener)
     except (OSError, ssl.SSLError, tls.TlsConfigError) as e:
         raise ConfigError(f"cannot load the TLS client material for listener {listener}: "
                           f"{getattr(e, 'strerror', None) or e}") from None

@@ -46,7 +46,7 @@ def server_context(props: dict, listener: str, protocol: str = "SSL") -> ssl.SSL
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     try:
-        _load_keystore(context, get("ssl.keystore.location"), get("ssl.keystore.certificate.chain"),
+        load_keystore(context, get("ssl.keystore.location"), get("ssl.keystore.certificate.chain"),
                        get("ssl.keystore.key"), get("ssl.key.password"), listener)
         auth = get("ssl.client.auth", "none") if protocol == "SSL" else \
             props.get(f"listener.name.{listener.lower()}.ssl.client.auth", "none")
@@ -66,7 +66,8 @@ def server_context(props: dict, listener: str, protocol: str = "SSL") -> ssl.SSL
     return context
 
 
-def _load_keystore(context: ssl.SSLContext, location, chain, key, password, listener: str) -> None:
+def load_keystore(context: ssl.SSLContext, location, chain, key, password, listener: str) -> None:
+    """Load the PEM keystore: a file with chain and key, or the inline chain and key values."""
     if location:
         context.load_cert_chain(location, password=password or None)
         return

@@ -555,3 +555,25 @@ def test_delete_topics_by_id_is_checked_against_the_topic_name():
     assert authz.request_denial(auth, _ctx("DeleteTopics", "User:dev"), by_id(dev_id, prod_id)) is not None
     assert authz.request_denial(auth, _ctx("DeleteTopics", "User:admin"), by_id(prod_id)) is None
     assert authz.request_denial(auth, _ctx("DeleteTopics", "User:dev"), cls(topic_names=["prod"])) is not None
+
+
+def test_controller_client_over_mutual_tls_presents_the_listener_keystore(serve, pki, loop):
+    from kraftsman.controller.server import secure_connect
+
+    props = _ssl_server(pki, "required")
+    served = serve(props)
+    security = secure_connect.controller_client_security(from_properties(BASE | props))
+    inline = {"ssl.keystore.location": "", "ssl.keystore.certificate.chain": (pki / "server.crt").read_text(),
+              "ssl.keystore.key": (pki / "server.key").read_text()}
+    assert secure_connect.controller_client_security(from_properties(BASE | props | inline)).ssl_context
+    assert (security.protocol, security.mechanism) == ("SSL", None)
+
+    async def describe():
+        conn = await secure_connect.open_connection("127.0.0.1", served.listener.port, security, client_id="c",
+                                                    timeout_ms=5000)
+        try:
+            return (await conn.request("DescribeCluster", 1, codec.message_class("DescribeClusterRequest")())).cluster_id
+        finally:
+            await conn.close()
+    assert loop.run(describe()) == "test-cluster"
+    assert served.seen == ["User:CN=127.0.0.1"]                           # the controller's own certificate
