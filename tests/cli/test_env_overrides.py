@@ -1,0 +1,96 @@
+"""Environment overrides: KRAFTSMAN_<TOOL>_<FLAG> for every flag (flag > environment > default) and Kafka's
+KAFKA_* container convention for server properties (opt-in)."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from kraftsman.cli.common import ExitStatus, ToolError
+from kraftsman.cli.env_overrides import (apply_flag_environment, kafka_environment_properties, property_name,
+                                         variable_name, with_kafka_environment)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="t")
+    sub = parser.add_subparsers(dest="command", required=True)
+    fmt = sub.add_parser("format")
+    fmt.add_argument("--config", "-c", required=True)
+    fmt.add_argument("--cluster-id", "-t")
+    fmt.add_argument("--ignore-formatted", "-g", action="store_true")
+    fmt.add_argument("--feature", "-f", action="append")
+    fmt.add_argument("--count", type=int, default=1)
+    fmt.add_argument("--output", choices=("text", "json"), default="text")
+    group = fmt.add_mutually_exclusive_group()
+    group.add_argument("--standalone", "-s", action="store_true")
+    group.add_argument("--initial-controllers", "-I")
+    return parser
+
+
+def _parse(argv, environ):
+    parser = _parser()
+    apply_flag_environment(parser, "storage", argv, environ)
+    return parser.parse_args(argv)
+
+
+def test_variable_names_carry_the_tool_and_the_long_flag():
+    assert variable_name("storage", "--cluster-id") == "KRAFTSMAN_STORAGE_CLUSTER_ID"
+    assert variable_name("dump_log", "--files") == "KRAFTSMAN_DUMP_LOG_FILES"
+
+
+def test_environment_fills_flags_the_command_line_leaves_out_even_required_ones():
+    args = _parse(["format"], {"KRAFTSMAN_STORAGE_CONFIG": "/etc/kafka/server.properties",
+                               "KRAFTSMAN_STORAGE_CLUSTER_ID": "abc", "KRAFTSMAN_STORAGE_IGNORE_FORMATTED": "yes",
+                               "KRAFTSMAN_STORAGE_COUNT": "3", "KRAFTSMAN_STORAGE_OUTPUT": "json",
+                               "KRAFTSMAN_STORAGE_FEATURE": "a=1\nb=2\n"})
+    assert (args.config, args.cluster_id, args.ignore_formatted, args.count, args.output) == \
+        ("/etc/kafka/server.properties", "abc", True, 3, "json")
+    assert args.feature == ["a=1", "b=2"]
+
+
+def test_the_command_line_wins_over_the_environment():
+    args = _parse(["format", "-c", "mine.properties", "--output=text"],
+                  {"KRAFTSMAN_STORAGE_CONFIG": "env.properties", "KRAFTSMAN_STORAGE_OUTPUT": "json"})
+    assert (args.config, args.output) == ("mine.properties", "text")
+
+
+def test_other_tools_variables_and_unset_flags_change_nothing():
+    args = _parse(["format", "-c", "x"], {"KRAFTSMAN_CLUSTER_CONFIG": "other", "KAFKA_NODE_ID": "3"})
+    assert (args.config, args.cluster_id, args.ignore_formatted, args.output) == ("x", None, False, "text")
+
+
+def test_a_mutually_exclusive_partner_on_the_command_line_silences_the_variable():
+    args = _parse(["format", "-c", "x", "-I", "1@h:9093:AAAAAAAAAAAAAAAAAAAAAA"],
+                  {"KRAFTSMAN_STORAGE_STANDALONE": "1"})
+    assert (args.standalone, args.initial_controllers) == (False, "1@h:9093:AAAAAAAAAAAAAAAAAAAAAA")
+    assert _parse(["format", "-c", "x"], {"KRAFTSMAN_STORAGE_STANDALONE": "1"}).standalone is True
+
+
+@pytest.mark.parametrize("name,value,message", [
+    ("KRAFTSMAN_STORAGE_COUNT", "three", "KRAFTSMAN_STORAGE_COUNT: invalid value 'three'"),
+    ("KRAFTSMAN_STORAGE_OUTPUT", "yaml", "KRAFTSMAN_STORAGE_OUTPUT: invalid choice 'yaml'"),
+    ("KRAFTSMAN_STORAGE_IGNORE_FORMATTED", "maybe", "KRAFTSMAN_STORAGE_IGNORE_FORMATTED: expected one of"),
+])
+def test_bad_values_are_usage_errors_naming_the_variable(name, value, message):
+    with pytest.raises(ToolError) as e:
+        _parse(["format", "-c", "x"], {name: value})
+    assert e.value.status == ExitStatus.USAGE and e.value.message.startswith(message)
+
+
+@pytest.mark.parametrize("suffix,prop", [
+    ("NODE_ID", "node.id"), ("PROCESS_ROLES", "process.roles"),
+    ("LISTENER_SECURITY_PROTOCOL_MAP", "listener.security.protocol.map"),
+    ("LISTENER_NAME_CONTROLLER_SSL_KEYSTORE_LOCATION", "listener.name.controller.ssl.keystore.location"),
+    ("CONFLUENT_SUPPORT___METRICS", "confluent.support_metrics"), ("SOME__DASHED_KEY", "some-dashed.key"),
+])
+def test_kafka_container_convention_names(suffix, prop):
+    assert property_name(suffix) == prop
+
+
+def test_kafka_variables_apply_only_when_enabled_and_never_the_scripts_own():
+    environ = {"KAFKA_NODE_ID": "7", "KAFKA_LOG_DIRS": "/data", "KAFKA_HEAP_OPTS": "-Xmx1G", "KAFKA_OPTS": "-x"}
+    assert kafka_environment_properties(environ) == {}
+    enabled = environ | {"KRAFTSMAN_KAFKA_ENV": "1"}
+    assert kafka_environment_properties(enabled) == {"node.id": "7", "log.dirs": "/data"}
+    merged = with_kafka_environment({"node.id": "1", "process.roles": "controller"}, enabled)
+    assert merged == {"node.id": "7", "process.roles": "controller", "log.dirs": "/data"}
