@@ -4,6 +4,8 @@ Rules:
 - `for_listener` reads Kafka's settings for one listener: the protocol from the config's security map, TLS
   from `ssl.*` (tls.server_context), SASL from `sasl.enabled.mechanisms` and `<mechanism>.sasl.jaas.config`,
   each first as `listener.name.<listener, lower case>.<key>`. PLAINTEXT listeners get None.
+- A failed authentication is answered after `connection.failed.authentication.delay.ms` (default 100), as
+  Kafka delays it to slow down password guessing; then the connection closes.
 - Supported mechanisms are PLAIN and SCRAM-SHA-256/512; any other enabled mechanism (Kafka's default is
   GSSAPI) and PLAIN without `user_<name>` entries are ConfigErrors naming the listener.
 - Without SASL the principal is the TLS one (tls.principal) or User:ANONYMOUS; with SASL it is the
@@ -27,6 +29,7 @@ class ListenerSecurity:
     plain_users: dict = field(default_factory=dict)
     scram_lookup: object = None
     max_receive_size: int = 524_288      # sasl.server.max.receive.size: largest frame before authentication
+    failure_delay_ms: int = 100          # connection.failed.authentication.delay.ms: wait before the failure answer
 
     @property
     def uses_sasl(self) -> bool:
@@ -88,6 +91,11 @@ def _sasl_settings(security: ListenerSecurity, props: dict, name: str) -> None:
         raise ConfigError(f"Invalid value {size} for configuration sasl.server.max.receive.size: Not a number of "
                           "type INT")
     security.max_receive_size = int(size)
+    delay = (props.get("connection.failed.authentication.delay.ms") or "100").strip()
+    if not delay.isdigit():
+        raise ConfigError(f"Invalid value {delay} for configuration connection.failed.authentication.delay.ms: "
+                          "Not a number of type INT")
+    security.failure_delay_ms = int(delay)
     if "PLAIN" in mechanisms:
         jaas = props.get(f"listener.name.{name.lower()}.plain.sasl.jaas.config") or props.get("sasl.jaas.config")
         security.plain_users = sasl_server.plain_users(jaas)

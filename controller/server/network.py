@@ -307,6 +307,7 @@ class _ServerConnection:
 
     async def _response_bytes(self, task) -> bytes | None:
         if isinstance(task, _Last):
+            await asyncio.sleep(self.listener.security.failure_delay_ms / 1000)  # Kafka's delayed failure
             return task.data
         try:
             ctx, response = await task

@@ -82,6 +82,7 @@ def _client_context(props: dict, listener: str) -> ssl.SSLContext:
         cadata = get("ssl.truststore.certificates")
         context = ssl.create_default_context(cafile=get("ssl.truststore.location") or None,
                                              cadata=tls.normalize_pem(cadata) if cadata else None)
+        tls.set_protocols(context, tls.setting(props, listener, "ssl.enabled.protocols", "TLSv1.2,TLSv1.3"))
         algorithm = tls.setting(props, listener, "ssl.endpoint.identification.algorithm", "https") or ""
         context.check_hostname = algorithm.lower() == "https"
         location, chain, key = (get(k) for k in ("ssl.keystore.location", "ssl.keystore.certificate.chain",

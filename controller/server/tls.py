@@ -11,6 +11,7 @@ Rules:
   On SASL_SSL listeners only the listener-prefixed setting counts (KIP-684), as in Kafka.
 - Inline PEM values may come in the one-line form a .properties continuation gives (whitespace inside the
   base64); they are re-wrapped before the ssl module reads them.
+- `ssl.enabled.protocols` (default TLSv1.2,TLSv1.3) bounds the TLS versions offered.
 - The SSL principal is Kafka's default: `User:<subject DN, RFC 2253>` for a verified client certificate,
   else `User:ANONYMOUS`.
 """
@@ -44,7 +45,7 @@ def server_context(props: dict, listener: str, protocol: str = "SSL") -> ssl.SSL
         if (get(key, "PEM") or "PEM").upper() != "PEM":
             raise TlsConfigError(f"{key}={get(key)} is not supported on listener {listener}: kraftsman reads PEM only")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    set_protocols(context, get("ssl.enabled.protocols", "TLSv1.2,TLSv1.3"))
     try:
         load_keystore(context, get("ssl.keystore.location"), get("ssl.keystore.certificate.chain"),
                        get("ssl.keystore.key"), get("ssl.key.password"), listener)
@@ -64,6 +65,20 @@ def server_context(props: dict, listener: str, protocol: str = "SSL") -> ssl.SSL
         raise TlsConfigError(f"cannot load the TLS key material of listener {listener}: "
                              f"{getattr(e, 'strerror', None) or e}") from None
     return context
+
+
+_VERSIONS = {"TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}
+
+
+def set_protocols(context: ssl.SSLContext, text: str) -> None:
+    """Bound the context's TLS versions by `ssl.enabled.protocols` (TLSv1.2 and/or TLSv1.3)."""
+    names = [p.strip() for p in (text or "").split(",") if p.strip()]
+    unknown = [n for n in names if n not in _VERSIONS]
+    if not names or unknown:
+        raise TlsConfigError(f"Invalid value {text} for configuration ssl.enabled.protocols: kraftsman supports "
+                             "TLSv1.2 and TLSv1.3")
+    versions = sorted(_VERSIONS[n] for n in names)
+    context.minimum_version, context.maximum_version = versions[0], versions[-1]
 
 
 def load_keystore(context: ssl.SSLContext, location, chain, key, password, listener: str) -> None:

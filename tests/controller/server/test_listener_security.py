@@ -577,3 +577,19 @@ def test_controller_client_over_mutual_tls_presents_the_listener_keystore(serve,
             await conn.close()
     assert loop.run(describe()) == "test-cluster"
     assert served.seen == ["User:CN=127.0.0.1"]                           # the controller's own certificate
+
+
+def test_failed_authentication_is_answered_after_the_configured_delay(serve):
+    served = serve(_sasl_server() | {"connection.failed.authentication.delay.ms": "400"})
+    start = time.monotonic()
+    with pytest.raises(sc.AuthenticationFailed, match="Invalid username or password"):
+        served.describe(_sasl_client("PLAIN", password="wrong"))
+    assert time.monotonic() - start >= 0.35
+
+
+def test_ssl_enabled_protocols_bound_the_tls_versions(serve, pki):
+    served = serve(_ssl_server(pki, "none") | {"ssl.enabled.protocols": "TLSv1.3"})
+    with served.connect(_ssl_client(pki, None)) as conn:
+        assert conn.sock.version() == "TLSv1.3"
+    with pytest.raises(ConfigError, match="ssl.enabled.protocols"):
+        from_properties(BASE | _ssl_server(pki) | {"ssl.enabled.protocols": "SSLv3"})
