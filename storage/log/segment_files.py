@@ -6,7 +6,8 @@ Rules:
 - Nothing here fsyncs on its own except recovery, which fsyncs the tail it cut.
 - Recovery checks every batch as segment.BatchReader does (lengths, magic 2, CRC-32C) but reads
   only headers into memory, in big chunks: a bad batch in a segment before the last is a
-  StorageError; in the last one it and all after it are a torn tail, cut and fsynced.
+  StorageError; in the last one it and all after it are a torn tail, cut and fsynced, unless a
+  valid batch follows it (damage, not a crash): then recovery refuses, naming file and offset.
 - Across the log, base offsets are contiguous and epochs never decrease; a batch breaking that
   counts as corrupt.
 - No `.index`/`.timeindex` files are written (Kafka rebuilds them: it recovers the metadata log
@@ -165,10 +166,42 @@ def _scan(segment: Segment, scanned: ScannedBatches, *, strict: bool) -> int:
     except CorruptRecordError as e:
         if strict:
             raise StorageError(f"corrupt metadata log segment before the last one: {e}") from None
+        _refuse_if_not_a_torn_tail(segment, e, scanned.end_offset if len(scanned) else segment.base_offset)
     if good_end < segment.size:
         segment.truncate(good_end)
         segment.sync()
     return found
+
+
+def _refuse_if_not_a_torn_tail(segment: Segment, error: CorruptRecordError, expected_offset: int) -> None:
+    """Raise StorageError when a valid batch follows the bad one: that is damage, not a torn write.
+
+    A crash tears only what was being appended, so nothing valid can follow it; a valid batch further on
+    means bytes that may have been committed were damaged, and cutting there would drop them silently."""
+    after = _next_valid_batch(segment, error.position + 1, expected_offset)
+    if after is not None:
+        position, base_offset = after
+        raise StorageError(
+            f"{segment.path}: corrupt batch at position {error.position} (offset {expected_offset}: "
+            f"{error.message}) is followed by a valid batch at position {position} (offset {base_offset}); "
+            "refusing to truncate what may be committed data: move this directory aside and let the node "
+            "fetch the log from the leader")
+
+
+def _next_valid_batch(segment: Segment, start: int, min_offset: int) -> tuple[int, int] | None:
+    """Return (position, base offset) of the first CRC-valid v2 batch at or after `start`, or None."""
+    data = os.pread(segment.fd, segment.size - start, start) if start < segment.size else b""
+    view = memoryview(data)
+    at = data.find(b"\x02", 16)
+    while at != -1:
+        pos = at - 16
+        base_offset, length, _, magic, crc = _HEAD.unpack_from(data, pos)
+        total = length + LOG_OVERHEAD
+        if (MIN_BATCH_LENGTH <= length and pos + total <= len(data) and base_offset >= min_offset
+                and crc32c(view[pos + ATTRIBUTES_OFFSET:pos + total]) == crc):
+            return start + pos, base_offset
+        at = data.find(b"\x02", at + 1)
+    return None
 
 
 def _headers(segment: Segment):

@@ -215,3 +215,47 @@ def test_a_segment_whose_first_batch_does_not_match_its_name_is_corrupt(tmp_path
     os.rename(tmp_path / f"{2:020d}.log", tmp_path / f"{3:020d}.log")
     with pytest.raises(StorageError, match="first batch at offset 2 in a segment named for offset 3"):
         FileLog.open(tmp_path)
+
+
+@pytest.mark.parametrize("victim", [0, 2, 3])
+def test_a_damaged_batch_followed_by_valid_ones_is_refused_not_truncated(tmp_path, victim):
+    batches = build(tmp_path)
+    path = tmp_path / SEGMENT
+    data = bytearray(path.read_bytes())
+    start = sum(len(b.data) for b in batches[:victim])
+    data[start + 30] ^= 0x40                      # inside the CRC-covered body of batch `victim`
+    path.write_bytes(bytes(data))
+    with pytest.raises(StorageError) as info:
+        FileLog.open(tmp_path)
+    message = str(info.value)
+    assert "\n" not in message and SEGMENT in message
+    assert f"corrupt batch at position {start} (offset {victim}:" in message
+    assert f"valid batch at position {start + len(batches[victim].data)} (offset {victim + 1})" in message
+    assert path.read_bytes() == bytes(data)       # nothing was cut
+
+
+def test_a_voter_with_a_damaged_log_refuses_to_start_in_one_line(tmp_path):
+    from kraftsman.cli.controller import run as controller
+
+    log_dir = tmp_path / "meta"
+    config = tmp_path / "server.properties"
+    config.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@127.0.0.1:1\n"
+                      f"listeners=CONTROLLER://127.0.0.1:0\ncontroller.listener.names=CONTROLLER\n"
+                      f"log.dirs={log_dir}\n")
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment(stdout=out, stderr=err)
+    from kraftsman.cli.storage_tool import run as storage
+
+    assert storage(["format", "-t", "MkU3OEVBNTcwNTJENDM2Qg", "-c", str(config)], env) == 0
+    partition = log_dir / "__cluster_metadata-0"
+    partition.mkdir(exist_ok=True)
+    batches = build(partition)
+    data = bytearray((partition / SEGMENT).read_bytes())
+    data[30] ^= 0x40
+    (partition / SEGMENT).write_bytes(bytes(data))
+    err.seek(0), err.truncate()
+    status = run_command(controller, ["--config", str(config)], env, prog="kafka-controller")
+    lines = err.getvalue().splitlines()
+    assert status == 1 and "Traceback" not in err.getvalue()
+    assert any(SEGMENT in line and "refusing to truncate" in line for line in lines), lines
+    assert len((partition / SEGMENT).read_bytes()) == sum(len(b.data) for b in batches)
