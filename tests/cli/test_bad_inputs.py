@@ -167,3 +167,21 @@ def test_bad_flag_through_the_console_script(name):
     assert "Traceback" not in result.stdout + result.stderr
     assert result.returncode == code, result.stderr
     assert len(error_lines(result.stderr)) == 1, result.stderr
+
+
+UNREADABLE = [("kafka-storage", ["info", "-c", "FILE"]), ("kafka-controller", ["--config", "FILE"]),
+              ("kafka-cluster", ["cluster-id", "-b", "CLOSED", "-c", "FILE"]),
+              ("kafka-metadata-quorum", ["--bootstrap-server", "CLOSED", "--command-config", "FILE", "describe",
+                                         "--status"])]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+                    reason="root reads files whatever their mode (the directory rows cover unreadable files)")
+@pytest.mark.parametrize("name,argv", UNREADABLE, ids=[n for n, _ in UNREADABLE])
+def test_config_without_read_permission(name, argv, files, tmp_path):
+    path = tmp_path / "secret.properties"
+    path.write_text("client.id=x\n")
+    path.chmod(0)
+    status, out, err = run_in_process(name, [str(path) if a == "FILE" else files.get(a, a) for a in argv])
+    assert "Traceback" not in out + err
+    assert status == 1 and len(error_lines(err)) == 1, err
