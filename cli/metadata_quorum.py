@@ -1,4 +1,5 @@
-"""kafka-metadata-quorum: `describe --status` and `describe --replication` (Kafka 3.9's MetadataQuorumCommand).
+"""kafka-metadata-quorum: `describe --status|--replication`, `add-controller`, `remove-controller` (Kafka 3.9's
+MetadataQuorumCommand).
 
 Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.server.
 sync_client): DescribeCluster for the cluster id (cluster_ops), DescribeQuorum for the rest (quorum_ops).
