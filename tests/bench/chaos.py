@@ -36,12 +36,12 @@ def main() -> int:
         base = Path(args.keep) if args.keep else Path(tmp)
         print(f"chaos: {args.voters} voters, {args.duration:g} s, seed {args.seed}, directories under {base}",
               flush=True)
-        report = run_chaos(base, voters=args.voters, duration_s=args.duration, seed=args.seed, kinds=kinds)
-    for line in report.log:
-        print(line)
+        report = run_chaos(base, voters=args.voters, duration_s=args.duration, seed=args.seed, kinds=kinds,
+                           progress=lambda line: print(line, flush=True))
     print()
     print(report.summary())
-    bad = report.lost or report.divergent or report.not_recovered or report.final_recovery_s is None
+    bad = (report.lost or report.divergent or report.not_recovered or report.final_recovery_s is None
+           or report.check.epochs_with_two_leaders or report.unexpected_exits)
     return 1 if bad else 0
 
 

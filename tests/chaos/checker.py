@@ -7,10 +7,13 @@ Checks (all on the files the stopped voters left, through storage.log's BatchRea
   on every voter (compared as the records image.write() gives, encoded, plus the provenance offset);
 - no acknowledged write lost: every acknowledged create exists with its topic id on every voter (unless
   a delete of it was attempted), and every acknowledged delete is gone;
+- snapshots: a snapshot id present on several voters has the same bytes on each;
+- leadership: no two voters were the active controller in the same epoch (from their stderr logs);
 - logs: the voters' stderr holds no traceback.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,9 @@ class CheckResult:
     log_errors: dict = field(default_factory=dict)      # voter -> first lines with a traceback
     batches_compared: int = 0
     known_issues: dict = field(default_factory=dict)    # voter -> count of the known fsync-failure shutdown issue
+    snapshots_compared: int = 0
+    epochs_with_two_leaders: dict = field(default_factory=dict)  # epoch -> voters active in it
+    leader_epochs: int = 0
 
     @property
     def divergent_replicas(self) -> int:
@@ -132,11 +138,44 @@ def check_logs(result: CheckResult, quorum) -> None:
             result.log_errors.setdefault(voter, window[:1500])
 
 
+def check_snapshots(result: CheckResult, quorum) -> None:
+    """Snapshots with the same id on several voters hold the same bytes."""
+    by_id: dict[tuple, dict[int, bytes]] = {}
+    for voter in quorum.ids:
+        pdir = quorum.partition_dir(voter)
+        for sid in list_snapshots(pdir):
+            by_id.setdefault((sid.end_offset, sid.epoch), {})[voter] = (pdir / sid.file_name).read_bytes()
+    for sid, copies in sorted(by_id.items()):
+        if len(copies) < 2:
+            continue
+        result.snapshots_compared += 1
+        majority = Counter(copies.values()).most_common(1)[0][0]
+        for voter, data in copies.items():
+            if data != majority:
+                result.divergent.setdefault(voter, f"snapshot {sid} differs from the other voters' copy")
+
+
+ACTIVE = re.compile(r"node (\d+) is the active controller in epoch (\d+)")
+
+
+def check_leadership(result: CheckResult, quorum) -> None:
+    """At most one voter became the active controller in each epoch."""
+    epochs: dict[int, set] = {}
+    for voter in quorum.ids:
+        path = quorum.node_dir(voter) / "controller.log"
+        for match in ACTIVE.finditer(path.read_text(errors="replace") if path.exists() else ""):
+            epochs.setdefault(int(match.group(2)), set()).add(int(match.group(1)))
+    result.leader_epochs = len(epochs)
+    result.epochs_with_two_leaders = {e: sorted(v) for e, v in epochs.items() if len(v) > 1}
+
+
 def check(quorum, workload, hw: int) -> CheckResult:
     """Run every check on the stopped quorum's directories."""
     result = CheckResult(high_watermark=hw)
     logs = {voter: voter_batches(quorum.partition_dir(voter)) for voter in quorum.ids}
     check_prefix(result, logs, hw)
     check_images(result, quorum, logs, workload)
+    check_snapshots(result, quorum)
+    check_leadership(result, quorum)
     check_logs(result, quorum)
     return result

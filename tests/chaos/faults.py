@@ -144,6 +144,7 @@ class FaultInjector:
     faults: list = field(default_factory=list)
     unexpected_exits: list = field(default_factory=list)
     log: list = field(default_factory=list)
+    progress: object = None  # called with each line of the fault log as it happens
 
     def run(self, duration_s: float, *, whole_rounds: bool = False) -> None:
         """Inject faults one after another until `duration_s` has passed (the last one is always healed);
@@ -159,7 +160,10 @@ class FaultInjector:
             time.sleep(self.rng.uniform(0.3, 1.0))
 
     def _say(self, text: str) -> None:
-        self.log.append(f"{time.strftime('%H:%M:%S')} {text}")
+        line = f"{time.strftime('%H:%M:%S')} {text}"
+        self.log.append(line)
+        if self.progress is not None:
+            self.progress(line)
 
     def leader(self, exclude=()) -> int:
         leader, _ = self.loop.run(find_leader(self.quorum.addresses(), timeout_s=self.recovery_timeout_s,

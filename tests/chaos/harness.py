@@ -105,7 +105,9 @@ def summary_lines(r: ChaosReport) -> list[str]:
             f"unexpected voter exits       {len(r.unexpected_exits)}"]
     if c is not None:
         out.append(f"committed batches compared   {c.batches_compared} (below high watermark {c.high_watermark}); "
-                   f"images compared at offset {c.common_offset}")
+                   f"images compared at offset {c.common_offset}; snapshots compared {c.snapshots_compared}")
+        out.append(f"epochs with an active controller {c.leader_epochs}; epochs with two: "
+                   f"{c.epochs_with_two_leaders or 0}")
         out += [f"divergent: voter {v}: {why}" for v, why in {**c.divergent, **c.image_divergent}.items()]
         out += [f"lost: {what} on voter {v}: {why}" for what, v, why in c.lost[:20]]
         out += [f"note: {n}" for n in c.notes]
@@ -134,7 +136,7 @@ def _wait_caught_up(loop, quorum, timeout_s: float) -> int:
 
 
 def run_chaos(base, *, voters: int = 3, duration_s: float = 45, seed: int = 1, kinds=KINDS,
-              recovery_timeout_s: float = 60, whole_rounds: bool = False) -> ChaosReport:
+              recovery_timeout_s: float = 60, whole_rounds: bool = False, progress=None) -> ChaosReport:
     """Run one chaos experiment under directory `base`; return its report (checks included)."""
     started = time.monotonic()
     report = ChaosReport(voters, seed, duration_s)
@@ -151,7 +153,7 @@ def run_chaos(base, *, voters: int = 3, duration_s: float = 45, seed: int = 1, k
         loop.run(workload.start(), timeout=120)
         time.sleep(1.0)
         injector = FaultInjector(quorum, workload, loop, rng, kinds=tuple(kinds),
-                                 recovery_timeout_s=recovery_timeout_s)
+                                 recovery_timeout_s=recovery_timeout_s, progress=progress)
         try:
             injector.run(duration_s, whole_rounds=whole_rounds)
         finally:

@@ -26,6 +26,7 @@ def _assert_healthy(report) -> None:
     assert report.final_recovery_s is not None, text
     assert not report.unexpected_exits, text
     assert not report.check.log_errors, text
+    assert not report.check.epochs_with_two_leaders, text
     assert {f.kind for f in report.faults} == set(KINDS), text
     assert report.acknowledged > 50, text
     assert set(report.exit_codes.values()) == {0}, text  # SIGTERM at the end: clean shutdown everywhere
