@@ -83,3 +83,66 @@ def test_checker_flags_a_hole_below_the_high_watermark_but_not_an_uncommitted_ta
     result = checker.CheckResult(high_watermark=10)
     checker.check_prefix(result, logs, 10)
     assert set(result.divergent) == {3} and "missing committed offset 5" in result.divergent[3]
+
+
+# ---------------------------------------------------------------- the proxy really cuts links
+def test_fault_proxy_forwards_drops_and_blackholes_a_directed_link():
+    import socket
+    import threading
+
+    from ...chaos.proxy import BLACKHOLE, DROP, OK, FaultProxy
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+
+    def echo():
+        for _ in range(3):
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=lambda c=conn: _echo(c), daemon=True).start()
+
+    def _echo(conn):
+        with conn:
+            while data := conn.recv(1024):
+                conn.sendall(data)
+
+    threading.Thread(target=echo, daemon=True).start()
+    proxy = FaultProxy({1: 1, 2: server.getsockname()[1]})  # node 1's port is never dialled here
+    proxy.start()
+    try:
+        a = socket.create_connection(("127.0.0.1", proxy.port(1, 2)), 5)
+        a.settimeout(5)
+        a.sendall(b"hello")
+        assert a.recv(1024) == b"hello"
+        proxy.set_mode(1, 2, BLACKHOLE)  # held, not lost
+        a.sendall(b"late")
+        a.settimeout(0.5)
+        with pytest.raises(socket.timeout):
+            a.recv(1024)
+        proxy.set_mode(1, 2, OK)
+        a.settimeout(5)
+        assert a.recv(1024) == b"late"
+        proxy.set_mode(1, 2, DROP)  # open connections reset, new ones refused
+        with pytest.raises(OSError):
+            a.sendall(b"x")
+            if not a.recv(1024):
+                raise ConnectionResetError("closed")
+        b = socket.create_connection(("127.0.0.1", proxy.port(1, 2)), 5)
+        b.settimeout(5)
+        with pytest.raises(OSError):
+            b.sendall(b"x")
+            if not b.recv(1024):
+                raise ConnectionResetError("closed")
+        proxy.set_mode(1, 2, OK)
+        c = socket.create_connection(("127.0.0.1", proxy.port(1, 2)), 5)
+        c.settimeout(5)
+        c.sendall(b"again")
+        assert c.recv(1024) == b"again"
+        assert "127.0.0.1:" in proxy.voters_for(1) and proxy.voters_for(1).startswith("1@127.0.0.1:1,")
+        for s in (a, b, c):
+            s.close()
+    finally:
+        proxy.close()
+        server.close()
