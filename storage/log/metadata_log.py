@@ -212,6 +212,12 @@ class FileLog:
         self.end_offset = batch.next_offset
 
     def _roll(self, base_offset: int) -> Segment:
+        """Start a segment at `base_offset`, after making the current one durable: once a later directory
+        fsync makes the new file durable, every segment before the last must be whole (recovery's rule)."""
+        last = self.segments[-1] if self.segments else None
+        if last is not None and (last.fd in self._dirty or last in self._inflight):
+            last.sync()
+            self._dirty.pop(last.fd, None)
         seg = Segment.create(self.directory, base_offset)
         self.segments.append(seg)
         self._seg_bases.append(base_offset)
@@ -227,6 +233,7 @@ class FileLog:
         k = bisect.bisect_right(self._seg_bases, self._bases[i]) - 1
         new_end = self._bases[i] if i else self.start_offset
         self._delete_segments(k + 1, len(self.segments))
+        self._sync_dir()  # the later segments are gone for good before the cut one shrinks
         seg = self.segments[k]
         seg.truncate(self._positions[i])
         seg.sync()
@@ -234,7 +241,6 @@ class FileLog:
         del self._bases[i:], self._positions[i:], self._sizes[i:]
         self.end_offset = new_end
         self.epochs.truncate(new_end)
-        self._sync_dir()
         return new_end
 
     def _delete_segments(self, lo: int, hi: int) -> None:

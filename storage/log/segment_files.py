@@ -193,7 +193,7 @@ def _next_valid_batch(segment: Segment, start: int, min_offset: int) -> tuple[in
     data = os.pread(segment.fd, segment.size - start, start) if start < segment.size else b""
     view = memoryview(data)
     at = data.find(b"\x02", 16)
-    while at != -1:
+    while at != -1 and at - 16 + RECORD_BATCH_OVERHEAD <= len(data):
         pos = at - 16
         base_offset, length, _, magic, crc = _HEAD.unpack_from(data, pos)
         total = length + LOG_OVERHEAD

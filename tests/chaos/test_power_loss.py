@@ -190,18 +190,11 @@ class Runner:
 
 
 MODES = pytest.mark.parametrize("torn", [False, True], ids=["fsynced-only", "fsynced-plus-torn-tails"])
-S1 = ("storage bug S1: FileLog.truncate_to fsyncs the cut segment before the unlink of the later segments is "
-      "durable (its _sync_dir comes after seg.sync()); a power loss in between leaves a short segment followed by "
-      "stale ones, and recovery either refuses the directory (StorageError: corrupt segment before the last one) "
-      "or, when the cut segment is empty, starts the log at the stale segment, deletes the newest snapshot and "
-      "leaves a gap")
-S2 = ("storage bug S2: FileLog recovery refuses (StorageError: corrupt metadata log segment before the last one) "
-      "a non-last segment with a torn or missing unflushed tail, which a power loss leaves when a directory fsync "
-      "made a newer segment durable first: begin_flush() fsyncs the directory before its job fsyncs the older "
-      "segments; the atomic writes of a snapshot, an install or quorum-state fsync the directory while older "
-      "segments have unflushed tails; delete_before()'s unlinks are not durable (stale segments below the "
-      "snapshot come back); Kafka "
-      "truncates an unflushed segment at its first invalid batch and drops the segments after it")
+# Found by these tests and fixed in storage/log: S1, FileLog.truncate_to shrank the cut segment before the
+# unlinks of the later segments were durable (a power loss in between left stale segments after a short one);
+# S2, a roll created the next segment while the previous one still had an unflushed tail, which a directory
+# fsync (begin_flush, snapshot or quorum-state writes) could make durable first, so a power loss left a torn
+# segment before the last one and recovery refused the directory.
 
 
 def _skip_without_proc():
@@ -221,7 +214,6 @@ def test_power_loss_keeps_flushed_batches_snapshots_and_quorum_state(tmp_path, m
     assert runner.crashes > 100
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=S1 + "; " + S2)
 @MODES
 @pytest.mark.parametrize("seed", [1, 2])
 def test_power_loss_with_truncations_background_flushes_and_snapshots_of_unflushed_logs(
@@ -234,7 +226,6 @@ def _big_batch(base: int, epoch: int):
     return R.data_batch([bytes([base % 256]) * 300], base, epoch)  # one batch per 400-byte segment
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=S1)
 def test_power_loss_during_a_truncation_to_the_snapshot_keeps_the_snapshot(tmp_path, monkeypatch):
     _skip_without_proc()
     runner = Runner(tmp_path, monkeypatch, 0, False)
@@ -253,7 +244,6 @@ def test_power_loss_during_a_truncation_to_the_snapshot_keeps_the_snapshot(tmp_p
     log.truncate_to(10)  # a follower truncating its whole log after the snapshot (a diverging leader)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=S2)
 def test_power_loss_during_a_background_flush_after_a_roll_reopens(tmp_path, monkeypatch):
     _skip_without_proc()
     runner = Runner(tmp_path, monkeypatch, 0, lambda lo, hi: (lo + hi) // 2)  # half the unsynced bytes
