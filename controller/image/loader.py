@@ -99,7 +99,7 @@ class _Feeder:
                 return False
         self.done_bytes = base + reader.file_size
         if reader.stop_reason:
-            self.warnings.append(f"{path}: stopped at byte {reader.valid_bytes}: {reader.stop_reason}")
+            self.warnings.append(f"{reader.path}: stopped at byte {reader.valid_bytes}: {reader.stop_reason}")
         return True
 
 
@@ -111,6 +111,8 @@ def load_file(path, *, offset: int | None = None, progress=None, on_fault=None) 
     with bulk_loading():
         feeder.feed_file(path, strict=path.suffix == ".checkpoint")
         image = builder.image()
+    if feeder.warnings and not builder.records and feeder.total_bytes:
+        raise LoadError(f"{path} holds no readable metadata: {feeder.warnings[0].removeprefix(f'{path}: ')}")
     return LoadResult(image, builder.records, [path], builder.faults, feeder.warnings)
 
 

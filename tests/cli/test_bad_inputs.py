@@ -103,9 +103,6 @@ CASES = [
     ("kafka-metadata-export", ["-o", "OUT"], 64),
     ("kafka-metadata-export", ["--conf", "no-equals-sign", "-o", "OUT", "GARBAGE_LOG"], 64),
 ]
-# Known bugs elsewhere (reported, not fixed here): the row fails only on its "unexpected" error text.
-KNOWN = {("kafka-metadata-shell", ("--snapshot", "GARBAGE_LOG", "ls", "/")):
-         "controller/image/loader.py feed_batches names an undefined `path` when a segment stops early"}
 COMMANDS = {c.name: c for c in docs.commands()}
 
 
@@ -148,14 +145,11 @@ def test_every_console_script_is_in_the_table():
 
 @pytest.mark.parametrize("name,argv,code", CASES, ids=[f"{n} {' '.join(a)}" for n, a, _ in CASES])
 def test_bad_input(name, argv, code, files):
-    known = KNOWN.get((name, tuple(argv)))
     status, out, err = run_in_process(name, [files.get(a, a) for a in argv])
     assert "Traceback" not in out + err
     assert status == code, err
     lines = error_lines(err)
     assert len(lines) == 1, err
-    if known is not None and "unexpected" in lines[0]:
-        pytest.xfail(known)
     assert "unexpected" not in lines[0], lines[0]
 
 
