@@ -28,7 +28,7 @@ from kraftsman.controller.server.controller_client import ControllerUnavailable,
 from .proxy import BLACKHOLE, DROP, OK, FaultProxy
 
 WRAPPER = Path(__file__).with_name("fsync_fault_controller.py")
-KINDS = ("kill_leader", "kill_follower", "pause_leader", "pause_follower", "isolate_leader_drop",
+KINDS = ("kill_leader", "kill_follower", "kill_all", "pause_leader", "pause_follower", "isolate_leader_drop",
          "isolate_follower_blackhole", "leader_inbound_cut", "pair_cut_blackhole", "minority_partition",
          "disk_fsync_failure")
 CHAOS_CONFIG = {
@@ -218,6 +218,17 @@ class FaultInjector:
 
     def _kill_follower(self, leader, followers) -> Fault:
         return self._kill("kill_follower", self.rng.choice(followers))
+
+    def _kill_all(self, leader, followers) -> Fault:
+        """SIGKILL every voter at once (a whole-cluster crash; the page cache survives), then restart them."""
+        fault = Fault("kill_all", "every voter", time.monotonic())
+        self.quorum.expected_down.update(self.quorum.ids)
+        for nid in self.quorum.ids:
+            self.quorum.kill(nid)
+        fault.detail = f"down {self._hold(0.5, 1.5):.1f} s"
+        self.quorum.start()
+        fault.healed = time.monotonic()
+        return fault
 
     def _pause(self, kind: str, target: int) -> Fault:
         fault = Fault(kind, f"voter {target}", time.monotonic())
