@@ -157,7 +157,8 @@ def run_chaos(base, *, voters: int = 3, duration_s: float = 45, seed: int = 1, k
         try:
             injector.run(duration_s, whole_rounds=whole_rounds)
         finally:
-            report.faults, report.unexpected_exits, report.log = injector.faults, injector.unexpected_exits, injector.log
+            report.faults, report.unexpected_exits = injector.faults, injector.unexpected_exits
+            report.log = injector.log
         healed = time.monotonic()
         quorum.heal_everything()
         while time.monotonic() < healed + recovery_timeout_s and workload.first_ack_after(healed) is None:

@@ -1,7 +1,7 @@
 """Chaos on a real kraftsman quorum (issue 10): voters as processes on 127.0.0.1 behind a fault-injecting proxy,
 a CreateTopics/DeleteTopics workload with simulated brokers heartbeating, one round of every fault kind
-(SIGKILL of the leader, of a follower and of every voter at once, SIGSTOP/SIGCONT, cut and blackholed links, a one-way cut, a minority
-partition holding the leader, a failing fsync), then every voter's log directory checked.
+(SIGKILL of the leader, of a follower and of every voter at once, SIGSTOP/SIGCONT, cut and blackholed links,
+a one-way cut, a minority partition holding the leader, a failing fsync), then every voter's log directory checked.
 
 The harness lives in tests/chaos/; `python tests/bench/chaos.py --voters 5 --duration 600` is the long run.
 """
