@@ -84,8 +84,6 @@ class FaultProxy:
                 if src == dst:
                     continue
                 link = self.links[(src, dst)] = _Link(src, dst, target)
-                link.flowing = asyncio.Event()
-                link.flowing.set()
                 link.server = await asyncio.start_server(lambda r, w, ln=link: self._accept(ln, r, w), HOST, 0)
                 link.port = link.server.sockets[0].getsockname()[1]
 
