@@ -23,6 +23,7 @@ import json
 import time
 
 from .common import Environment, ExitStatus
+from .env_overrides import with_environment
 
 PROG = "kafka-cluster"
 REFUSED = 4
@@ -91,7 +92,7 @@ def run(argv: list[str], env: Environment) -> int:
 
     try:
         with contextlib.redirect_stdout(env.stdout):
-            args = build_parser().parse_args(argv)
+            args = with_environment(build_parser(), "cluster", argv, env.env).parse_args(argv)
     except _UsageError as e:
         env.stderr.write(f"{e}\n")
         return ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR

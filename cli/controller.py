@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from .common import Environment, ExitStatus, ToolError, exit_with
+from .env_overrides import with_environment
 
 PROG = "kafka-controller"
 DESCRIPTION = "Run a KRaft controller (process.roles=controller) in the foreground."
@@ -29,12 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_config(path: str, overrides: list[str]):
+def _load_config(path: str, overrides: list[str], environ):
+    """Read the server .properties file; KAFKA_* variables (KRAFTSMAN_KAFKA_ENV=1) and --override win over it."""
     from kraftsman.controller.server.config import ConfigError, from_properties
     from kraftsman.storage import properties
 
+    from .env_overrides import with_kafka_environment
+
     try:
-        props = properties.load(path)
+        props = with_kafka_environment(properties.load(path), environ)
     except FileNotFoundError:
         raise ToolError(f"{path} (No such file or directory)") from None
     except (OSError, properties.PropertiesError) as e:
@@ -98,13 +102,13 @@ def _on_signal(stop) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the controller until a signal arrives."""
-    args = build_parser().parse_args(argv)
+    args = with_environment(build_parser(), "controller", argv, env.env).parse_args(argv)
     if args.version:
         from importlib.metadata import version
 
         env.stdout.write(f"{version('kraftsman')}\n")
         return ExitStatus.OK
-    config = _load_config(args.config, args.override)
+    config = _load_config(args.config, args.override, env.env)
     _setup_logging(env, args.log_level)
     import asyncio
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .common import Environment, ExitStatus, ToolError, exit_with
+from .env_overrides import with_environment
 
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
         "broker.session.timeout.ms": "2500", "broker.heartbeat.interval.ms": "500",
@@ -134,7 +135,7 @@ def run(argv: list[str], env: Environment) -> int:
 
     from .local_quorum import LocalQuorum
 
-    args = build_parser().parse_args(argv)
+    args = with_environment(build_parser(), "demo", argv, env.env).parse_args(argv)
     say = _Say(env)
     with tempfile.TemporaryDirectory(prefix="kraftsman-demo-") as tmp:
         base = Path(args.directory) if args.directory else Path(tmp)

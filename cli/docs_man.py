@@ -39,13 +39,33 @@ EXAMPLES = {
                         "kafka-dump-log --cluster-metadata-decoder --files 00000000000000000000.log"),
                        ("One JSON object per batch and record:",
                         "kafka-dump-log --cluster-metadata-decoder --output jsonl --files 00000000000000000000.log")),
-    "kafka-metadata-shell": (("Browse a snapshot interactively:",
+    "kafka-metadata-shell": (("Browse a running quorum as a read-only observer:",
+                              "kafka-metadata-shell --bootstrap-controller localhost:9093"),
+                             ("Browse a snapshot interactively:",
                               "kafka-metadata-shell --snapshot 00000000000000000100-0000000001.checkpoint"),
                              ("List the topics of a log directory as of offset 200:",
                               "kafka-metadata-shell --directory /var/lib/kafka --offset 200 ls /image/topics")),
     "kafka-controller": (("Run a controller in the foreground:", "kafka-controller -c controller.properties"),),
     "kraftsman-demo": (("Run the demo and keep its files:", "kraftsman-demo --directory /tmp/kraftsman-demo"),),
 }
+
+
+def _flag_environment(name: str) -> tuple[tuple[str, str], ...]:
+    """Describe the KRAFTSMAN_<TOOL>_<FLAG> variables (and KAFKA_* where server properties are read)."""
+    from .env_overrides import SERVER_PROPERTIES_TOOLS, TOOLS
+
+    if name not in TOOLS:
+        return ()
+    prefix = f"KRAFTSMAN_{TOOLS[name].upper()}_"
+    found = ((f"{prefix}<FLAG>", f"Any long option --some-flag not given on the command line is read from "
+                                 f"{prefix}SOME_FLAG (flag > environment > config file). Flags without a value "
+                                 "take 1/true/yes/on or 0/false/no/off; repeatable flags one value per line."),)
+    if name in SERVER_PROPERTIES_TOOLS:
+        found += (("KRAFTSMAN_KAFKA_ENV", "Set to 1 to let Kafka's container variables override the server "
+                                          "properties file: KAFKA_NODE_ID sets node.id (___ is _, __ is -, _ is .); "
+                                          "Kafka's own script variables (KAFKA_HEAP_OPTS, KAFKA_OPTS, ...) are "
+                                          "never read as properties."),)
+    return found
 
 
 def exit_codes(readme: Path) -> list[tuple[int, str]]:
@@ -129,7 +149,7 @@ def render(command, node, codes: list[tuple[int, str]]) -> str:
     for code, meaning in codes:
         lines += [".TP", f"\\fB{code}\\fR", esc(meaning.replace("`", ""))]
     lines.append(".SH ENVIRONMENT")
-    for name, meaning in COMMON_ENVIRONMENT + ENVIRONMENT.get(command.name, ()):
+    for name, meaning in COMMON_ENVIRONMENT + _flag_environment(command.name) + ENVIRONMENT.get(command.name, ()):
         lines += [".TP", f"\\fB{name}\\fR", esc(meaning)]
     lines.append(".SH EXAMPLES")
     for caption, example in EXAMPLES.get(command.name, ()):

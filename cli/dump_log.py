@@ -243,7 +243,7 @@ def _require(path: Path) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-dump-log with `argv` in `env`; return the exit status."""
-    opts = parse(argv)
+    opts = parse(argv, env.env)
     if opts in ("help", "missing-files"):
         head = DESCRIPTION if opts == "help" else 'Missing required argument "[files]"'
         env.stderr.write(f"{head}\n{help_text()}\n")

@@ -13,6 +13,7 @@ import argparse
 from dataclasses import dataclass
 
 from .common import ExitStatus, ToolError
+from .env_overrides import with_environment
 
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging "
                "a seemingly corrupt log segment.")
@@ -126,9 +127,10 @@ def _decoder(ns) -> str:
     return "string"
 
 
-def parse(argv: list[str]) -> DumpOptions | str:
-    """Parse `argv`; return DumpOptions, or "help" / "version" / "missing-files" (nothing to dump)."""
-    ns = _parser().parse_args(argv)
+def parse(argv: list[str], environ=None) -> DumpOptions | str:
+    """Parse `argv` (flags left out come from `environ`'s KRAFTSMAN_DUMP_LOG_*); return DumpOptions, or
+    "help" / "version" / "missing-files" (nothing to dump)."""
+    ns = with_environment(_parser(), "dump_log", argv, environ or {}).parse_args(argv)
     if not argv or ns.help:
         return "help"
     if ns.version:

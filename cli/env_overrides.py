@@ -31,6 +31,13 @@ KAFKA_SCRIPT_VARIABLES = frozenset({
 })
 
 
+# Console script -> the tool name in its variables (also the umbrella's sub-command).
+TOOLS = {"kafka-storage": "storage", "kafka-cluster": "cluster", "kafka-dump-log": "dump_log",
+         "kafka-metadata-shell": "shell", "kafka-controller": "controller", "kafka-metadata-quorum": "quorum",
+         "kafka-metadata-export": "pipeline", "kraftsman-demo": "demo"}
+SERVER_PROPERTIES_TOOLS = frozenset({"kafka-storage", "kafka-controller"})
+
+
 def variable_name(tool: str, option: str) -> str:
     """Return the environment variable that stands for `option` (a long flag) of `tool`."""
     return PREFIX + f"{tool}_{option.lstrip('-')}".upper().replace("-", "_")
@@ -134,3 +141,10 @@ def with_kafka_environment(props: dict[str, str], environ: Mapping[str, str]) ->
     """Return `props` (a server .properties file's keys) overridden by the KAFKA_* environment, if enabled."""
     overrides = kafka_environment_properties(environ)
     return {**props, **overrides} if overrides else props
+
+
+def with_environment(parser: argparse.ArgumentParser, tool: str, argv: list[str],
+                     environ: Mapping[str, str]) -> argparse.ArgumentParser:
+    """Return `parser` with its defaults taken from the KRAFTSMAN_<TOOL>_* environment (see the rules)."""
+    apply_flag_environment(parser, tool, argv, environ)
+    return parser

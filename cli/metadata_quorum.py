@@ -25,6 +25,7 @@ import time
 
 from .cluster_tool import ERROR_NAMES, Failure, _Context, _fail, _Parser, _UsageError, _wants_json
 from .common import Environment, ExitStatus
+from .env_overrides import with_environment
 
 PROG = "kafka-metadata-quorum"
 SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
@@ -86,7 +87,7 @@ def run(argv: list[str], env: Environment) -> int:
 
     try:
         with contextlib.redirect_stdout(env.stdout):
-            args = build_parser().parse_args(argv)
+            args = with_environment(build_parser(), "quorum", argv, env.env).parse_args(argv)
     except _UsageError as e:
         env.stderr.write(f"{e}\n")
         return ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from .common import Environment, ExitStatus, ToolError, exit_with
+from .env_overrides import with_environment
 
 PROG = "kafka-metadata-shell"
 NO_SOURCE = "Unexpected error: You must specify either a raft manager or a snapshot file reader."
@@ -151,7 +152,7 @@ def _local() -> dict:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-shell with `argv`."""
     try:
-        ns = build_parser().parse_args(argv)
+        ns = with_environment(build_parser(), "shell", argv, env.env).parse_args(argv)
         sources = [s for s in (ns.snapshot, ns.directory, ns.controllers, ns.bootstrap_controller) if s]
         if not sources:
             raise ToolError(NO_SOURCE)

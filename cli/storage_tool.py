@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 from .common import Environment, ExitStatus
+from .env_overrides import with_environment
 
 PROG = "kafka-storage"
 SCRAM_HELP = ("A SCRAM_CREDENTIAL to add to the __cluster_metadata log e.g.\n"
@@ -104,7 +105,7 @@ def _config_and_output(p: argparse.ArgumentParser) -> None:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
     try:
-        args = build_parser().parse_args(argv)
+        args = with_environment(build_parser(), "storage", argv, env.env).parse_args(argv)
     except _UsageError as e:
         env.stderr.write(f"{e}\n")
         return ExitStatus.ERROR
@@ -205,11 +206,14 @@ def _listeners(text: str) -> list[tuple[str, str, int]]:
     return result
 
 
-def _load_config(path: str) -> ServerConfig:
+def _load_config(path: str, environ) -> ServerConfig:
+    """Read the server .properties file, overridden by Kafka's KAFKA_* variables when KRAFTSMAN_KAFKA_ENV=1."""
     from kraftsman.storage import properties
 
+    from .env_overrides import with_kafka_environment
+
     try:
-        return ServerConfig(properties.load(path))
+        return ServerConfig(with_kafka_environment(properties.load(path), environ))
     except FileNotFoundError:
         raise Failure(f"{path} (No such file or directory)") from None
     except (OSError, properties.PropertiesError) as e:
@@ -296,7 +300,7 @@ def info_text(directories: list[str], kraft_mode: bool) -> tuple[str, int]:
 
 
 def _info(args, env: Environment) -> int:
-    config = _load_config(args.config)
+    config = _load_config(args.config, env.env)
     kraft = bool(config.process_roles)
     if args.output == "json":
         entries, _, _, problems = inspect_directories(config.directories(), kraft)
@@ -357,7 +361,7 @@ def build_spec(args, config: ServerConfig):
 def _format(args, env: Environment) -> int:
     from kraftsman.storage.log import formatter
 
-    config = _load_config(args.config)
+    config = _load_config(args.config, env.env)
     messages: list[str] = []
     emit = messages.append if args.output == "json" else (lambda line: env.stdout.write(line + "\n"))
     spec = None

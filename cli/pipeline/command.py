@@ -21,6 +21,7 @@ import argparse
 import time
 
 from kraftsman.cli.common import Environment, ExitStatus, ToolError, exit_with
+from kraftsman.cli.env_overrides import with_environment
 
 PROG = "kafka-metadata-export"
 DESCRIPTION = ("Decode KRaft metadata log segments and snapshots into queryable tables (Parquet or JSON Lines) "
@@ -86,7 +87,7 @@ def _start(spark_job, args, conf: dict[str, str], env: Environment):
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the pipeline with `argv` in `env`; return the exit status."""
-    parser = build_parser()
+    parser = with_environment(build_parser(), "pipeline", argv, env.env)
     args = parser.parse_args(argv)
     if args.help:
         env.stdout.write(parser.format_help())

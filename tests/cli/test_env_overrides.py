@@ -94,3 +94,94 @@ def test_kafka_variables_apply_only_when_enabled_and_never_the_scripts_own():
     assert kafka_environment_properties(enabled) == {"node.id": "7", "log.dirs": "/data"}
     merged = with_kafka_environment({"node.id": "1", "process.roles": "controller"}, enabled)
     assert merged == {"node.id": "7", "process.roles": "controller", "log.dirs": "/data"}
+
+
+# ---------------------------------------------------------------- the tools read them
+
+
+def _env(tmp_path, **variables):
+    import io
+
+    from kraftsman.cli.common import Environment
+
+    return Environment(stdout=io.StringIO(), stderr=io.StringIO(), cwd=str(tmp_path), env=dict(variables))
+
+
+def _config(tmp_path, node_id=1):
+    path = tmp_path / "server.properties"
+    path.write_text(f"process.roles=controller\nnode.id={node_id}\ncontroller.quorum.voters=1@127.0.0.1:9093\n"
+                    f"listeners=CONTROLLER://127.0.0.1:9093\ncontroller.listener.names=CONTROLLER\n"
+                    f"log.dirs={tmp_path / 'meta'}\n")
+    return path
+
+
+def test_kafka_storage_format_takes_its_flags_from_the_environment(tmp_path):
+    from kraftsman.cli.storage_tool import run
+
+    env = _env(tmp_path, KRAFTSMAN_STORAGE_CONFIG=str(_config(tmp_path)),
+               KRAFTSMAN_STORAGE_CLUSTER_ID="MkU3OEVBNTcwNTJENDM2Qg", KRAFTSMAN_STORAGE_OUTPUT="json")
+    assert run(["format"], env) == 0, env.stderr.getvalue()
+    import json
+
+    (directory,) = json.loads(env.stdout.getvalue())["directories"]        # --output json from the environment
+    assert (directory["state"], directory["cluster_id"]) == ("formatted_now", "MkU3OEVBNTcwNTJENDM2Qg")
+    assert "cluster.id=MkU3OEVBNTcwNTJENDM2Qg" in (tmp_path / "meta" / "meta.properties").read_text()
+    again = _env(tmp_path, KRAFTSMAN_STORAGE_CONFIG=str(_config(tmp_path)),
+                 KRAFTSMAN_STORAGE_CLUSTER_ID="MkU3OEVBNTcwNTJENDM2Qg", KRAFTSMAN_STORAGE_IGNORE_FORMATTED="true")
+    assert run(["format"], again) == 0, again.stderr.getvalue()   # -g from the environment
+
+
+def test_kafka_variables_override_the_server_properties_only_when_enabled(tmp_path):
+    from kraftsman.cli.storage_tool import run
+
+    config = str(_config(tmp_path, node_id=1))
+    plain = _env(tmp_path, KAFKA_NODE_ID="5")
+    assert run(["format", "-c", config, "-t", "MkU3OEVBNTcwNTJENDM2Qg"], plain) == 0, plain.stderr.getvalue()
+    assert "node.id=1" in (tmp_path / "meta" / "meta.properties").read_text()
+    (tmp_path / "meta").rename(tmp_path / "meta-1")
+    enabled = _env(tmp_path, KAFKA_NODE_ID="5", KAFKA_CONTROLLER_QUORUM_VOTERS="5@127.0.0.1:9093",
+                   KRAFTSMAN_KAFKA_ENV="1")
+    assert run(["format", "-c", config, "-t", "MkU3OEVBNTcwNTJENDM2Qg"], enabled) == 0, enabled.stderr.getvalue()
+    assert "node.id=5" in (tmp_path / "meta" / "meta.properties").read_text()
+
+
+def test_kafka_dump_log_and_a_bad_variable(tmp_path):
+    from kraftsman.cli.common import run_command
+    from kraftsman.cli.dump_log import run
+    from kraftsman.cli.storage_tool import run as storage
+
+    assert storage(["format", "-c", str(_config(tmp_path)), "-t", "MkU3OEVBNTcwNTJENDM2Qg"], _env(tmp_path)) == 0
+    bootstrap = str(tmp_path / "meta" / "bootstrap.checkpoint")
+    env = _env(tmp_path, KRAFTSMAN_DUMP_LOG_FILES=bootstrap, KRAFTSMAN_DUMP_LOG_CLUSTER_METADATA_DECODER="1")
+    assert run(["--skip-record-metadata"], env) == 0, env.stderr.getvalue()
+    assert f"Dumping {bootstrap}" in env.stdout.getvalue() and "FEATURE_LEVEL_RECORD" in env.stdout.getvalue()
+    bad = _env(tmp_path, KRAFTSMAN_DUMP_LOG_MAX_MESSAGE_SIZE="lots")
+    assert run_command(run, ["--files", bootstrap], bad, prog="kafka-dump-log") == ExitStatus.USAGE
+    assert bad.stderr.getvalue().count("\n") == 1 and "KRAFTSMAN_DUMP_LOG_MAX_MESSAGE_SIZE" in bad.stderr.getvalue()
+
+
+@pytest.mark.parametrize("script,variable,argv", [
+    ("kafka-storage", "KRAFTSMAN_STORAGE_OUTPUT", ["info", "-c", "x.properties"]),
+    ("kafka-cluster", "KRAFTSMAN_CLUSTER_OUTPUT", ["cluster-id", "-b", "127.0.0.1:1"]),
+    ("kafka-dump-log", "KRAFTSMAN_DUMP_LOG_MAX_MESSAGE_SIZE", ["--files", "x.log"]),
+    ("kafka-metadata-shell", "KRAFTSMAN_SHELL_OFFSET", ["--snapshot", "x.checkpoint", "ls"]),
+    ("kafka-controller", "KRAFTSMAN_CONTROLLER_LOG_LEVEL", ["--config", "x.properties"]),
+    ("kafka-metadata-quorum", "KRAFTSMAN_QUORUM_OUTPUT", ["--bootstrap-server", "127.0.0.1:1", "describe",
+                                                         "--status"]),
+    ("kafka-metadata-export", "KRAFTSMAN_PIPELINE_FORMAT", ["-o", "out", "x.log"]),
+    ("kraftsman-demo", "KRAFTSMAN_DEMO_VOTERS", []),
+])
+def test_every_console_script_reads_its_variables(tmp_path, script, variable, argv):
+    """A bad value in the tool's variable is refused before anything runs: the tool read it."""
+    import importlib
+
+    from kraftsman.cli import docs
+    from kraftsman.cli.common import run_command
+    from kraftsman.cli.env_overrides import TOOLS
+
+    assert variable.startswith(f"KRAFTSMAN_{TOOLS[script].upper()}_")
+    module = importlib.import_module(next(c.module for c in docs.commands() if c.name == script))
+    env = _env(tmp_path, **{variable: "not-a-valid-value"})
+    assert run_command(module.run, argv, env, prog=script) == ExitStatus.USAGE
+    assert variable in env.stderr.getvalue() and env.stderr.getvalue().count("\n") == 1
+    assert set(TOOLS) == {c.name for c in docs.commands()} - {"kraftsman"}
