@@ -3,6 +3,7 @@
 Rules:
 - Only the cli layer prints; library errors reach users as one line on stderr, never a traceback
   (set KRAFTSMAN_DEBUG=1 or pass --debug to see it).
+- Colour only on terminals, never with NO_COLOR set or --no-color (a global flag, like --debug).
 - Exit codes are an IntEnum documented in the README; Kafka-compatible tools keep Kafka's codes.
 - Heavy modules are imported inside commands, never at module import.
 """
@@ -57,6 +58,11 @@ class Environment:
         return bool(getattr(self.stderr, "isatty", lambda: False)())
 
     @property
+    def color(self) -> bool:
+        """Tell whether colour may be used on stderr: a terminal, and neither NO_COLOR nor --no-color."""
+        return self.stderr_isatty and not self.env.get("NO_COLOR")
+
+    @property
     def debug(self) -> bool:
         """Tell whether tracebacks were asked for."""
         return self.env.get("KRAFTSMAN_DEBUG", "") not in ("", "0")
@@ -83,6 +89,9 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
     if "--debug" in argv:
         argv.remove("--debug")
         env.env["KRAFTSMAN_DEBUG"] = "1"
+    if "--no-color" in argv:       # as NO_COLOR (no-color.org), which rich and prompt-toolkit honour
+        argv.remove("--no-color")
+        env.env["NO_COLOR"] = os.environ["NO_COLOR"] = "1"
     if argv[:1] == ["--version"] and prog not in OWN_VERSION:
         env.stdout.write(f"{prog} (kraftsman) {package_version()}\n")
         return ExitStatus.OK

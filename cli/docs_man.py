@@ -14,6 +14,8 @@ from pathlib import Path
 VERSION = "0.1.0"
 COMMON_ENVIRONMENT = (
     ("KRAFTSMAN_DEBUG", "When set to anything but 0, errors show a Python traceback (as --debug does)."),
+    ("NO_COLOR", "When set and not empty, no colour is used (as --no-color does); colour is only ever used on "
+                 "a terminal."),
 )
 SCHEMA_ENVIRONMENT = (
     ("KRAFTSMAN_CACHE_DIR", "Folder caching parsed message schemas (default $XDG_CACHE_HOME/kraftsman, "

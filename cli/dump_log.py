@@ -227,7 +227,7 @@ class DumpSession:
 def _rich_console(env: Environment):
     from rich.console import Console
 
-    return Console(file=env.stderr)
+    return Console(file=env.stderr, no_color=not env.color)
 
 
 def _java_long(text: str) -> int:

@@ -185,3 +185,39 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
     assert run_command(module.run, argv, env, prog=script) == ExitStatus.USAGE
     assert variable in env.stderr.getvalue() and env.stderr.getvalue().count("\n") == 1
     assert set(TOOLS) == {c.name for c in docs.commands()} - {"kraftsman"}
+
+
+def test_no_color_flag_and_variable(tmp_path, monkeypatch):
+    from kraftsman.cli.common import run_command
+    from kraftsman.cli.dump_log import _rich_console
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    seen = {}
+
+    def tool(argv, env):
+        seen.update(argv=argv, color=env.color, console=_rich_console(env).no_color)
+        return 0
+
+    class Terminal:
+        def __init__(self):
+            import io
+            self.buffer = io.StringIO()
+
+        def isatty(self):
+            return True
+
+        def write(self, text):
+            return self.buffer.write(text)
+
+        def flush(self):
+            pass
+
+    env = _env(tmp_path)
+    env.stderr = Terminal()
+    assert run_command(tool, ["x"], env) == 0 and seen == {"argv": ["x"], "color": True, "console": False}
+    assert run_command(tool, ["--no-color", "x"], env) == 0
+    assert seen == {"argv": ["x"], "color": False, "console": True}
+    import os
+    assert os.environ["NO_COLOR"] == "1"                         # prompt-toolkit and rich read the process's
+    piped = _env(tmp_path)
+    assert run_command(tool, ["x"], piped) == 0 and seen["color"] is False   # never colour into a pipe
