@@ -226,8 +226,13 @@ class ControllerServer:
             self.router.send(env)
 
     def _on_peer_response(self, env) -> None:
-        if not self._stopping:
+        if self._stopping:
+            return
+        try:
             self.driver.step(env)
+        except Exception:  # as in _tick_loop: a bug or a failed disk (e.g. a snapshot install) stops serving
+            log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
+            asyncio.get_running_loop().create_task(self.stop())
 
     async def raft_request(self, name: str, version: int, body):
         """Hand an inbound raft request to the core; return its response body (None: no answer)."""

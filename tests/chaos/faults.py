@@ -28,8 +28,8 @@ from kraftsman.controller.server.controller_client import ControllerUnavailable,
 from .proxy import BLACKHOLE, DROP, OK, FaultProxy
 
 WRAPPER = Path(__file__).with_name("fsync_fault_controller.py")
-KINDS = ("kill_leader", "kill_follower", "kill_all", "pause_leader", "pause_follower", "isolate_leader_drop",
-         "isolate_follower_blackhole", "leader_inbound_cut", "pair_cut_blackhole", "minority_partition",
+KINDS = ("kill_leader", "kill_follower", "kill_all", "power_loss_follower", "power_loss_all", "pause_leader",
+         "pause_follower", "isolate_leader_drop", "isolate_follower_blackhole", "leader_inbound_cut", "pair_cut_blackhole", "minority_partition",
          "disk_fsync_failure")
 CHAOS_CONFIG = {
     "controller.quorum.election.timeout.ms": "800", "controller.quorum.fetch.timeout.ms": "1500",
@@ -42,8 +42,9 @@ CHAOS_CONFIG = {
 class ChaosQuorum(LocalQuorum):
     """A LocalQuorum behind a FaultProxy, with an fsync-failure switch per voter."""
 
-    def __init__(self, base, voters: int = 3, *, extra=None):
+    def __init__(self, base, voters: int = 3, *, extra=None, fsync_delay_ms: int = 10):
         super().__init__(base, voters, extra=CHAOS_CONFIG | dict(extra or {}))
+        self.fsync_delay_ms = fsync_delay_ms
         self.proxy = FaultProxy(self.ports)
         self.proxy.start()
         self.paused: set[int] = set()
@@ -55,13 +56,39 @@ class ChaosQuorum(LocalQuorum):
     def fsync_trigger(self, node_id: int) -> Path:
         return self.node_dir(node_id) / "fail-fsync"
 
+    def fsync_journal(self, node_id: int) -> Path:
+        return self.node_dir(node_id) / "fsync-journal"
+
+    def lose_unsynced(self, node_id: int, rng: random.Random) -> int:
+        """After a SIGKILL of `node_id`: cut each segment to the size its last fsync made durable (a segment
+        never fsynced to nothing), keeping a random torn part of the unsynced bytes half of the time, as a
+        power loss would. Return how many bytes were dropped."""
+        durable: dict[str, tuple[int, int]] = {}
+        journal = self.fsync_journal(node_id)
+        for line in journal.read_text().splitlines() if journal.exists() else []:
+            path, inode, size = line.split("\t")
+            durable[path] = (int(inode), int(size))
+        dropped = 0
+        for segment in self.partition_dir(node_id).glob("*.log"):
+            st = segment.stat()
+            inode, size = durable.get(str(segment), (None, 0))
+            keep = size if inode == st.st_ino else 0
+            if keep < st.st_size:
+                if rng.random() < 0.5:
+                    keep = rng.randint(keep, st.st_size)
+                os.truncate(segment, keep)
+                dropped += st.st_size - keep
+        return dropped
+
     def start(self, node_id: int | None = None) -> None:
         for nid in [node_id] if node_id is not None else self.ids:
             if nid in self.procs and self.procs[nid].poll() is None:
                 continue
             stderr = open(self.node_dir(nid) / "controller.log", "ab")
             cmd = [sys.executable, str(WRAPPER), "--config", str(self.config_path(nid))]
-            env = os.environ | {"PYTHONUNBUFFERED": "1", "KRAFTSMAN_CHAOS_FSYNC_TRIGGER": str(self.fsync_trigger(nid))}
+            env = os.environ | {"PYTHONUNBUFFERED": "1", "KRAFTSMAN_CHAOS_FSYNC_TRIGGER": str(self.fsync_trigger(nid)),
+                                "KRAFTSMAN_CHAOS_FSYNC_JOURNAL": str(self.fsync_journal(nid)),
+                                "KRAFTSMAN_CHAOS_FSYNC_DELAY_MS": str(self.fsync_delay_ms)}
             self.procs[nid] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
             stderr.close()
             self.expected_down.discard(nid)
@@ -229,6 +256,25 @@ class FaultInjector:
         self.quorum.start()
         fault.healed = time.monotonic()
         return fault
+
+    def _power_loss(self, kind: str, targets: list[int]) -> Fault:
+        """SIGKILL `targets`, drop what they had not fsynced (PowerLoss of their disks), restart them."""
+        fault = Fault(kind, ", ".join(f"voter {t}" for t in targets), time.monotonic())
+        self.quorum.expected_down.update(targets)
+        for nid in targets:
+            self.quorum.kill(nid)
+        dropped = sum(self.quorum.lose_unsynced(nid, self.rng) for nid in targets)
+        fault.detail = f"dropped {dropped} unsynced bytes, down {self._hold(0.5, 1.5):.1f} s"
+        for nid in targets:
+            self.quorum.start(nid)
+        fault.healed = time.monotonic()
+        return fault
+
+    def _power_loss_follower(self, leader, followers) -> Fault:
+        return self._power_loss("power_loss_follower", [self.rng.choice(followers)])
+
+    def _power_loss_all(self, leader, followers) -> Fault:
+        return self._power_loss("power_loss_all", list(self.quorum.ids))
 
     def _pause(self, kind: str, target: int) -> Fault:
         fault = Fault(kind, f"voter {target}", time.monotonic())

@@ -1,19 +1,45 @@
-"""Run kafka-controller with an fsync failure hook: while the file named by KRAFTSMAN_CHAOS_FSYNC_TRIGGER exists,
-every os.fsync raises EIO (a failing disk). Used by the chaos harness only; the controller itself is unchanged.
+"""Run kafka-controller with two chaos hooks on os.fsync; the controller itself is unchanged.
+
+- While the file named by KRAFTSMAN_CHAOS_FSYNC_TRIGGER exists, every os.fsync raises EIO (a failing disk).
+- When KRAFTSMAN_CHAOS_FSYNC_JOURNAL names a file, each fsync of a `.log` segment appends one line
+  `<path>\t<inode>\t<size before the fsync>` to it: the bytes that are durable once that fsync returned.
+  The harness reads it after a SIGKILL to cut every segment back to what a power loss would have kept.
+- KRAFTSMAN_CHAOS_FSYNC_DELAY_MS makes every fsync that much slower (a slow disk: the window in which appended
+  bytes are not yet durable grows, so a power loss finds some).
 
 Usage: python fsync_fault_controller.py --config server.properties   (same arguments as kafka-controller)
 """
 import errno
 import os
+import time
 
 _TRIGGER = os.environ.get("KRAFTSMAN_CHAOS_FSYNC_TRIGGER", "")
+_JOURNAL = os.environ.get("KRAFTSMAN_CHAOS_FSYNC_JOURNAL", "")
+_DELAY_S = int(os.environ.get("KRAFTSMAN_CHAOS_FSYNC_DELAY_MS", "0") or 0) / 1000
+_journal_fd = None
 _real_fsync = os.fsync
 
 
 def _fsync(fd):
+    global _journal_fd
     if _TRIGGER and os.path.exists(_TRIGGER):
         raise OSError(errno.EIO, "Input/output error (chaos: injected fsync failure)")
-    return _real_fsync(fd)
+    line = None
+    if _JOURNAL:
+        try:
+            path = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            path = ""
+        if path.endswith(".log"):
+            st = os.fstat(fd)
+            line = f"{path}\t{st.st_ino}\t{st.st_size}\n".encode()
+    if _DELAY_S:
+        time.sleep(_DELAY_S)
+    _real_fsync(fd)
+    if line is not None:
+        if _journal_fd is None:
+            _journal_fd = os.open(_JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(_journal_fd, line)
 
 
 os.fsync = _fsync

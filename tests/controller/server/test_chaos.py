@@ -146,3 +146,36 @@ def test_fault_proxy_forwards_drops_and_blackholes_a_directed_link():
     finally:
         proxy.close()
         server.close()
+
+
+# ---------------------------------------------------------------- a fix found by the chaos run
+def test_a_raft_step_that_fails_on_a_peer_response_stops_the_controller():
+    """Seen in a chaos run: a follower installing a snapshot on a failing disk (FetchSnapshot response ->
+    store_snapshot -> EIO) logged `on_response failed` and fetched the snapshot again every ~40 ms for good,
+    still serving; a failing step now stops the controller, as a failing tick already did."""
+    import asyncio
+
+    from kraftsman.controller.server.config import from_properties
+    from kraftsman.controller.server.node import ControllerServer
+
+    server = ControllerServer(from_properties({
+        "process.roles": "controller", "node.id": "1", "controller.quorum.voters": "1@127.0.0.1:9093",
+        "listeners": "CONTROLLER://127.0.0.1:9093", "controller.listener.names": "CONTROLLER"}))
+
+    class FailingDriver:
+        def step(self, env):
+            raise OSError(5, "Input/output error")
+
+    stopped = []
+
+    async def stop():
+        stopped.append(True)
+
+    server.driver, server.stop = FailingDriver(), stop
+
+    async def deliver():
+        server._on_peer_response(object())
+        await asyncio.sleep(0.01)
+
+    asyncio.run(deliver())
+    assert stopped == [True]
