@@ -58,6 +58,8 @@ class ControllerConfig:
     max_idle_interval_ms: int = 500
     socket_request_max_bytes: int = 104_857_600
     connections_max_idle_ms: int = 600_000
+    max_connections: int = 2**31 - 1
+    max_connections_per_ip: int = 2**31 - 1
     num_partitions: int = 1
     default_replication_factor: int = 1
     min_insync_replicas: int = 1
@@ -101,6 +103,8 @@ _INTS = {
     "metadata.max.idle.interval.ms": "max_idle_interval_ms",
     "socket.request.max.bytes": "socket_request_max_bytes",
     "connections.max.idle.ms": "connections_max_idle_ms",
+    "max.connections": "max_connections",
+    "max.connections.per.ip": "max_connections_per_ip",
     "num.partitions": "num_partitions",
     "default.replication.factor": "default_replication_factor",
     "min.insync.replicas": "min_insync_replicas",

@@ -22,6 +22,8 @@ Rules:
 - A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
   that connection.
 - A connection with no bytes either way and nothing in flight for idle_timeout_ms is closed.
+- A new connection past max_connections on the listener, or past max_connections_per_ip from one address,
+  is closed at once (Kafka's max.connections / max.connections.per.ip); the others are not disturbed.
 - Security (listener_security.ListenerSecurity, None for PLAINTEXT): TLS wraps the server socket; on SASL
   listeners every request before authentication goes to the connection's SaslSession (sasl_server), whose
   answer may end the connection; ctx.session_principal is the SASL user, the TLS subject or User:ANONYMOUS.
@@ -67,10 +69,13 @@ class Listener:
     """Accept connections on (host, port) and serve Kafka requests with `handler`."""
 
     def __init__(self, name: str, host: str, port: int, handler, *, max_request_size: int = 104_857_600,
-                 idle_timeout_ms: int = 600_000, api_versions=None, max_in_flight: int = 64, security=None):
+                 idle_timeout_ms: int = 600_000, api_versions=None, max_in_flight: int = 64, security=None,
+                 max_connections: int = 2**31 - 1, max_connections_per_ip: int = 2**31 - 1):
         self.name, self.host, self.handler, self.security = name, host, handler, security
         self.max_request_size, self.idle_timeout_ms = max_request_size, idle_timeout_ms
         self.max_in_flight = max_in_flight
+        self.max_connections, self.max_connections_per_ip = max_connections, max_connections_per_ip
+        self.rejected = 0
         self.api_versions = api_versions if api_versions is not None else api_versions_mod.api_versions_response()
         self._port = port
         self._server: asyncio.base_events.Server | None = None
@@ -110,12 +115,28 @@ class Listener:
             await self._server.wait_closed()
             self._server = None
 
+    def _over_limit(self, writer) -> str | None:
+        """Say why a new connection exceeds max.connections or max.connections.per.ip, or return None."""
+        if len(self._conns) >= self.max_connections:
+            return f"max connection count {self.max_connections} reached"
+        ip = (writer.get_extra_info("peername") or ("?",))[0]
+        same = sum(1 for c in self._conns if c.peer[0] == ip)
+        if same >= self.max_connections_per_ip:
+            return f"max connection count {self.max_connections_per_ip} for {ip} reached"
+        return None
+
     def current_api_versions(self):
         """Return the ApiVersionsResponse body to advertise now."""
         body = self.api_versions() if callable(self.api_versions) else self.api_versions
         return self.security.advertise(body) if self.security is not None else body
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        refusal = self._over_limit(writer)
+        if refusal is not None:
+            self.rejected += 1
+            log.info("%s: rejected connection from %s: %s", self.name, writer.get_extra_info("peername"), refusal)
+            writer.close()
+            return
         conn = _ServerConnection(self, reader, writer, next(self._ids))
         self._conns.add(conn)
         try:

@@ -159,6 +159,8 @@ class ControllerServer:
             listener = Listener(endpoint.name, endpoint.host or "0.0.0.0", endpoint.port, self.handle,
                                 max_request_size=cfg.socket_request_max_bytes,
                                 idle_timeout_ms=cfg.connections_max_idle_ms, api_versions=self.api_versions,
+                                max_connections=cfg.max_connections,
+                                max_connections_per_ip=cfg.max_connections_per_ip,
                                 security=listener_security.for_listener(cfg, endpoint.name, lookup))
             self.listeners.append(listener)
             await listener.start()

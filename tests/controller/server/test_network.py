@@ -319,3 +319,39 @@ def test_close_cancels_in_flight_requests_and_closes_connections():
             await asyncio.open_connection("127.0.0.1", listener.port)
         client.close()
     run(body)
+
+
+@pytest.mark.parametrize("limits", [{"max_connections": 2}, {"max_connections_per_ip": 2}])
+def test_connections_past_the_limit_are_closed_and_the_others_kept(limits):
+    async def body():
+        listener = await serving(**limits)
+        first, second = await Client.open(listener), await Client.open(listener)
+        await first.describe_cluster(1)
+        assert cid_of(await first.frame()) == 1       # both accepted before the third arrives
+        await second.describe_cluster(2)
+        assert cid_of(await second.frame()) == 2
+        third = await Client.open(listener)
+        assert await third.is_closed()
+        assert listener.rejected == 1
+        await first.describe_cluster(3)
+        assert cid_of(await first.frame()) == 3
+        first.close()
+        await asyncio.sleep(0.2)                     # a slot frees up once a connection ends
+        fourth = await Client.open(listener)
+        await fourth.describe_cluster(4)
+        assert cid_of(await fourth.frame()) == 4
+        for c in (second, third, fourth):
+            c.close()
+        await listener.close()
+    run(body)
+
+
+def test_connection_limits_come_from_kafkas_properties():
+    from kraftsman.controller.server.config import from_properties
+
+    props = {"process.roles": "controller", "node.id": "1", "controller.quorum.voters": "1@127.0.0.1:9093",
+             "listeners": "CONTROLLER://127.0.0.1:9093", "controller.listener.names": "CONTROLLER",
+             "max.connections": "100", "max.connections.per.ip": "7"}
+    config = from_properties(props)
+    assert (config.max_connections, config.max_connections_per_ip) == (100, 7)
+    assert from_properties({k: v for k, v in props.items() if not k.startswith("max.")}).max_connections == 2**31 - 1
