@@ -123,7 +123,7 @@ def test_storage_info_and_format(tmp_path):
     assert {d["state"] for d in doc["directories"]} == {"unreadable"}
     # format errors found before planning: legacy config, bad release version, no quorum voters
     for props, args in (({"process_roles": None}, ()), ({}, ("-r", "9.9-IV9")),
-                        ({"controller_quorum_voters": None}, ())):
+                        ({"controller_quorum_voters": None}, ()), ({"node_id": "x"}, ())):
         doc = check(storage("format", "-c", config(tmp_path, log_dirs=str(tmp_path / "new"), **props), "-t", CID,
                             *args, "--output", "json"), 1, "format")
         assert doc["problems"] and doc["metadata_version"] is None
