@@ -10,7 +10,8 @@ Rules:
   pure functions from the model to text, so tests regenerate in memory and compare with the files.
 - Flag arguments complete as files (--config, --files, --snapshot), folders (--directory) or their
   choices; DYNAMIC is the hook for run-time candidates (node ids, topics, metadata paths): a kind
-  named there is completed by running `kraftsman-complete <kind> <word>` when that program exists.
+  named there is completed by running `kraftsman-complete <kind> <word>` (with the command line typed so
+  far, from which cli/complete.py finds the source) when that program exists.
 """
 from __future__ import annotations
 
@@ -27,8 +28,14 @@ UMBRELLA = "kraftsman"
 PARSER_MODULES = {"kafka-dump-log": "kraftsman.cli.dump_log_options"}
 FILE_FLAGS = frozenset({"--config", "--files", "--snapshot"})
 DIR_FLAGS = frozenset({"--directory"})
-# (console script, flag or positional dest) -> dynamic completion kind (later item: none yet)
-DYNAMIC: dict[tuple[str, str], str] = {}
+# (console script, flag or positional dest) -> dynamic completion kind (cli/complete.py KINDS)
+DYNAMIC: dict[tuple[str, str], str] = {
+    ("kafka-metadata-shell", "command"): "metadata-path",
+    ("kafka-cluster", "--id"): "broker-id",
+    ("kafka-metadata-quorum", "--controller-id"): "controller-id",
+}
+# console scripts that are helpers of the generated completions, not tools: no man page or completion
+HELPERS = frozenset({"kraftsman-complete"})
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 Rules:
 - Scripts are data-driven from the model: sub-commands, flags, and each flag's value (files, folders,
   choices, free text, or a dynamic kind); nothing is written by hand per tool.
-- A dynamic kind is completed by `kraftsman-complete <kind> <word>` when that program is on PATH
-  (the hook for node ids, topics and metadata paths); otherwise nothing is offered.
+- A dynamic kind is completed by `kraftsman-complete <kind> <word>` plus the command line typed so far
+  (bash: COMP_LINE up to the cursor, else COMP_WORDS; zsh: $words; fish: `commandline -opc`) when that
+  program is on PATH (cli/complete.py: node ids, metadata paths); otherwise nothing is offered.
 - Descriptions are one line, quoted for each shell; output is deterministic.
 """
 from __future__ import annotations
@@ -41,9 +42,30 @@ def _bash_value(option, cur: str = '"$cur"') -> str:
     if kind == "choices":
         return f"COMPREPLY=($(compgen -W \"{' '.join(option.choices)}\" -- {cur}))"
     if kind.startswith("dynamic:"):
-        return (f"command -v {DYNAMIC_PROGRAM} >/dev/null 2>&1 && "
-                f"COMPREPLY=($({DYNAMIC_PROGRAM} {kind[8:]} {cur}))")
+        return f"_kraftsman_dynamic {kind[8:]} {cur}"
     return ":"
+
+
+def _has_dynamic(root) -> bool:
+    return any(o.complete.startswith("dynamic:") for n in root.walk() for o in n.options + n.positionals)
+
+
+# `kraftsman-complete KIND WORD --line TEXT`: the line up to the cursor, as typed (COMP_WORDS splits
+# host:port at ':'); COMP_WORDS when COMP_LINE is unset. Directories (ending in '/') take no space.
+BASH_DYNAMIC = f"""_kraftsman_dynamic() {{
+    command -v {DYNAMIC_PROGRAM} >/dev/null 2>&1 || return 0
+    local kind="$1" word="$2" line="${{COMP_LINE-}}" item
+    if [ -n "$line" ]; then
+        set -- "$kind" "$word" --line "${{line:0:${{COMP_POINT:-${{#line}}}}}}"
+    else
+        set -- "$kind" "$word" -- "${{COMP_WORDS[@]:0:COMP_CWORD}}"
+    fi
+    while IFS= read -r item; do COMPREPLY+=("$item"); done < <({DYNAMIC_PROGRAM} "$@" 2>/dev/null)
+    if [ "${{#COMPREPLY[@]}}" -eq 1 ] && [ "${{COMPREPLY[0]%/}}" != "${{COMPREPLY[0]}}" ]; then
+        compopt -o nospace 2>/dev/null
+    fi
+    return 0
+}}"""
 
 
 def bash(name: str, root) -> str:
@@ -60,8 +82,10 @@ def bash(name: str, root) -> str:
         flags = " ".join(f for o in n.options for f in o.flags)
         words.append(f'        "{_key(n)}") flags="{flags}"; subs="{" ".join(n.subcommands)}" ;;')
         if n.positionals and n.positionals[0].complete not in ("none", "value"):
-            positional.append(f'        "{_key(n)}") {_bash_value(n.positionals[0])}; return 0 ;;')
-    lines = [f"# {HEADER.format(c='bash', name=name)}", f"{fn}() {{",
+            done = '[ "${#COMPREPLY[@]}" -gt 0 ] && ' if n.positionals[0].complete.startswith("dynamic:") else ""
+            positional.append(f'        "{_key(n)}") {_bash_value(n.positionals[0])}; {done}return 0 ;;')
+    lines = [f"# {HEADER.format(c='bash', name=name)}", *([BASH_DYNAMIC] if _has_dynamic(root) else []),
+             f"{fn}() {{",
              '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="" node="" word flags="" subs="" i=1',
              '    [ "$COMP_CWORD" -gt 0 ] && prev="${COMP_WORDS[COMP_CWORD-1]}"',
              "    COMPREPLY=()",
@@ -142,12 +166,19 @@ def _zfunction(name: str, node) -> list[str]:
 
 def zsh(name: str, root) -> str:
     """Return the zsh completion script (an autoloaded `_name` function file) of command `name`."""
+    if not _has_dynamic(root):
+        return "\n".join([f"#compdef {name}", f"# {HEADER.format(c='zsh', name=name)}", "",
+                          *_zfunction(name, root), f'_kraftsman_{_ident(name)} "$@"', ""])
+    # the words before the cursor are saved before _arguments narrows $words to a sub-command's
     dynamic = ["_kraftsman_dynamic() {",
                f"    (( $+commands[{DYNAMIC_PROGRAM}] )) || return 1",
-               f"    local -a values; values=(${{(f)\"$({DYNAMIC_PROGRAM} $1 \"$PREFIX\")\"}})",
-               "    compadd -a values", "}", ""]
+               f"    local -a values dirs; values=(${{(f)\"$({DYNAMIC_PROGRAM} $1 \"$PREFIX\" -- "
+               "\"${(@)_kraftsman_words}\" 2>/dev/null)\"})",
+               "    dirs=(${(M)values:#*/}); values=(${values:#*/})",
+               "    compadd -S '' -a dirs", "    compadd -a values", "}", ""]
     return "\n".join([f"#compdef {name}", f"# {HEADER.format(c='zsh', name=name)}", "", *dynamic,
-                      *_zfunction(name, root), f'_kraftsman_{_ident(name)} "$@"', ""])
+                      *_zfunction(name, root), "local -a _kraftsman_words",
+                      '_kraftsman_words=("${(@)words[1,CURRENT-1]}")', f'_kraftsman_{_ident(name)} "$@"', ""])
 
 
 # ---------------------------------------------------------------- fish
@@ -172,7 +203,8 @@ def _fvalue(option) -> str:
     if kind == "choices":
         return " -x -a " + _fq(" ".join(option.choices))
     if kind.startswith("dynamic:"):
-        return f" -x -a '(command -q {DYNAMIC_PROGRAM}; and {DYNAMIC_PROGRAM} {kind[8:]} (commandline -ct))'"
+        return (f" -x -a '(command -q {DYNAMIC_PROGRAM}; and {DYNAMIC_PROGRAM} {kind[8:]} (commandline -ct) -- "
+                "(commandline -opc))'")
     return " -x" if option.metavar else ""
 
 

@@ -16,7 +16,7 @@ complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -s C -l bo
 complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -s c -l config -r -F -d 'A property file containing configurations for the Admin client.'
 complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -l output -x -a 'text json' -d 'kraftsman: print text (Kafka\'s) or one JSON object.'
 complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -l timeout -x -d 'kraftsman: give up after this many seconds in total (default: request.timeout...'
-complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -s i -l id -x -d 'The ID of the broker to unregister.'
+complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -s i -l id -x -a '(command -q kraftsman-complete; and kraftsman-complete broker-id (commandline -ct) -- (commandline -opc))' -d 'The ID of the broker to unregister.'
 complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -l missing-ok -d 'kraftsman: succeed (exit 0) when the broker is not registered.'
 complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -l require-fenced -d 'kraftsman: refuse (exit 4) to unregister a broker that is still active.'
 complete -c kafka-cluster -n '__fish_seen_subcommand_from unregister' -l dry-run -d 'kraftsman: only tell whether the broker is active; change nothing.'

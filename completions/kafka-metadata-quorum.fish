@@ -20,7 +20,7 @@ complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from add-controller
 complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from add-controller' -l output -x -a 'text json' -d 'kraftsman: print text (Kafka\'s) or one JSON object.'
 complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from add-controller' -l timeout -x -d 'kraftsman: give up after this many seconds in total (default: request.timeout...'
 complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from remove-controller' -s h -l help -d 'show this help message and exit'
-complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from remove-controller' -s i -l controller-id -x -d 'The id of the controller to remove.'
+complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from remove-controller' -s i -l controller-id -x -a '(command -q kraftsman-complete; and kraftsman-complete controller-id (commandline -ct) -- (commandline -opc))' -d 'The id of the controller to remove.'
 complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from remove-controller' -s d -l controller-directory-id -x -d 'The directory ID of the controller to remove.'
 complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from remove-controller' -l dry-run -d 'True if we should print what would be done, but not do it.'
 complete -c kafka-metadata-quorum -n '__fish_seen_subcommand_from remove-controller' -l output -x -a 'text json' -d 'kraftsman: print text (Kafka\'s) or one JSON object.'
