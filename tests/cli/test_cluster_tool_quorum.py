@@ -12,13 +12,12 @@ import pytest
 
 from kraftsman.cli import cluster_tool
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.local_quorum import LocalQuorum
-from kraftsman.controller.server.broker_sim import SimulatedBroker
 
-from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader
+from ..controller.server.quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for
 from ..controller.server.sync_fakes import FakeServer, http_server
 
 BROKER_IDS = (101, 102, 103)
+loop = loop_fixture()
 
 
 def kc(*argv):
@@ -27,46 +26,16 @@ def kc(*argv):
     return status, out.getvalue(), err.getvalue()
 
 
-def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not reached in time")
-
-
-@pytest.fixture(scope="module")
-def loop():
-    runner = LoopThread()
-    yield runner
-    runner.close()
-
-
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    q = LocalQuorum(tmp_path_factory.mktemp("cluster-tool"), 3, extra=FAST)
-    q.format()
-    q.start()
-    try:
-        q.wait_listening()
-        loop.run(find_leader(q.addresses()))
+    with running_quorum(tmp_path_factory.mktemp("cluster-tool"), loop) as q:
         yield q
-    finally:
-        q.stop()
 
 
 @pytest.fixture(scope="module")
 def brokers(quorum, loop):
-    sims = {b: SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=500, fetch=False)
-            for b in BROKER_IDS}
-    for sim in sims.values():
-        loop.run(sim.start())
-    wait_for(lambda: all(not s.fenced for s in sims.values()))
-    yield sims
-    for sim in sims.values():
-        loop.run(sim.stop())
+    with running_brokers(quorum, loop, BROKER_IDS, fetch=False) as sims:
+        yield {s.broker_id: s for s in sims}
 
 
 def active_brokers(quorum) -> set[int]:

@@ -20,7 +20,7 @@ from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.local_quorum import LocalQuorum, free_ports
 from kraftsman.controller.server.broker_sim import SimulatedBroker
 
-from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader
+from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader, wait_for
 
 BROKER_IDS = (201, 202, 203)
 CLUSTER_ID = "U2VjdXJlQ2x1c3RlcjAxMg"
@@ -31,16 +31,6 @@ def kc(*argv):
     out, err = io.StringIO(), io.StringIO()
     status = run_command(cluster_tool.run, list(argv), Environment(stdout=out, stderr=err), prog="kafka-cluster")
     return status, out.getvalue(), err.getvalue()
-
-
-def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not reached in time")
 
 
 def _make_pki(base):

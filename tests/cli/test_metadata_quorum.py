@@ -16,6 +16,7 @@ from kraftsman.cli.quorum_ops import QuorumInfo, ReplicaState
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.storage.protocol.uuids import Uuid
 
+from ..controller.server import quorum_fixtures
 from ..controller.server.sync_fakes import FakeServer, body, http_server
 
 RANGES = {18: (0, 4), 60: (0, 1), 55: (0, 2)}
@@ -381,46 +382,18 @@ def test_add_controller_needs_the_config_and_its_meta_properties(controller_conf
 # ---------------------------------------------------------------- against a real 3-voter quorum on 127.0.0.1
 
 
-@pytest.fixture(scope="module")
-def loop():
-    from ..controller.server.quorum_fixtures import LoopThread
-
-    runner = LoopThread()
-    yield runner
-    runner.close()
+loop = quorum_fixtures.loop_fixture()
 
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    from kraftsman.cli.local_quorum import LocalQuorum
-    from kraftsman.controller.server.broker_sim import SimulatedBroker
-
-    from ..controller.server.quorum_fixtures import FAST, find_leader
-
-    q = LocalQuorum(tmp_path_factory.mktemp("metadata-quorum"), 3, extra=FAST)
-    q.format()
-    q.start()
-    broker = None
-    try:
-        q.wait_listening()
-        loop.run(find_leader(q.addresses()))
-        broker = SimulatedBroker(101, q.addresses(), q.cluster_id, heartbeat_interval_ms=500, fetch=True)
-        loop.run(broker.start())
-        yield q
-    finally:
-        if broker is not None:
-            loop.run(broker.stop())
-        q.stop()
+    with quorum_fixtures.running_quorum(tmp_path_factory.mktemp("metadata-quorum"), loop) as q:
+        with quorum_fixtures.running_brokers(q, loop, (101,), unfenced=False, fetch=True):
+            yield q
 
 
 def wait_for(predicate, timeout: float = 20):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("condition not reached in time")
+    return quorum_fixtures.wait_for(predicate, timeout, interval=0.2)
 
 
 def test_status_matches_the_quorum(quorum, loop):

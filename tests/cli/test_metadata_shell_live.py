@@ -10,24 +10,24 @@ import io
 import re
 import shutil
 import time
-from pathlib import Path
 
 import pytest
 
 from kraftsman.cli.common import Environment, ExitStatus, run_command
-from kraftsman.cli.local_quorum import LocalQuorum, free_ports
+from kraftsman.cli.local_quorum import free_ports
 from kraftsman.cli.metadata_shell import run
 from kraftsman.controller.server import observer as ob
 from kraftsman.controller.server import sync_client as sc
-from kraftsman.controller.server.broker_sim import SimulatedBroker
 from kraftsman.controller.server.controller_client import ActiveControllerClient
 from kraftsman.shell.runner import run_line
 from kraftsman.storage.log.snapshot import list_snapshots
 from kraftsman.storage.protocol import codec
 
-from ..controller.server.quorum_fixtures import FAST, LoopThread, describe_quorum, find_leader
+from ..controller.server import quorum_fixtures as fixtures
+from ..controller.server.quorum_fixtures import describe_quorum
 
 Create = codec.message_class("CreateTopicsRequest")
+loop = fixtures.loop_fixture()
 PROMPT = re.compile(r"\[leader (-?\d+), epoch (\d+), hw (\d+)")
 TOPIC_ALREADY_EXISTS = 36
 
@@ -39,45 +39,19 @@ def shell(*argv: str) -> tuple[int, str, str]:
 
 
 def wait_for(predicate, timeout: float = 20, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not reached in time")
-
-
-@pytest.fixture(scope="module")
-def loop():
-    runner = LoopThread()
-    yield runner
-    runner.close()
+    return fixtures.wait_for(predicate, timeout, interval)
 
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    q = LocalQuorum(tmp_path_factory.mktemp("live-shell"), 3, extra=FAST)
-    q.format()
-    q.start()
-    try:
-        q.wait_listening()
-        loop.run(find_leader(q.addresses()))
+    with fixtures.running_quorum(tmp_path_factory.mktemp("live-shell"), loop) as q:
         yield q
-    finally:
-        q.stop()
 
 
 @pytest.fixture(scope="module")
 def brokers(quorum, loop):
-    sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=500, fetch=False)
-            for b in (101, 102, 103)]
-    for sim in sims:
-        loop.run(sim.start())
-    wait_for(lambda: all(not s.fenced for s in sims))
-    yield sims
-    for sim in sims:
-        loop.run(sim.stop())
+    with fixtures.running_brokers(quorum, loop, (101, 102, 103), fetch=False) as sims:
+        yield sims
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,17 @@
-"""Shared pieces for tests on a real controller quorum: a background event loop and quorum queries."""
+"""Shared pieces for tests on a real controller quorum: a background event loop, a quorum of controller
+processes, simulated brokers, and waiting for a condition.
+
+Test modules take a `loop` fixture from loop_fixture() (module scope) and build their own `quorum`/`brokers`
+fixtures with running_quorum() and running_brokers(), so each module keeps its own settings.
+"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+import time
+
+import pytest
 
 from kraftsman.controller.server.controller_client import describe_quorum, find_leader  # noqa: F401
 
@@ -26,3 +35,60 @@ class LoopThread:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+
+
+def loop_fixture():
+    """Return a module-scoped fixture yielding a LoopThread (a test module assigns it: loop = loop_fixture())."""
+    @pytest.fixture(scope="module")
+    def loop():
+        runner = LoopThread()
+        yield runner
+        runner.close()
+    return loop
+
+
+def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
+    """Return the first truthy value of predicate(), polled until `timeout` seconds, else fail the test."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not reached in time")
+
+
+@contextlib.contextmanager
+def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None):
+    """Format and start `voters` controller processes under `base`, yield once a leader is elected, stop them."""
+    from kraftsman.cli.local_quorum import LocalQuorum
+
+    q = LocalQuorum(base, voters, extra=FAST if extra is None else extra)
+    q.format()
+    q.start()
+    try:
+        q.wait_listening()
+        loop.run(find_leader(q.addresses()))
+        yield q
+    finally:
+        q.stop()
+
+
+@contextlib.contextmanager
+def running_brokers(quorum, loop: LoopThread, broker_ids, *, unfenced: bool = True, rack_of=None, **options):
+    """Start a SimulatedBroker per id (heartbeat every 500 ms unless told; rack_of(id) names its rack), wait
+    until all are unfenced if asked, yield them as a list, stop them."""
+    from kraftsman.controller.server.broker_sim import SimulatedBroker
+
+    options.setdefault("heartbeat_interval_ms", 500)
+    sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, rack=rack_of(b) if rack_of else None,
+                            **options) for b in broker_ids]
+    try:
+        for sim in sims:
+            loop.run(sim.start())
+        if unfenced:
+            wait_for(lambda: all(not s.fenced for s in sims))
+        yield sims
+    finally:
+        for sim in sims:
+            loop.run(sim.stop())

@@ -6,62 +6,33 @@ leaves the quorum healthy for the next.
 from __future__ import annotations
 
 import io
-import time
 
 import pytest
 
 from kraftsman.cli.common import Environment
-from kraftsman.cli.local_quorum import LocalQuorum
 from kraftsman.controller.server.broker_sim import SimulatedBroker
 
-from .quorum_fixtures import FAST, LoopThread, find_leader
+from .quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for
 
-
-
-@pytest.fixture(scope="module")
-def loop():
-    runner = LoopThread()
-    yield runner
-    runner.close()
+loop = loop_fixture()
 
 
 @pytest.fixture(scope="module")
-def quorum(tmp_path_factory):
-    q = LocalQuorum(tmp_path_factory.mktemp("quorum"), 3, extra=FAST)
-    q.format()
-    q.start()
-    try:
-        q.wait_listening()
+def quorum(tmp_path_factory, loop):
+    with running_quorum(tmp_path_factory.mktemp("quorum"), loop) as q:
         yield q
-    finally:
-        q.stop()
 
 
 @pytest.fixture(scope="module")
 def brokers(quorum, loop):
-    sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=500, rack=f"r{b % 2}")
-            for b in (101, 102, 103)]
-    for sim in sims:
-        loop.run(sim.start())
-    yield sims
-    for sim in sims:
-        loop.run(sim.stop())
+    with running_brokers(quorum, loop, (101, 102, 103), unfenced=False, rack_of=lambda b: f"r{b % 2}") as sims:
+        yield sims
 
 
 def admin(quorum):
     from confluent_kafka.admin import AdminClient
 
     return AdminClient({"bootstrap.servers": quorum.bootstrap(), "socket.timeout.ms": 10000})
-
-
-def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not reached in time")
 
 
 def test_three_voters_elect_one_leader(quorum, loop):
