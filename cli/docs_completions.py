@@ -169,16 +169,18 @@ def zsh(name: str, root) -> str:
     if not _has_dynamic(root):
         return "\n".join([f"#compdef {name}", f"# {HEADER.format(c='zsh', name=name)}", "",
                           *_zfunction(name, root), f'_kraftsman_{_ident(name)} "$@"', ""])
-    # the words before the cursor are saved before _arguments narrows $words to a sub-command's
+    # _arguments calls an action as `function <compadd options> <words>`: the kind is the last argument.
+    # The words before the cursor are saved (unquoted) before _arguments narrows $words to a sub-command's.
     dynamic = ["_kraftsman_dynamic() {",
                f"    (( $+commands[{DYNAMIC_PROGRAM}] )) || return 1",
-               f"    local -a values dirs; values=(${{(f)\"$({DYNAMIC_PROGRAM} $1 \"$PREFIX\" -- "
+               '    local kind="${@[-1]}"; local -a opts values dirs; opts=("${(@)@[1,-2]}")',
+               f"    values=(${{(f)\"$({DYNAMIC_PROGRAM} \"$kind\" \"${{(Q)PREFIX}}\" -- "
                "\"${(@)_kraftsman_words}\" 2>/dev/null)\"})",
                "    dirs=(${(M)values:#*/}); values=(${values:#*/})",
-               "    compadd -S '' -a dirs", "    compadd -a values", "}", ""]
+               "    compadd \"${(@)opts}\" -S '' -a dirs", "    compadd \"${(@)opts}\" -a values", "}", ""]
     return "\n".join([f"#compdef {name}", f"# {HEADER.format(c='zsh', name=name)}", "", *dynamic,
                       *_zfunction(name, root), "local -a _kraftsman_words",
-                      '_kraftsman_words=("${(@)words[1,CURRENT-1]}")', f'_kraftsman_{_ident(name)} "$@"', ""])
+                      '_kraftsman_words=("${(@Q)words[1,CURRENT-1]}")', f'_kraftsman_{_ident(name)} "$@"', ""])
 
 
 # ---------------------------------------------------------------- fish
