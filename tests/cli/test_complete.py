@@ -278,13 +278,58 @@ def test_fish_completes_metadata_paths(snapshot, shim):
     assert [line.split("\t")[0] for line in result.stdout.splitlines()] == ["/image/topics/"]
 
 
-def test_zsh_scripts_with_dynamic_kinds_parse():
+def test_fish_completes_node_ids(shim):
+    if not shutil.which("fish"):
+        pytest.skip("fish is not installed")
+    with FakeServer(describe_handler(), ranges=RANGES) as server:
+        script = REPO / "completions/kafka-cluster.fish"
+        line = f"kafka-cluster unregister -b {server.address} --id "
+        code = (f"set -x PATH {shlex.quote(str(shim))} $PATH; source {shlex.quote(str(script))}; "
+                f"complete -C {shlex.quote(line)}")
+        result = subprocess.run(["fish", "--no-config", "-c", code], capture_output=True, text=True, timeout=30)
+    assert [line.split("\t")[0] for line in result.stdout.splitlines()] == ["4", "5", "12"]
+
+
+# Drive an interactive zsh through zpty: compinit with completions/ on fpath, Tab once, print what compadd got.
+ZSH_CAPTURE = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+local line
+zpty -w z "module_path=($module_path); fpath=($1 $fpath); PATH=$2:\$PATH; PROMPT="
+zpty -w z 'autoload -U compinit; compinit -u -D; bindkey "^I" complete-word
+null-line () { echo -E - $'"'"'\0'"'"' }
+compprefuncs=( null-line ); comppostfuncs=( null-line exit )
+compadd () {
+    if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return $?; fi
+    typeset -a hits; builtin compadd -A hits "$@"
+    for h in $hits; do echo -E - "HIT:$h"; done
+}
+echo ok'
+repeat 30; do zpty -r z line; [[ $line == ok* ]] && break; done
+zpty -w z "$3"$'\t'
+integer seen=0
+while zpty -r z line; do
+    if [[ $line == *$'\0'* ]]; then (( seen++ )) && break || continue; fi
+    (( seen )) && [[ $line == HIT:* ]] && print -r -- "${${line#HIT:}%%$'\r'*}"
+done
+"""
+
+
+def zsh_complete(line: str, shim: Path) -> list[str]:
     if not shutil.which("zsh"):
         pytest.skip("zsh is not installed")
-    for name in ("_kafka-metadata-shell", "_kafka-cluster", "_kafka-metadata-quorum", "_kraftsman"):
-        result = subprocess.run(["zsh", "-n", str(REPO / "completions" / name)], capture_output=True, text=True,
-                                timeout=20)
-        assert result.returncode == 0, result.stderr
+    result = subprocess.run(["zsh", "-f", "-c", ZSH_CAPTURE, "zsh", str(REPO / "completions"), str(shim), line],
+                            capture_output=True, text=True, timeout=60)
+    return [w for w in result.stdout.split("\n") if w]
+
+
+def test_zsh_completes_metadata_paths_and_node_ids(snapshot, shim):
+    assert zsh_complete(f"kafka-metadata-shell --snapshot {snapshot} ls /image/to", shim) == ["/image/topics/"]
+    assert zsh_complete(f"kraftsman shell -s {snapshot} cat /image/topics/byName/", shim) == \
+        ["/image/topics/byName/orders/"]
+    with FakeServer(describe_handler((1, 2, 3)), ranges=RANGES) as server:
+        line = f"kafka-metadata-quorum --bootstrap-controller {server.address} remove-controller --controller-id "
+        assert zsh_complete(line, shim) == ["1", "2", "3"]
 
 
 def test_every_dynamic_kind_is_known_to_kraftsman_complete():
