@@ -77,14 +77,16 @@ def decode_file(path, source: str | None = None, *, start: int = 0, end: int | N
     source = str(path) if source is None else source
     kind = file_type_of(Path(path).name)
     if kind is None:
-        yield "errors", (source, None, None, "not a metadata log segment (.log) or snapshot (.checkpoint)")
+        if "errors" in tables:
+            yield "errors", (source, None, None, "not a metadata log segment (.log) or snapshot (.checkpoint)")
         return
     origin = Origin(source, kind, cluster_id, node_id)
     try:
         rows = _walk(Path(path), origin, start, end, "records" in tables)
         yield from rows if tables == ALL else ((t, row) for t, row in rows if t in tables)
     except OSError as e:
-        yield "errors", (source, None, None, f"cannot read the file: {e.strerror or e}")
+        if "errors" in tables:  # the records pass (RECORDS_ONLY) leaves a whole-file error to the other pass
+            yield "errors", (source, None, None, f"cannot read the file: {e.strerror or e}")
 
 
 def _walk(path: Path, origin: Origin, start: int, end: int | None, records: bool) -> Iterator[tuple[str, tuple]]:

@@ -225,3 +225,14 @@ def test_uris_are_read_by_spark_and_decoded_alike(spark, scenario):
     good = sorted(r["offset"] for r in rows if r["source"].endswith("/00000000000000000000.log")
                   and "/corrupt/" not in r["source"])
     assert good == list(range(sum(len(b) for b in scenario_batches())))
+
+
+def test_a_missing_file_is_an_error_row_not_a_failed_job(spark, scenario, tmp_path):
+    """A path that is gone by the time a worker reads it lands in `errors`; the other files are decoded."""
+    gone = str(tmp_path / "gone" / "00000000000000000000.log")
+    out = str(tmp_path / "out")
+    spark_job.run_job(spark, inputs.plan([str(scenario["log"]), gone]), [], out)
+    errors = table(spark, out, "errors")
+    assert [(e["source"], e["message"]) for e in errors] == [(gone, "cannot read the file: No such file or directory")]
+    records = Counter(r["source"] for r in table(spark, out, "records"))
+    assert records == {str(scenario["log"]): sum(len(b) for b in scenario_batches())}
