@@ -12,7 +12,8 @@ Kinds (cli/docs.py DYNAMIC maps flags to them):
 
 Rules:
 - The source is found by parsing the typed words with the tool's own parser (required flags relaxed,
-  trailing words dropped until it parses), so every spelling the tool accepts works.
+  trailing words dropped until it parses), so every spelling the tool accepts works; ~ and $VARIABLES
+  in file names are expanded as the shell would have.
 - Failure is silent: exit 0, nothing on stdout or stderr. Time is bounded: requests get TIMEOUT
   seconds in all, image loading is cut at LOAD_SECONDS.
 - Fast start: no asyncio; heavy modules are imported inside the kind that needs them.
@@ -124,12 +125,18 @@ def metadata_paths(ns, word: str) -> list[str]:
     from kraftsman.shell.completion import suggest
     from kraftsman.shell.state import ShellState
 
+    snapshot, directory = _path(ns.snapshot), _path(ns.directory)
     with _time_limit(LOAD_SECONDS):
-        image = load(ns.snapshot, directory=ns.directory, offset=ns.offset, on_fault=lambda message: None).image
+        image = load(snapshot, directory=directory, offset=ns.offset, on_fault=lambda message: None).image
     typed = [w for w in (ns.command or [])]
     line = " ".join(_quote(w) for w in typed) + (" " if typed else "") + word
     _, candidates = suggest(line, ShellState(image), shell=False)
     return [text for text, _ in candidates]
+
+
+def _path(text: str | None) -> str | None:
+    """Expand ~ and $VARIABLES as the shell would have (the line is passed as typed)."""
+    return os.path.expanduser(os.path.expandvars(text)) if text else text
 
 
 def _quote(word: str) -> str:
@@ -148,7 +155,7 @@ def node_ids(ns, word: str, controllers: bool) -> list[str]:
     from . import cluster_ops
 
     seconds = _timeout()
-    props = _properties(getattr(ns, "config", None))
+    props = _properties(_path(getattr(ns, "config", None)))
     config = sc.ClientConfig.from_properties(props)
     config.request_timeout_ms = int(seconds * 1000)
     endpoint = cluster_ops.CONTROLLERS if controllers else cluster_ops.BROKERS

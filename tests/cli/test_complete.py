@@ -108,6 +108,15 @@ def test_partial_and_odd_lines_still_find_the_source(snapshot):
     assert run("metadata-path", "x", "--line", f"kafka-metadata-shell -s {snapshot} --offset nope ls x") == []
 
 
+def test_home_and_variables_in_the_source_are_expanded(logdir, monkeypatch):
+    monkeypatch.setenv("HOME", str(logdir.parent))
+    monkeypatch.setenv("META", str(logdir))
+    assert run("metadata-path", "/image/to", "--line", f"kafka-metadata-shell -d ~/{logdir.name} ls /image/to") == \
+        ["/image/topics/"]
+    assert run("metadata-path", "/image/to", "--line", "kafka-metadata-shell -d $META ls /image/to") == \
+        ["/image/topics/"]
+
+
 def test_main_prints_one_candidate_per_line(snapshot, capsys):
     complete.main(["metadata-path", "/image/topics/", "--line",
                    f"kafka-metadata-shell -s {snapshot} ls /image/topics/"])
