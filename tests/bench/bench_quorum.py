@@ -2,6 +2,9 @@
 
 Run: python tests/bench/bench_quorum.py [--quick] [--brokers 1000] [--partitions 1000,100000]
 
+`--partitions` adds one failover measure per size, each on a fresh quorum loaded with that many partitions
+(topics of 1,000 partitions, replication factor 1) before its rounds; it prints the voters' resident memory too.
+
 Reports:
 - baseline: fsync of a small write in the quorum's directory, and a TCP loopback round trip (p50);
 - commit latency of single-record writes (IncrementalAlterConfigs of one config) p50/p99, and the
@@ -142,6 +145,18 @@ async def partition_throughput(client, total: int, per_topic: int = 1000, concur
     return total / (time.perf_counter() - start)
 
 
+async def wait_caught_up(quorum: LocalQuorum, timeout_s: float = 600) -> None:
+    """Wait until a leader reports every voter's log end at its high watermark (a restarted voter caught up)."""
+    deadline = time.perf_counter() + timeout_s
+    while time.perf_counter() < deadline:
+        _, part = await find_leader(quorum.addresses(), timeout_s=timeout_s)
+        if len(part.current_voters) == len(quorum.addresses()) and all(
+                v.log_end_offset >= part.high_watermark for v in part.current_voters):
+            return
+        await asyncio.sleep(0.2)
+    raise SystemExit(f"voters did not catch up within {timeout_s:g} s")
+
+
 async def failover(quorum: LocalQuorum, rounds: int) -> list[float]:
     gaps = []
     for r in range(rounds):
@@ -159,9 +174,57 @@ async def failover(quorum: LocalQuorum, rounds: int) -> list[float]:
         gaps.append(time.perf_counter() - killed)
         await client.close()
         quorum.start(leader)
-        quorum.wait_listening()
+        quorum.wait_listening(timeout=600)
+        await wait_caught_up(quorum)
         await asyncio.sleep(3)
     return gaps
+
+
+def rss_mb(quorum: LocalQuorum) -> list[int]:
+    """Resident memory of each running voter, MB."""
+    out = []
+    for proc in quorum.procs.values():
+        try:
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+        except OSError:
+            continue
+        out += [int(line.split()[1]) // 1024 for line in status.splitlines() if line.startswith("VmRSS:")]
+    return out
+
+
+async def failover_by_size(sizes: list[int], rounds: int) -> None:
+    """Failover p50 with `size` partitions in the image, one fresh quorum per size."""
+    from kraftsman.controller.server.broker_sim import SimulatedBroker
+
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="bench-quorum-") as tmp:
+            quorum = LocalQuorum(tmp, 3, extra=SETTINGS)
+            quorum.format()
+            quorum.start()
+            try:
+                quorum.wait_listening()
+                _, client = await leader_client(quorum)
+                sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
+                for sim in sims:
+                    await sim.start()
+                while any(s.fenced for s in sims):
+                    await asyncio.sleep(0.1)
+                await check(client, "CreateTopics", 7, create(["bench-0"], 1))
+                start = time.perf_counter()
+                per_topic = min(size, 1000)
+                await partition_throughput(client, size, per_topic=per_topic)
+                loaded = time.perf_counter() - start
+                await client.close()
+                await wait_caught_up(quorum)
+                memory = rss_mb(quorum)
+                gaps = await failover(quorum, rounds)
+                for sim in sims:
+                    await sim.stop()
+                print(f"failover with {size:,} partitions: p50 {statistics.median(gaps) * 1e3:.0f} ms, "
+                      f"max {max(gaps) * 1e3:.0f} ms over {rounds} rounds (target p50 <= 2050 ms; loaded in "
+                      f"{loaded:.1f} s, voters' RSS {memory} MB)", flush=True)
+            finally:
+                quorum.stop()
 
 
 async def brokers_heartbeating(quorum: LocalQuorum, count: int, seconds: float) -> dict:
@@ -178,6 +241,10 @@ async def brokers_heartbeating(quorum: LocalQuorum, count: int, seconds: float) 
     return result
 
 
+def prate_total(args) -> int:
+    return 20_000 if args.quick else 200_000
+
+
 async def main(args) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-quorum-") as tmp:
         quorum = LocalQuorum(tmp, 3, extra=SETTINGS)
@@ -188,6 +255,9 @@ async def main(args) -> None:
             await run_all(quorum, Path(tmp), args)
         finally:
             quorum.stop()
+    sizes = [int(x.replace("_", "")) for x in args.partitions.split(",") if x.strip()]
+    if sizes:
+        await failover_by_size(sizes, 2 if args.quick else 5)
 
 
 async def run_all(quorum, tmp: Path, args) -> None:
@@ -208,11 +278,12 @@ async def run_all(quorum, tmp: Path, args) -> None:
           f"p50 / (fsync + rtt) = {p50 / (fsync + rtt):.2f}x (target <= 3x)")
     rate = await config_throughput(client, 3 if args.quick else 10)
     print(f"throughput, fsync on: {rate:,.0f} ConfigRecords/s (target >= 20,000)")
-    prate = await partition_throughput(client, 20_000 if args.quick else 200_000)
+    prate = await partition_throughput(client, prate_total(args))
     print(f"throughput, CreateTopics batches: {prate:,.0f} PartitionRecords/s (target >= 100,000)")
     await client.close()
     gaps = await failover(quorum, 2 if args.quick else 5)
-    print(f"failover (SIGKILL leader -> next commit): p50 {statistics.median(gaps) * 1e3:.0f} ms, "
+    print(f"failover (SIGKILL leader -> next commit, {prate_total(args):,} partitions in the image): "
+          f"p50 {statistics.median(gaps) * 1e3:.0f} ms, "
           f"max {max(gaps) * 1e3:.0f} ms (target p50 <= fetch timeout 2000 + 50 ms)")
     hb = await brokers_heartbeating(quorum, args.brokers, 10 if args.quick else 30)
     for sim in base:
@@ -225,4 +296,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--brokers", type=int, default=1000)
+    parser.add_argument("--partitions", default="", help="comma-separated sizes, e.g. 1000,100000,1000000: "
+                        "failover measured on a fresh quorum holding that many partitions")
     asyncio.run(main(parser.parse_args(sys.argv[1:])))
