@@ -1,10 +1,12 @@
-"""Chaos run by hand: a real kraftsman quorum on 127.0.0.1 under faults (kills, SIGSTOP, cut links, failing fsync)
-with a CreateTopics/DeleteTopics workload and simulated brokers; checks every voter's log at the end.
+"""Chaos run by hand: a real kraftsman quorum on 127.0.0.1 under faults (SIGKILL of the leader, a follower or
+every voter, power loss of a follower or of every voter, SIGSTOP, cut/blackholed/one-way links, a minority
+partition, failing fsync) with a CreateTopics/DeleteTopics workload and simulated brokers; checks every voter's
+log at the end (tests/chaos/ holds the harness; tests/controller/server/test_chaos.py is the CI version).
 
 Run: python tests/bench/chaos.py --voters 5 --duration 600 [--seed 7] [--keep DIR]
 
-Prints the fault log as it goes and a summary table; exits 1 when a write was lost, a replica diverged or
-the quorum did not recover after a fault.
+Prints the fault log as it goes and a summary table; exits 1 when a write was lost, a replica diverged, the
+quorum did not recover after a fault, two voters led one epoch or a voter exited by itself.
 """
 from __future__ import annotations
 

@@ -334,7 +334,7 @@ class FaultInjector:
         trigger = self.quorum.fsync_trigger(target)
         trigger.touch()
         self.quorum.expected_down.add(target)
-        outcome, until = "still serving after 10 s", time.monotonic() + 10
+        outcome, until = "still serving after 20 s", time.monotonic() + 20
         while time.monotonic() < until:
             proc = self.quorum.procs[target]
             if proc.poll() is not None:
