@@ -87,8 +87,13 @@ async def _serve(config) -> int:
     except OSError as e:
         await server.stop()
         raise ToolError(f"Unable to start the controller listener: {e.strerror or e}") from None
-    await stop.wait()
+    signalled, failed = loop.create_task(stop.wait()), loop.create_task(server.stopped.wait())
+    await asyncio.wait({signalled, failed}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (signalled, failed):
+        task.cancel()
     await server.stop()
+    if server.failure is not None:  # Kafka halts a controller that cannot go on (exit 1)
+        raise ToolError(f"the controller stopped: {server.failure} (see the log above)")
     return ExitStatus.OK
 
 

@@ -65,6 +65,8 @@ class ControllerServer:
         self._flush_scheduled = False
         self._stopping = False
         self._forward_conns: dict[int, object] = {}
+        self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
+        self.stopped = asyncio.Event()    # set once stop() is done, whoever called it
 
     # ------------------------------------------------------------ start-up
     def open_node(self) -> RaftNode:
@@ -105,8 +107,7 @@ class ControllerServer:
             if f.cancelled() or f.exception() is not None:
                 log.error("node %d: background fsync failed: %s", self.config.node_id,
                           "cancelled" if f.cancelled() else f.exception())
-                if not self._stopping:
-                    loop.create_task(self.stop())  # a log we cannot make durable must not serve
+                self._fail("background fsync failed")  # a log we cannot make durable must not serve
                 return
             done()
         future.add_done_callback(finished)
@@ -202,7 +203,7 @@ class ControllerServer:
                 self._periodic()
             except Exception:  # a bug: log it and stop serving rather than diverge
                 log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
-                asyncio.get_running_loop().create_task(self.stop())
+                self._fail("raft driver failed")
                 return
 
     def _periodic(self) -> None:
@@ -235,7 +236,7 @@ class ControllerServer:
             self.driver.step(env)
         except Exception:  # as in _tick_loop: a bug or a failed disk (e.g. a snapshot install) stops serving
             log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
-            asyncio.get_running_loop().create_task(self.stop())
+            self._fail("raft driver failed")
 
     async def raft_request(self, name: str, version: int, body):
         """Hand an inbound raft request to the core; return its response body (None: no answer)."""
@@ -334,6 +335,12 @@ class ControllerServer:
             self.quorum.on_deactivate()
 
     # ------------------------------------------------------------ shutdown
+    def _fail(self, reason: str) -> None:
+        """Stop serving because of `reason` (the process then exits non-zero, as Kafka halts)."""
+        if self.failure is None and not self._stopping:
+            self.failure = reason
+            asyncio.get_running_loop().create_task(self.stop())
+
     async def stop(self) -> None:
         """Stop serving: close the listener, fail pending work, close peers and the log."""
         if self._stopping:
@@ -351,14 +358,27 @@ class ControllerServer:
             result = conn.close()
             if asyncio.iscoroutine(result):
                 await result
-        if getattr(self, "log_store", None) is not None:
-            self.log_store.flush()
-            close = getattr(self.log_store, "close", None)
-            if close is not None:
-                close()
-        if getattr(self, "_lock", None) is not None:
-            self._lock.close()
+        try:
+            self._close_log()
+        finally:
+            if getattr(self, "_lock", None) is not None:
+                self._lock.close()
+            self.stopped.set()
         log.info("node %d stopped", self.config.node_id)
+
+    def _close_log(self) -> None:
+        """Flush (unless the node failed: the disk may be what failed) and close the log's files."""
+        store = getattr(self, "log_store", None)
+        if store is None:
+            return
+        try:
+            if self.failure is None:
+                store.flush()
+        except OSError as e:
+            log.error("node %d: final flush failed: %s", self.config.node_id, e)
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
 
 
 async def _warm_raft_codecs() -> None:

@@ -112,7 +112,7 @@ def summary_lines(r: ChaosReport) -> list[str]:
         out += [f"note: {n}" for n in c.notes]
         out += [f"log error: voter {v}: {text}" for v, text in c.log_errors.items()]
         if c.known_issues:
-            out.append("known issue seen (stop() after an fsync failure raises again; the process stays up): "
+            out.append("regression seen (stop() after an fsync failure raised again; the process stayed up): "
                        + ", ".join(f"voter {v} x{n}" for v, n in sorted(c.known_issues.items())))
     if r.workload_errors:
         out.append("workload errors (not acknowledged, retried with new names): "

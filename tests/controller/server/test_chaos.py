@@ -41,9 +41,6 @@ def test_chaos_five_voters(tmp_path):
     _assert_healthy(run_chaos(tmp_path, voters=5, duration_s=20, seed=520, whole_rounds=True))
 
 
-@pytest.mark.xfail(strict=True, reason="kafka-controller stays alive after a failed fsync: ControllerServer.stop() "
-                   "runs (the listener closes) but cli/controller.py's _serve only exits on a signal, and stop() "
-                   "flushes the log again, so the second EIO escapes the stop() task (Kafka halts the process)")
 def test_a_failing_disk_makes_the_controller_exit(tmp_path):
     loop = LoopThread()
     quorum = ChaosQuorum(tmp_path, 1)
