@@ -131,11 +131,11 @@ def _show(quorum, node_id: int, say, env: Environment) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the demo end to end; return 0 when every step happened."""
-    import asyncio
+    args = with_environment(build_parser(), "demo", argv, env.env).parse_args(argv)
+    import asyncio  # after parsing: --help stays fast
 
     from .local_quorum import LocalQuorum
 
-    args = with_environment(build_parser(), "demo", argv, env.env).parse_args(argv)
     say = _Say(env)
     with tempfile.TemporaryDirectory(prefix="kraftsman-demo-") as tmp:
         base = Path(args.directory) if args.directory else Path(tmp)
