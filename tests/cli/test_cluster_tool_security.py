@@ -20,7 +20,7 @@ from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.local_quorum import LocalQuorum, free_ports
 from kraftsman.controller.server.broker_sim import SimulatedBroker
 
-from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader, wait_for
+from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader, running_brokers, wait_for
 
 BROKER_IDS = (201, 202, 203)
 CLUSTER_ID = "U2VjdXJlQ2x1c3RlcjAxMg"
@@ -127,15 +127,8 @@ def _format(q: LocalQuorum) -> None:
 
 @pytest.fixture(scope="module")
 def brokers(secure, loop):
-    q = secure[0]
-    sims = {b: SimulatedBroker(b, q.addresses(), q.cluster_id, heartbeat_interval_ms=500, fetch=False)
-            for b in BROKER_IDS}
-    for sim in sims.values():
-        loop.run(sim.start())
-    wait_for(lambda: all(not s.fenced for s in sims.values()))
-    yield sims
-    for sim in sims.values():
-        loop.run(sim.stop())
+    with running_brokers(secure[0], loop, BROKER_IDS, fetch=False) as sims:
+        yield {s.broker_id: s for s in sims}
 
 
 def client_config(base, name: str, mechanism: str = "SCRAM-SHA-256", user: str = "admin",
@@ -192,6 +185,32 @@ def test_a_super_user_unregisters_a_broker_through_a_follower(secure, brokers, l
     assert (status, out, err) == (0, "Broker 203 is no longer registered.\n", "")
     status, out, err = kc("unregister", "--id", "203", "-C", bootstrap, "-c", config)
     assert status == 1 and "BROKER_ID_NOT_REGISTERED" in err
+
+
+def test_the_live_shell_and_metadata_quorum_over_sasl_ssl(secure, brokers):
+    """The shell's live mode and kafka-metadata-quorum take the same client keys as kafka-cluster."""
+    from kraftsman.cli import metadata_quorum, metadata_shell
+
+    q, bootstrap, base = secure
+    config = client_config(base, "admin-live", "SCRAM-SHA-512")
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(metadata_shell.run, ["--bootstrap-controller", bootstrap, "-c", config,
+                                              "ls", "/image/cluster/brokers"],
+                         Environment(stdout=out, stderr=err, env={}), prog="kafka-metadata-shell")
+    assert status == 0, err.getvalue()
+    assert {"201", "202"} <= set(out.getvalue().split())
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(metadata_quorum.run, ["--bootstrap-controller", bootstrap, "--command-config", config,
+                                               "describe", "--status"],
+                         Environment(stdout=out, stderr=err, env={}), prog="kafka-metadata-quorum")
+    assert status == 0, err.getvalue()
+    assert f"ClusterId:              {CLUSTER_ID}\n" in out.getvalue()
+    wrong = client_config(base, "wrong-live", password="nope")
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(metadata_shell.run, ["--bootstrap-controller", bootstrap, "-c", wrong, "--timeout", "10",
+                                              "ls", "/"], Environment(stdout=out, stderr=err, env={}),
+                         prog="kafka-metadata-shell")
+    assert status == 69 and err.getvalue().count("\n") == 1 and "Traceback" not in err.getvalue()
 
 
 # ---------------------------------------------------------------- one SASL_SSL listener for everything
