@@ -14,6 +14,11 @@ Rules:
   step, so the offsets promised to handlers (ctx.next_offset) are exact.
 - A proposal's waiters complete once the high watermark passes its batch; they fail with
   NotController when this node stops being the active controller before that.
+- The driver's own snapshots (metadata.log.max.record.bytes.between.snapshots or the interval) are encoded
+  in the background, one at a time, from the committed image captured when due (images are immutable), and
+  stored on this thread when done unless a newer snapshot was stored or installed meanwhile: a large image
+  takes seconds to encode, which must not stall fetches and votes. Snapshots the raft asks for are written
+  at once.
 - The controller is active once it leads and has applied everything up to its epoch's start
   (Kafka's QuorumController claims leadership after replaying the previous epochs).
 """
@@ -63,6 +68,7 @@ class RaftDriver:
         self.stopped = False
         self._background = background  # background(fn, done): run fn in a thread, then done() on this one
         self._flushing = False
+        self._snapshotting = False  # a snapshot is being encoded in the background
 
     # ------------------------------------------------------------ inputs
     def tick(self, count: int = 1) -> None:
@@ -234,16 +240,35 @@ class RaftDriver:
         st = self.state
         due = st.bytes_since_snapshot >= self.snapshot_max_bytes or (
             st.bytes_since_snapshot > 0 and self.node.now - self._last_snapshot_ms >= self.snapshot_interval_ms)
-        if due and st.offset > self.node.log.start_offset:
+        if due and st.offset > self.node.log.start_offset and not self._snapshotting:
             self._write_snapshot()
 
     def _write_snapshot(self, process: bool = True) -> None:
+        """Snapshot the committed image. The driver's own snapshots (size or interval) are encoded in the
+        background when it has one: a large image takes seconds, which must not stall fetches and votes."""
         node, st = self.node, self.state
         sid = SnapshotId(st.offset, st.last_epoch)
-        snapshot = st.build_snapshot(sid, node.voter_history.at(st.offset), node.kraft_version, st.last_timestamp)
+        job = st.snapshot_job(sid, node.voter_history.at(st.offset), node.kraft_version, st.last_timestamp)
+        if not process or self._background is None:
+            self._store_snapshot(job(), process)
+            return
+        self._snapshotting = True
+        built: list = []
+
+        def done() -> None:
+            self._snapshotting = False
+            latest = node.log.latest_snapshot()
+            if self.stopped or not built or sid.end_offset <= node.log.start_offset or (
+                    latest is not None and latest.snapshot_id.end_offset >= sid.end_offset):
+                return  # stopped, or a newer snapshot was written or installed while this one was encoded
+            self._store_snapshot(built[0], True)
+        self._background(lambda: built.append(job()), done)
+
+    def _store_snapshot(self, snapshot, process: bool) -> None:
+        node = self.node
         node.snapshot_written(snapshot)
         self._last_snapshot_ms = node.now
-        log.info("node %d wrote snapshot %s", node.node_id, sid)
+        log.info("node %d wrote snapshot %s", node.node_id, snapshot.snapshot_id)
         if process:
             self.process()
 

@@ -100,11 +100,20 @@ class MetadataState:
 
     def build_snapshot(self, snapshot_id: SnapshotId, voters, kraft_version: int, timestamp: int) -> Snapshot:
         """Write the committed image as a snapshot whose id must match what is applied."""
+        return self.snapshot_job(snapshot_id, voters, kraft_version, timestamp)()
+
+    def snapshot_job(self, snapshot_id: SnapshotId, voters, kraft_version: int, timestamp: int):
+        """Capture the committed image now (its id must match what is applied); return a function that
+        encodes it into a Snapshot and may run in another thread (images are immutable)."""
         if snapshot_id.end_offset != self.offset:
             raise ValueError(f"snapshot at {snapshot_id.end_offset} but applied up to {self.offset}")
-        values = [write_metadata_record(r) for r in self.committed.write()]
+        image = self.committed
         self.bytes_since_snapshot = 0
-        return S.build_snapshot(snapshot_id, values, voters, kraft_version, timestamp)
+
+        def build() -> Snapshot:
+            values = [write_metadata_record(r) for r in image.write()]
+            return S.build_snapshot(snapshot_id, values, voters, kraft_version, timestamp)
+        return build
 
     # ------------------------------------------------------------ pending side (active controller)
     @property

@@ -106,6 +106,68 @@ def test_snapshot_written_when_bytes_exceed_the_limit_and_holds_the_image():
     assert len(S.read_values(snap.data)) == len(names)
 
 
+def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
+    jobs = []
+    driver, _, _, _ = _driver(snapshot_max_bytes=200, background=lambda fn, done: jobs.append((fn, done)))
+
+    queued = []
+
+    def run_jobs():
+        while jobs:
+            if driver._snapshotting:  # due: queued, the event loop goes on, nothing stored yet
+                queued.append(driver.node.log.latest_snapshot() is None)
+            fn, done = jobs.pop(0)
+            fn()
+            done()
+    for _ in range(200):
+        driver.tick()
+        run_jobs()
+        if driver.is_active:
+            break
+    for i in range(5):
+        driver.propose([_topic(f"t{i}", i)], lambda e: None)
+        driver.flush_proposals()
+        for _ in range(3):
+            driver.tick()
+            run_jobs()
+    snap = driver.node.log.latest_snapshot()
+    assert queued and queued[0] and snap is not None and snap.snapshot_id.end_offset > 0 and not driver._snapshotting
+    assert driver.node.log.start_offset == snap.snapshot_id.end_offset
+    restored = MetadataState()
+    restored.load_snapshot(snap)
+    names = set(restored.committed.topics.by_name)
+    assert names and names <= {f"t{i}" for i in range(5)}
+
+
+def test_background_snapshot_older_than_the_latest_is_dropped():
+    jobs = []
+    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=lambda fn, done: jobs.append((fn, done)))
+    for _ in range(200):
+        driver.tick()
+        while jobs:
+            fn, done = jobs.pop(0)
+            fn()
+            done()
+        if driver.is_active:
+            break
+    driver.propose([_topic("a")], lambda e: None)
+    driver.flush_proposals()
+    for _ in range(3):
+        driver.tick()
+        while jobs:
+            fn, done = jobs.pop(0)
+            fn()
+            done()
+    driver._write_snapshot()  # the driver's own snapshot: queued, not stored yet
+    assert driver._snapshotting and driver.node.log.latest_snapshot() is None
+    fn, done = jobs.pop()
+    fn()
+    driver._write_snapshot(process=False)  # a snapshot the raft asked for meanwhile, stored at once
+    newer = driver.node.log.latest_snapshot()
+    done()
+    assert not driver._snapshotting and driver.node.log.latest_snapshot() is newer
+
+
 def test_adopted_committed_image_equals_a_replay_of_the_log():
     from kraftsman.storage.records.metadata import write_metadata_record
 
