@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from kraftsman.cli.local_quorum import LocalQuorum
-from kraftsman.controller.server.controller_client import ActiveControllerClient, find_leader
+from kraftsman.controller.server.controller_client import ActiveControllerClient, ControllerUnavailable, find_leader
 from kraftsman.storage.protocol import codec
 
 Alter = codec.message_class("IncrementalAlterConfigsRequest")
@@ -194,6 +194,38 @@ def rss_mb(quorum: LocalQuorum) -> list[int]:
     return out
 
 
+async def load_partitions(quorum: LocalQuorum, size: int, per_topic: int = 1000, concurrency: int = 4) -> int:
+    """Create `size` partitions (topics of `per_topic`, 10 topics a request, `concurrency` clients); a request
+    refused with NOT_CONTROLLER is sent again to the next leader (topics that exist already count).
+    Return how many requests were refused so."""
+    names = [f"load-{i}" for i in range(max(1, size // per_topic))]
+    count = min(size, per_topic)
+    refused = 0
+
+    async def worker(chunk):
+        nonlocal refused
+        _, client = await leader_client(quorum)
+        i = 0
+        while i < len(chunk):
+            try:
+                response = await client.request("CreateTopics", 7, create(chunk[i:i + 10], count))
+                errors = {t.error_code for t in response.topics} - {0, 36}  # 36: TOPIC_ALREADY_EXISTS
+            except (OSError, asyncio.TimeoutError, ConnectionError, ControllerUnavailable):
+                errors = {41}
+            if not errors:
+                i += 10
+                continue
+            if errors != {41}:
+                raise SystemExit(f"CreateTopics failed: {sorted(errors)}")
+            refused += 1
+            await client.close()
+            await asyncio.sleep(0.1)
+            _, client = await leader_client(quorum)
+        await client.close()
+    await asyncio.gather(*(worker(names[i::concurrency]) for i in range(concurrency)))
+    return refused
+
+
 async def failover_by_size(sizes: list[int], rounds: int) -> None:
     """Failover p50 with `size` partitions in the image, one fresh quorum per size."""
     from kraftsman.controller.server.broker_sim import SimulatedBroker
@@ -212,11 +244,10 @@ async def failover_by_size(sizes: list[int], rounds: int) -> None:
                 while any(s.fenced for s in sims):
                     await asyncio.sleep(0.1)
                 await check(client, "CreateTopics", 7, create(["bench-0"], 1))
-                start = time.perf_counter()
-                per_topic = min(size, 1000)
-                await partition_throughput(client, size, per_topic=per_topic)
-                loaded = time.perf_counter() - start
                 await client.close()
+                start = time.perf_counter()
+                refused = await load_partitions(quorum, size)
+                loaded = time.perf_counter() - start
                 await wait_caught_up(quorum)
                 memory = rss_mb(quorum)
                 gaps = await failover(quorum, rounds)
@@ -224,7 +255,8 @@ async def failover_by_size(sizes: list[int], rounds: int) -> None:
                     await sim.stop()
                 print(f"failover with {size:,} partitions: p50 {statistics.median(gaps) * 1e3:.0f} ms, "
                       f"max {max(gaps) * 1e3:.0f} ms over {rounds} rounds (target p50 <= 2050 ms; loaded in "
-                      f"{loaded:.1f} s, voters' RSS {memory} MB)", flush=True)
+                      f"{loaded:.1f} s, {refused} request(s) refused with NOT_CONTROLLER meanwhile, voters' RSS "
+                      f"{memory} MB)", flush=True)
             finally:
                 quorum.stop()
 
