@@ -3,7 +3,8 @@
 Rules:
 - Only the cli layer prints; library errors reach users as one line on stderr, never a traceback
   (set KRAFTSMAN_DEBUG=1 or pass --debug to see it).
-- Colour only on terminals, never with NO_COLOR set or --no-color (a global flag, like --debug).
+- Colour only on terminals, never with NO_COLOR set or --no-color (a global flag, like --debug);
+  --quiet prints nothing on stdout, --verbose traces each client request on stderr (global too).
 - Exit codes are an IntEnum documented in the README; Kafka-compatible tools keep Kafka's codes.
 - Heavy modules are imported inside commands, never at module import.
 """
@@ -92,6 +93,7 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
     if "--no-color" in argv:       # as NO_COLOR (no-color.org), which rich and prompt-toolkit honour
         argv.remove("--no-color")
         env.env["NO_COLOR"] = os.environ["NO_COLOR"] = "1"
+    _apply_output_levels(argv, env, prog)
     if argv[:1] == ["--version"] and prog not in OWN_VERSION:
         env.stdout.write(f"{prog} (kraftsman) {package_version()}\n")
         return ExitStatus.OK
@@ -115,6 +117,32 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
         text = str(e) if known else f"unexpected {type(e).__name__}: {e} (run with --debug for details)"
         env.stderr.write(f"{prog}: {_one_line(text)}\n")
         return status
+
+
+class _Discard:
+    """A text stream that drops what is written (stdout under --quiet)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _apply_output_levels(argv: list[str], env: Environment, prog: str) -> None:
+    """Handle the global --quiet (nothing on stdout: the exit code tells) and --verbose (each request a
+    client sends, and its answer, traced on stderr)."""
+    if "--quiet" in argv:
+        argv.remove("--quiet")
+        env.stdout = _Discard()
+    if "--verbose" in argv and prog != "kafka-metadata-export":  # the pipeline has its own --verbose
+        argv.remove("--verbose")
+        from kraftsman.controller.server import sync_client
+
+        sync_client.TRACE = lambda line: env.stderr.write(f"{prog}: {line}\n")
 
 
 def package_version() -> str:

@@ -17,6 +17,13 @@ COMMON_ENVIRONMENT = (
     ("NO_COLOR", "When set and not empty, no colour is used (as --no-color does); colour is only ever used on "
                  "a terminal."),
 )
+GLOBAL_OPTIONS = (
+    ("--version", "Print the version and exit (first argument)."),
+    ("--debug", "Show a Python traceback instead of the one-line error."),
+    ("--no-color", "Use no colour (as NO_COLOR)."),
+    ("--quiet", "Print nothing on standard output; the exit status tells the result."),
+    ("--verbose", "Trace each request a client sends, and its answer, on standard error."),
+)
 SCHEMA_ENVIRONMENT = (
     ("KRAFTSMAN_CACHE_DIR", "Folder caching parsed message schemas (default $XDG_CACHE_HOME/kraftsman, "
                             "else ~/.cache/kraftsman); off disables the cache."),
@@ -147,6 +154,10 @@ def render(command, node, codes: list[tuple[int, str]]) -> str:
             if name in progs:
                 lines += [".br", f"See \\fB{esc(progs[name])}\\fR(1)."]
     lines += _options(node)
+    lines.append(".SH GLOBAL OPTIONS")
+    lines.append("Accepted by every command, anywhere on the command line.")
+    for flag, meaning in GLOBAL_OPTIONS:
+        lines += [".TP", f"\\fB{esc(flag)}\\fR", esc(meaning)]
     lines.append(".SH EXIT STATUS")
     for code, meaning in codes:
         lines += [".TP", f"\\fB{code}\\fR", esc(meaning.replace("`", ""))]

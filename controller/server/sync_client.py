@@ -9,6 +9,7 @@ Rules:
 - Failures are ClientError subclasses with one-line messages naming host:port: Unreachable (refused,
   unknown host, connect timeout), RequestTimeout, NotKafka (the peer answered something that is not a
   Kafka frame, or closed the socket on our ApiVersions), UnsupportedVersion, AuthenticationFailed.
+- With TRACE set (--verbose), every connection, request and response is traced as one line (no secrets).
 - Frames follow storage.protocol.framing's header rules but are built from the one API's spec
   (api_by_name loads `<name>Request` only), not framing's registry of every spec: loading that
   registry costs more than the rest of a command's start-up. Only this package opens sockets.
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 from kraftsman.storage.protocol import codec, framing
 
 SOFTWARE_NAME, SOFTWARE_VERSION = "kraftsman", "0"
+# A function taking one line, set by the command line's --verbose: each request and response is traced.
+TRACE = None
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
@@ -175,6 +178,8 @@ class SyncConnection:
     def open(cls, host: str, port: int, config: ClientConfig, deadline: float) -> "SyncConnection":
         """Connect (TLS if configured), negotiate versions and authenticate (SASL if configured)."""
         sock = _connect(host, port, deadline)
+        if TRACE is not None:
+            TRACE(f"connected to {host}:{port} ({config.security_protocol})")
         try:
             if config.uses_ssl:
                 sock = _wrap_tls(sock, host, config, deadline)
@@ -209,10 +214,14 @@ class SyncConnection:
         info = api_by_name(api_name)
         cid = next(self._cids) & 0x7FFFFFFF
         frame = encode_request(info, version, cid, self.config.client_id, body)
+        started = time.monotonic()
         try:
             self.sock.settimeout(_remaining(deadline))
             self.sock.sendall(frame)
             response = self._read_frame(deadline)
+            if TRACE is not None:
+                TRACE(f"{api_name} v{version} to {self.name} (correlation id {cid}, {len(frame)} bytes): "
+                      f"{len(response) + 4} bytes back in {(time.monotonic() - started) * 1000:.1f} ms")
         except socket.timeout:
             raise RequestTimeout(f"{api_name} v{version} to {self.name} got no response in time") from None
         except OSError as e:

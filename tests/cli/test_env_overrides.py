@@ -221,3 +221,31 @@ def test_no_color_flag_and_variable(tmp_path, monkeypatch):
     assert os.environ["NO_COLOR"] == "1"                         # prompt-toolkit and rich read the process's
     piped = _env(tmp_path)
     assert run_command(tool, ["x"], piped) == 0 and seen["color"] is False   # never colour into a pipe
+
+
+def test_quiet_and_verbose(tmp_path, monkeypatch):
+    """--quiet leaves stdout empty (the exit code tells); --verbose traces each request a client sends."""
+    from kraftsman.cli import cluster_tool
+    from kraftsman.cli.common import run_command
+    from kraftsman.cli.storage_tool import run as storage
+    from kraftsman.controller.server import sync_client
+
+    from .test_cluster_tool import RANGES, describe_handler
+    from ..controller.server.sync_fakes import FakeServer
+
+    config = str(_config(tmp_path))
+    env = _env(tmp_path)
+    out = env.stdout
+    assert run_command(storage, ["format", "-c", config, "-t", "MkU3OEVBNTcwNTJENDM2Qg", "--quiet"], env) == 0
+    assert (out.getvalue(), env.stderr.getvalue()) == ("", "")
+    assert (tmp_path / "meta" / "meta.properties").exists()
+    monkeypatch.setattr(sync_client, "TRACE", None)
+    with FakeServer(describe_handler(), ranges=RANGES) as server:
+        env = _env(tmp_path)
+        status = run_command(cluster_tool.run, ["cluster-id", "-b", server.address, "--verbose"], env,
+                             prog="kafka-cluster")
+    assert status == 0 and env.stdout.getvalue() == "Cluster ID: abcdefghijklmnopqrstuv\n"
+    lines = env.stderr.getvalue().splitlines()
+    assert lines[0] == f"kafka-cluster: connected to {server.address} (PLAINTEXT)"
+    assert any(line.startswith(f"kafka-cluster: DescribeCluster v1 to {server.address} (correlation id ")
+               and " bytes back in " in line for line in lines), lines
