@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Callable
 
 from .. import features as ft
-from .. import scram
 from ..dynamic_voters import DynamicVoter, voters_record
 from ..errors import StorageError
 from ..protocol import codec
@@ -176,7 +175,7 @@ def _kraft_version(spec: FormatSpec, given: int | None) -> int:
 
 
 def bootstrap_records(spec: FormatSpec, mv: ft.MetadataVersion, levels: dict[str, int],
-                      salt_source: Callable[[], bytes] = scram.random_salt) -> list[ApiMessageAndVersion]:
+                      salt_source: Callable[[], bytes] | None = None) -> list[ApiMessageAndVersion]:
     """List bootstrap.checkpoint's records: metadata.version, other features > 0 by name, SCRAM."""
     feature_cls = codec.message_class("FeatureLevelRecord")
     records = [ApiMessageAndVersion(feature_cls(name=ft.METADATA_VERSION, feature_level=mv.level), 0)]
@@ -186,9 +185,11 @@ def bootstrap_records(spec: FormatSpec, mv: ft.MetadataVersion, levels: dict[str
     if spec.scram_arguments:
         if mv < ft.SCRAM_MINIMUM:
             raise FormatterError(f"SCRAM is only supported in metadata.version {ft.SCRAM_MINIMUM} or later.")
+        from .. import scram  # only with --add-scram: hashlib and friends stay out of a plain format's start-up
+
         try:
             parsed = [scram.parse_argument(a) for a in spec.scram_arguments]
-            records.extend(scram.to_record(a, salt_source) for a in parsed)
+            records.extend(scram.to_record(a, salt_source or scram.random_salt) for a in parsed)
         except scram.ScramError as e:
             raise FormatterError(str(e)) from None
     return records
@@ -205,7 +206,7 @@ def directory_type(path: str, spec: FormatSpec) -> DirectoryType:
     return DirectoryType.DYNAMIC_METADATA_NON_VOTER_DIRECTORY
 
 
-def plan(spec: FormatSpec, salt_source: Callable[[], bytes] = scram.random_salt) -> FormatPlan:
+def plan(spec: FormatSpec, salt_source: Callable[[], bytes] | None = None) -> FormatPlan:
     """Run every check of Formatter.run and decide what to write, without writing anything."""
     dirs = _check_spec(spec)
     mv = effective_release_version(spec)
@@ -287,7 +288,7 @@ def _os_text(e: OSError) -> str:
 
 def format_directories(spec: FormatSpec, emit: Callable[[str], None], *, fs: FileSystem = DEFAULT_FS,
                        clock: Callable[[], float] = time.time,
-                       salt_source: Callable[[], bytes] = scram.random_salt) -> FormatPlan:
+                       salt_source: Callable[[], bytes] | None = None) -> FormatPlan:
     """Plan, then write: the whole of Kafka's Formatter.run."""
     fplan = plan(spec, salt_source)
     execute(fplan, spec, emit, fs=fs, clock=clock)

@@ -88,3 +88,16 @@ def test_format_imports_neither_yaml_nor_the_crc_library_once_cached(tmp_path):
             for _ in range(2)]
     assert runs[0].stdout.split()[-3:] == ["0", "True", "False"]   # first run parses the YAML
     assert runs[1].stdout.split()[-3:] == ["0", "False", "False"]
+
+
+def test_a_plain_format_imports_no_scram_and_no_asyncio(tmp_path):
+    """kafka-storage format without --add-scram leaves the SCRAM module (hashlib, hmac) and asyncio unloaded."""
+    config = tmp_path / "server.properties"
+    config.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@127.0.0.1:9093\n"
+                      f"listeners=CONTROLLER://127.0.0.1:9093\ncontroller.listener.names=CONTROLLER\n"
+                      f"log.dirs={tmp_path / 'meta'}\n")
+    code = ("import sys\nfrom kraftsman.cli.storage_tool import run\nfrom kraftsman.cli.common import Environment\n"
+            f"status = run(['format', '-t', 'MkU3OEVBNTcwNTJENDM2Qg', '-c', {str(config)!r}], Environment())\n"
+            "print(status, 'kraftsman.storage.scram' in sys.modules, 'asyncio' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "0 False False", done.stdout + done.stderr
