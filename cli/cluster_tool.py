@@ -86,18 +86,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(argv: list[str], env: Environment) -> int:
-    """Run kafka-cluster with `argv`; print to env's streams; return the exit status."""
+def parse_arguments(parser: argparse.ArgumentParser, tool: str, argv: list[str], env: Environment):
+    """Parse `argv` as Kafka's argparse4j tools do; return (namespace, None), or (None, exit status) after
+    printing a usage error (1, or 64 with --output json) or the help (-h)."""
     import contextlib
 
     try:
         with contextlib.redirect_stdout(env.stdout):
-            args = with_environment(build_parser(), "cluster", argv, env.env).parse_args(argv)
+            return with_environment(parser, tool, argv, env.env).parse_args(argv), None
     except _UsageError as e:
         env.stderr.write(f"{e}\n")
-        return ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR
+        return None, ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR
     except SystemExit as e:        # -h / --help
-        return int(e.code or 0)
+        return None, int(e.code or 0)
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-cluster with `argv`; print to env's streams; return the exit status."""
+    args, status = parse_arguments(build_parser(), "cluster", argv, env)
+    if args is None:
+        return status
     from . import cluster_commands
 
     try:

@@ -23,9 +23,8 @@ import argparse
 import os
 import time
 
-from .cluster_tool import ERROR_NAMES, Failure, _Context, _fail, _Parser, _UsageError, _wants_json
+from .cluster_tool import ERROR_NAMES, Failure, _Context, _fail, _Parser, parse_arguments
 from .common import Environment, ExitStatus
-from .env_overrides import with_environment
 
 PROG = "kafka-metadata-quorum"
 SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
@@ -83,16 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-quorum with `argv`; print to env's streams; return the exit status."""
-    import contextlib
-
-    try:
-        with contextlib.redirect_stdout(env.stdout):
-            args = with_environment(build_parser(), "quorum", argv, env.env).parse_args(argv)
-    except _UsageError as e:
-        env.stderr.write(f"{e}\n")
-        return ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR
-    except SystemExit as e:        # -h / --help
-        return int(e.code or 0)
+    args, status = parse_arguments(build_parser(), "quorum", argv, env)
+    if args is None:
+        return status
     try:
         if args.config and not os.path.exists(args.config):
             raise Failure(f"Properties file {args.config} does not exists!")
