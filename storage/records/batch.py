@@ -214,10 +214,17 @@ class RecordBatch:
                     break
                 stop = body + length
                 delta, key = data[body + 2], body + 3
-                if delta >= 128:  # offset deltas of 64 and more take two bytes
-                    delta, key = (delta & 0x7F) | (data[body + 3] << 7), body + 4
+                if delta >= 128:  # offset deltas of 64 and more take two bytes, of 8192 and more three
+                    d2 = data[body + 3]
+                    if d2 < 128:
+                        delta, key = (delta & 0x7F) | (d2 << 7), body + 4
+                    else:
+                        d3 = data[body + 4]
+                        if d3 >= 128:
+                            break
+                        delta, key = (delta & 0x7F) | ((d2 & 0x7F) << 7) | (d3 << 14), body + 5
                 if (stop > end or b & 1 or data[body] or data[body + 1] or delta & 1 or data[key] != 1
-                        or delta >= 1 << 14 or data[stop - 1]):
+                        or data[stop - 1]):
                     break
                 value, vend = _read_blob(data, key + 1)
             except (IndexError, ValueError):
