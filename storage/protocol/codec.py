@@ -370,10 +370,19 @@ def _write_field(s: _Src, ind: int, val: str, f: FieldSpec, version: int, flex: 
     s(ind, f"if {val} is None:")
     _write_null(s, ind + 1, flex, True, nullable, f.name, out)
     s(ind, "else:")
-    _write_len(s, ind + 1, f"len({val})", flex, True, out)
     et = f.element_type
-    if et in _ARRAY_FMT:
-        s(ind + 1, f"{out} += _pack('>%d{_ARRAY_FMT[et]}' % len({val}), *{val})")
+    if et in _ARRAY_FMT:  # count and elements in one precompiled pack while the count is small
+        code, n = _ARRAY_FMT[et], s.tmp("n")
+        s(ind + 1, f"{n} = len({val})")
+        s(ind + 1, f"if {n} < {_CACHED_ARRAYS}:")
+        s(ind + 2, f"{out} += _W{'C' if flex else 'N'}{code}[{n}]({n}{' + 1' if flex else ''}, *{val})")
+        s(ind + 1, "else:")
+        _write_len(s, ind + 2, n, flex, True, out)
+        s(ind + 2, f"{out} += _pack('>%d{code}' % {n}, *{val})")
+        return
+    _write_len(s, ind + 1, f"len({val})", flex, True, out)
+    if et == "uuid":
+        s(ind + 1, f"{out} += b''.join({val})")
         return
     e = s.tmp("e")
     s(ind + 1, f"for {e} in {val}:")
@@ -387,9 +396,14 @@ def _not_default(f: FieldSpec, val: str) -> str:
 
 def _gen_encoder(s: _Src, struct_name: str, fields, version: int, flexible: bool) -> None:
     s(0, f"def _e_{struct_name}(o, out):")
-    tagged = []
+    tagged, run = [], []
     for f in fields:
         val = "o." + snake_name(f.name)
+        if version in f.versions and not (flexible and version in f.tagged_versions) and (
+                not f.is_array and f.type in _RUN_FMT):
+            run.append(f)
+            continue
+        _flush_write_run(s, run)
         if version not in f.versions:
             if not f.ignorable:
                 s(1, f"if {_not_default(f, val)}:")
@@ -399,16 +413,33 @@ def _gen_encoder(s: _Src, struct_name: str, fields, version: int, flexible: bool
             tagged.append(f)
         else:
             _write_field(s, 1, val, f, version, _is_flex(f, version, flexible), "out")
+    _flush_write_run(s, run)
     if flexible:
         _gen_tag_writer(s, tagged, version)
     s(1, "return out")
     s(0, "")
 
 
+def _flush_write_run(s: _Src, run: list) -> None:
+    """Emit one pack for a run of consecutive fixed-width fields (then empty the run)."""
+    if not run:
+        return
+    fmt = "".join(_RUN_FMT[f.type] for f in run)
+    name = "_W_" + fmt.replace("?", "Z")
+    s.names.setdefault(name, struct.Struct(">" + fmt).pack)
+    s(1, f"out += {name}({', '.join('o.' + snake_name(f.name) for f in run)})")
+    run.clear()
+
+
 def _gen_tag_writer(s: _Src, tagged, version: int) -> None:
+    tagged = sorted(tagged, key=lambda x: x.tag)
     s(1, "tags = o._unknown_tagged_fields")
+    defaults = "".join(f" and not {_not_default(f, 'o.' + snake_name(f.name))}" for f in tagged)
+    s(1, f"if not tags{defaults}:")  # the usual case: no tagged field to write
+    s(2, "out.append(0)")
+    s(2, "return out")
     s(1, "tags = list(tags) if tags else []")
-    for f in sorted(tagged, key=lambda x: x.tag):
+    for f in tagged:
         val = "o." + snake_name(f.name)
         s(1, f"if {_not_default(f, val)}:")
         s(2, "t = bytearray()")
@@ -509,6 +540,9 @@ def _base_template() -> dict:
     for code in set(_ARRAY_FMT.values()):
         ns["_A" + code] = tuple(struct.Struct(f">{n}{code}").unpack_from for n in range(_CACHED_ARRAYS))
     ns["_A16s"] = tuple(struct.Struct(">" + "16s" * n).unpack_from for n in range(_CACHED_ARRAYS))
+    for code in set(_ARRAY_FMT.values()):  # packers of count + elements, indexed by the element count
+        ns["_WC" + code] = tuple(struct.Struct(f">B{n}{code}").pack for n in range(_CACHED_ARRAYS))
+        ns["_WN" + code] = tuple(struct.Struct(f">i{n}{code}").pack for n in range(_CACHED_ARRAYS))
     for code in set(_ARRAY_FMT.values()) | {"16s"}:  # indexed by the compact count byte (count + 1)
         ns["_C" + code] = (None,) + ns["_A" + code]
         ns["_Z" + code] = (0,) + tuple(1 + n * struct.calcsize(">" + code) for n in range(_CACHED_ARRAYS))

@@ -147,14 +147,24 @@ def read_metadata_record(value: bytes) -> ApiMessageAndVersion:
     return _new_amv(ApiMessageAndVersion, (message, version, api_key))
 
 
+_writers: dict[tuple[int, int], tuple[bytes, object]] = {}
+
+
+def _writer(api_key: int, version: int) -> tuple[bytes, object]:
+    """Return (frame header bytes, generated body encoder) of a record type at a version, cached."""
+    writer = _writers.get((api_key, version))
+    if writer is None:
+        header = uvarint_bytes(FRAME_VERSION) + uvarint_bytes(api_key) + uvarint_bytes(version)
+        writer = (header, codec.encoder(METADATA_RECORD_TYPES[api_key], version))
+        _writers[(api_key, version)] = writer
+    return writer
+
+
 def write_metadata_record(record: ApiMessageAndVersion) -> bytes:
     """Encode an ApiMessageAndVersion into a frame-version-1 record value."""
-    name = METADATA_RECORD_TYPES[record.api_key]
-    out = bytearray(uvarint_bytes(FRAME_VERSION))
-    out += uvarint_bytes(record.api_key)
-    out += uvarint_bytes(record.version)
-    codec.encoder(name, record.version)(record.message, out)
-    return bytes(out)
+    message, version, api_key = record
+    header, encode = _writers.get((api_key, version)) or _writer(api_key, version)
+    return bytes(encode(message, bytearray(header)))
 
 
 def record_to_json(record: ApiMessageAndVersion) -> str:
