@@ -15,15 +15,16 @@ Rules:
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from kraftsman.cli.dump_log_format import MetadataParser, RecordError, compression_name
 from kraftsman.cli.dump_log_jsonl import _control_fields, _metadata_fields
 from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
+from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES
 
 from .tables import RECORDS, names
+from .typed import NO_TYPED, extractor, typed_from_json
 
 SUFFIXES = (".log", ".checkpoint")
 
@@ -143,43 +144,70 @@ def _b64(raw) -> str | None:
 
 _EMPTY = {"control_type": None, "type": None, "api_key": None, "version": None, "data": None, "value": None,
           "error": None}
-_NO_TYPED = (None,) * 12
 _ERROR = names(RECORDS).index("error")
 
 
 def record_row(origin: Origin, batch, record, parser) -> tuple:
     """Return the `records` row of one record: dump-log jsonl's fields, then the typed columns."""
+    ts = batch.max_timestamp if batch.timestamp_type == "LogAppendTime" else record.timestamp
+    key, value = record.key, record.value
+    head = (*origin, batch.position, batch.max_timestamp, record.offset, ts, -1 if key is None else len(key),
+            -1 if value is None else len(value), record.sequence,
+            [(k, _b64(v)) for k, v in record.headers] if record.headers else [], _b64(key), batch.is_control)
+    if not batch.is_control and value is not None:
+        fast = _fast_metadata(parser, value)
+        if fast is not None:
+            return head + fast
+    return head + _slow_fields(batch, record, parser)
+
+
+def _fast_metadata(parser, value) -> tuple | None:
+    """Return the record's columns from control_type on, or None when the exact slow path must tell."""
+    if len(value) < 3 or value[0] != 1 or value[1] > 127 or value[2] > 127:
+        return None
+    entry = _ENTRIES.get((value[1], value[2]))
+    if entry is None:
+        entry = _entry(parser, value)
+        if entry is None:
+            return None
+    name, decode, render, typed = entry
+    try:
+        message, stop = decode(value, 3, len(value))
+    except Exception:  # noqa: BLE001 (the slow path reports it with Kafka's text)
+        return None
+    if stop != len(value):
+        return None
+    return (None, name, value[1], value[2], render(message), None, None) + typed(message)
+
+
+_ENTRIES: dict = {}
+
+
+def _entry(parser, value) -> tuple | None:
+    """Cache and return (type name, raw decoder, renderer, typed extractor) of a known record type/version."""
+    api_key, version = value[1], value[2]
+    try:
+        parser.entry(api_key, version, value)
+    except Exception:  # noqa: BLE001 (unknown type or version: the slow path says so)
+        return None
+    record = METADATA_RECORD_TYPES[api_key]
+    prefix, decode, render, _ = parser.entry(api_key, version, value)
+    found = _ENTRIES[(api_key, version)] = (prefix[9:prefix.index('"', 9)], decode, render,
+                                           extractor(record, version))
+    return found
+
+
+def _slow_fields(batch, record, parser) -> tuple:
+    """Return the columns from control_type on through dump-log jsonl's own decoding (control records,
+    unknown types, failures)."""
     fields = dict(_EMPTY)
     if batch.is_control:
         fields.update(_control_fields(record))
     elif record.value is not None:
         fields.update(_metadata_fields(parser, record))
-    else:
-        fields["value"] = None
-    ts = batch.max_timestamp if batch.timestamp_type == "LogAppendTime" else record.timestamp
-    data = fields["data"]
-    return (*origin, batch.position, batch.max_timestamp, record.offset, ts,
-            -1 if record.key is None else len(record.key), -1 if record.value is None else len(record.value),
-            record.sequence, [(k, _b64(v)) for k, v in record.headers], _b64(record.key), batch.is_control,
-            fields["control_type"], fields["type"], fields["api_key"], fields["version"], data,
-            fields["value"], fields["error"]) + typed_fields(fields["type"], data)
-
-
-def typed_fields(kind: str | None, data: str | None) -> tuple:
-    """Return the typed columns (tables.TYPED) of a record from its type and data JSON."""
-    if data is None or kind not in _TYPED_KINDS:
-        return _NO_TYPED
-    d = json.loads(data)
-    fence = kind in ("FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD")
-    config = kind == "CONFIG_RECORD"
-    return (d.get("id") if fence else d.get("brokerId"), d.get("epoch") if fence else d.get("brokerEpoch"),
-            d.get("topicId"), d.get("name") if kind == "TOPIC_RECORD" else None, d.get("partitionId"),
-            d.get("leader"), d.get("leaderEpoch"), d.get("isr"), d.get("replicas"),
-            d.get("resourceType") if config else None, d.get("resourceName") if config else None,
-            d.get("name") if config else None)
-
-
-_TYPED_KINDS = frozenset({
-    "REGISTER_BROKER_RECORD", "UNREGISTER_BROKER_RECORD", "FENCE_BROKER_RECORD", "UNFENCE_BROKER_RECORD",
-    "BROKER_REGISTRATION_CHANGE_RECORD", "TOPIC_RECORD", "PARTITION_RECORD", "PARTITION_CHANGE_RECORD",
-    "REMOVE_TOPIC_RECORD", "CONFIG_RECORD"})
+    data, api_key = fields["data"], fields["api_key"]
+    typed = NO_TYPED
+    if data is not None and not batch.is_control and api_key in METADATA_RECORD_TYPES:
+        typed = typed_from_json(METADATA_RECORD_TYPES[api_key], data)
+    return (fields["control_type"], fields["type"], api_key, fields["version"], data, fields["value"],
+            fields["error"]) + typed

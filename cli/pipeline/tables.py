@@ -31,6 +31,8 @@ TYPED = [
     ("leader_epoch", "int"),           # leaderEpoch
     ("isr", "array<int>"),             # isr
     ("replicas", "array<int>"),        # replicas
+    ("adding_replicas", "array<int>"),  # addingReplicas
+    ("removing_replicas", "array<int>"),  # removingReplicas
     ("config_resource_type", "int"),   # ConfigRecord resourceType
     ("config_resource_name", "string"),  # ConfigRecord resourceName
     ("config_name", "string"),         # ConfigRecord name

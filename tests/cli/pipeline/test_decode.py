@@ -15,6 +15,7 @@ from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.dump_log import run
 from kraftsman.cli.pipeline import tables
 from kraftsman.cli.pipeline.decode import decode_file, file_type_of, identity
+from kraftsman.cli.pipeline.typed import typed_from_json
 from kraftsman.storage.log.segment import read_batches
 from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES, read_metadata_record
@@ -83,9 +84,14 @@ TYPED_CHECKED = ("PARTITION_RECORD", "TOPIC_RECORD", "CONFIG_RECORD", "REGISTER_
 
 
 def assert_typed_columns(log: Path, records: list[dict]) -> None:
-    """Typed columns come from the data JSON; storage's message decoding is an independent source."""
+    """Typed columns (read from the decoded message) equal the data JSON read back, and storage's own
+    message decoding, an independent source."""
     values = _values(log)
+    typed_names = tables.names(tables.TYPED)
     for r in records:
+        if r["data"] is not None and r["api_key"] in METADATA_RECORD_TYPES:
+            assert tuple(r[c] for c in typed_names) == typed_from_json(METADATA_RECORD_TYPES[r["api_key"]],
+                                                                      r["data"]), r
         if r["type"] not in TYPED_CHECKED:
             continue
         m = read_metadata_record(values[r["offset"]]).message
@@ -102,6 +108,7 @@ def assert_typed_columns(log: Path, records: list[dict]) -> None:
             # tagged fields at their default (leader -2 = unchanged, isr null) are absent from data
             assert (r["partition_id"], r["leader"]) == (m.partition_id, None if m.leader == -2 else m.leader)
             assert r["isr"] == (None if m.isr is None else list(m.isr))
+            assert r["adding_replicas"] == (None if m.adding_replicas is None else list(m.adding_replicas))
         else:
             assert (r["broker_id"], r["broker_epoch"]) == (m.broker_id, m.broker_epoch)
 
