@@ -35,26 +35,38 @@ _TOPIC_NAMES = """topic_names AS (
     SELECT topic_id, first(topic_name, true) AS topic_name FROM records WHERE type = 'TOPIC_RECORD'
     GROUP BY topic_id)"""
 
-# leader / isr / replicas after each change: a PartitionChangeRecord leaves absent fields unchanged.
+# leader / isr / replicas after each change: a PartitionChangeRecord leaves absent fields unchanged, so
+# its state is the last non-null value over the partition's earlier records (a window). A PartitionRecord
+# carries the whole state, so partitions that never change (most rows of a log, all of a snapshot) skip
+# the window (the shuffle and sort of every row) and are read as they are.
+_PARTITION_KEY = "p.source = k.source AND p.topic_id = k.topic_id AND p.partition_id = k.partition_id"
+_PARTITION_ROW = ("p.source, p.cluster_id, p.node_id, p.file_type, p.offset, p.timestamp, p.topic_id, "
+                  "p.partition_id, p.change")
+_CHANGED_TO = "p.leader AS leader_changed_to, p.isr AS isr_changed_to, p.replicas AS replicas_changed_to"
 PARTITION_HISTORY = f"""
 WITH {_TOPIC_NAMES},
-changes AS (
-    SELECT {_WHERE}, topic_id, partition_id, leader, leader_epoch, isr, replicas,
-           from_json(get_json_object(data, '$.addingReplicas'), 'array<int>') AS adding_replicas,
-           from_json(get_json_object(data, '$.removingReplicas'), 'array<int>') AS removing_replicas,
-           CASE type WHEN 'PARTITION_RECORD' THEN 'create' ELSE 'change' END AS change
-    FROM records WHERE type IN ('PARTITION_RECORD', 'PARTITION_CHANGE_RECORD'))
-SELECT c.source, c.cluster_id, c.node_id, c.file_type, c.offset, c.timestamp, c.topic_id, n.topic_name,
-       c.partition_id, c.change,
-       last(c.leader, true) OVER w AS leader,
-       c.leader_epoch,
-       last(c.isr, true) OVER w AS isr,
-       last(c.replicas, true) OVER w AS replicas,
-       c.adding_replicas, c.removing_replicas,
-       c.leader AS leader_changed_to, c.isr AS isr_changed_to, c.replicas AS replicas_changed_to
-FROM changes c LEFT JOIN topic_names n ON c.topic_id = n.topic_id
-WINDOW w AS (PARTITION BY c.source, c.topic_id, c.partition_id ORDER BY c.offset
-             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+parts AS (
+    SELECT {_WHERE}, topic_id, partition_id, leader, leader_epoch, isr, replicas, adding_replicas,
+           removing_replicas, CASE type WHEN 'PARTITION_RECORD' THEN 'create' ELSE 'change' END AS change
+    FROM records WHERE type IN ('PARTITION_RECORD', 'PARTITION_CHANGE_RECORD')),
+changed AS (
+    SELECT DISTINCT source, topic_id, partition_id FROM records WHERE type = 'PARTITION_CHANGE_RECORD'),
+history AS (
+    SELECT {_PARTITION_ROW}, last(p.leader, true) OVER w AS leader, p.leader_epoch,
+           last(p.isr, true) OVER w AS isr, last(p.replicas, true) OVER w AS replicas,
+           p.adding_replicas, p.removing_replicas, {_CHANGED_TO}
+    FROM parts p LEFT SEMI JOIN changed k ON {_PARTITION_KEY}
+    WINDOW w AS (PARTITION BY p.source, p.topic_id, p.partition_id ORDER BY p.offset
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)),
+unchanged AS (
+    SELECT {_PARTITION_ROW}, p.leader, p.leader_epoch, p.isr, p.replicas, p.adding_replicas,
+           p.removing_replicas, {_CHANGED_TO}
+    FROM parts p LEFT ANTI JOIN changed k ON {_PARTITION_KEY}),
+together AS (SELECT * FROM history UNION ALL SELECT * FROM unchanged)
+SELECT /*+ BROADCAST(n) */ c.source, c.cluster_id, c.node_id, c.file_type, c.offset, c.timestamp, c.topic_id,
+       n.topic_name, c.partition_id, c.change, c.leader, c.leader_epoch, c.isr, c.replicas, c.adding_replicas,
+       c.removing_replicas, c.leader_changed_to, c.isr_changed_to, c.replicas_changed_to
+FROM together c LEFT JOIN topic_names n ON c.topic_id = n.topic_id
 """
 
 TOPIC_LIFECYCLE = f"""
@@ -62,24 +74,27 @@ WITH {_TOPIC_NAMES},
 created AS (
     SELECT {_WHERE}, batch_position, topic_id, topic_name FROM records WHERE type = 'TOPIC_RECORD'),
 parts AS (
-    SELECT source, cluster_id, node_id, file_type, min(offset) AS offset, min(timestamp) AS timestamp,
-           batch_position, topic_id, count(*) AS partitions, array_sort(collect_list(partition_id)) AS partition_ids
+    SELECT source, first(cluster_id) AS cluster_id, first(node_id) AS node_id, first(file_type) AS file_type,
+           min(offset) AS offset, min(timestamp) AS timestamp, batch_position, topic_id, count(*) AS partitions,
+           array_sort(collect_list(partition_id)) AS partition_ids
     FROM records WHERE type = 'PARTITION_RECORD'
-    GROUP BY source, cluster_id, node_id, file_type, batch_position, topic_id)
-SELECT c.source, c.cluster_id, c.node_id, c.file_type, c.offset, c.timestamp,
+    GROUP BY source, batch_position, topic_id)
+SELECT /*+ BROADCAST(p) */ c.source, c.cluster_id, c.node_id, c.file_type, c.offset, c.timestamp,
        CASE c.file_type WHEN 'log' THEN 'create' ELSE 'in_snapshot' END AS event, c.topic_id, c.topic_name,
        coalesce(p.partitions, 0) AS partitions, p.partition_ids
 FROM created c LEFT JOIN parts p
   ON p.source = c.source AND p.batch_position = c.batch_position AND p.topic_id = c.topic_id
 UNION ALL
-SELECT p.source, p.cluster_id, p.node_id, p.file_type, p.offset, p.timestamp, 'partitions_added', p.topic_id,
+SELECT /*+ BROADCAST(n) */ p.source, p.cluster_id, p.node_id, p.file_type, p.offset, p.timestamp,
+       'partitions_added', p.topic_id,
        n.topic_name, p.partitions, p.partition_ids
 FROM parts p LEFT JOIN topic_names n ON p.topic_id = n.topic_id
 WHERE p.file_type = 'log' AND NOT EXISTS (
     SELECT 1 FROM created c
     WHERE c.source = p.source AND c.batch_position = p.batch_position AND c.topic_id = p.topic_id)
 UNION ALL
-SELECT r.source, r.cluster_id, r.node_id, r.file_type, r.offset, r.timestamp, 'delete', r.topic_id, n.topic_name,
+SELECT /*+ BROADCAST(n) */ r.source, r.cluster_id, r.node_id, r.file_type, r.offset, r.timestamp, 'delete',
+       r.topic_id, n.topic_name,
        CAST(NULL AS BIGINT), CAST(NULL AS ARRAY<INT>)
 FROM records r LEFT JOIN topic_names n ON r.topic_id = n.topic_id
 WHERE r.type = 'REMOVE_TOPIC_RECORD'
@@ -127,7 +142,8 @@ SELECT source, cluster_id, node_id, file_type, offset, timestamp, 'create' AS ac
        pattern_type, operation, permission_type, resource_name, principal, host
 FROM acls
 UNION ALL
-SELECT r.source, r.cluster_id, r.node_id, r.file_type, r.offset, r.timestamp, 'delete', get_json_object(r.data, '$.id'),
+SELECT /*+ BROADCAST(k) */ r.source, r.cluster_id, r.node_id, r.file_type, r.offset, r.timestamp, 'delete',
+       get_json_object(r.data, '$.id'),
        k.resource_type, k.pattern_type, k.operation, k.permission_type, k.resource_name, k.principal, k.host
 FROM records r LEFT JOIN known k ON get_json_object(r.data, '$.id') = k.acl_id
 WHERE r.type = 'REMOVE_ACCESS_CONTROL_ENTRY_RECORD'

@@ -20,14 +20,18 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import shutil
 import tempfile
 import threading
 import time
+import uuid
 from typing import TYPE_CHECKING
 
+from .arrow_tables import arrow_schema, to_arrow, write_parts  # noqa: F401  (arrow_schema: tests)
 from .decode import RECORDS_ONLY, STRUCTURE
 from .derived import DERIVED
-from .inputs import Task, balance
+from .inputs import Task, balance, local_path
 from .tables import BASE_TABLES, BATCHES, ERRORS, RECORDS, ddl, names, union_columns
 
 if TYPE_CHECKING:
@@ -42,6 +46,7 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 FORMATS = {"parquet": "parquet", "jsonl": "json"}
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def require() -> None:
@@ -77,40 +82,6 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
     if quiet:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
-
-
-_ARROW_TYPES = {"string": "string", "bigint": "int64", "int": "int32", "boolean": "bool_"}
-
-
-def arrow_schema(columns):
-    """Return the Arrow schema Spark expects for a table's columns (tables.py types)."""
-    import pyarrow as pa
-
-    def kind(t: str):
-        if t in _ARROW_TYPES:
-            return getattr(pa, _ARROW_TYPES[t])()
-        if t == "array<int>":
-            return pa.list_(pa.int32())
-        if t == "array<struct<key:string,value:string>>":
-            return pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))
-        raise ValueError(f"no Arrow type for {t}")
-
-    return pa.schema([(name, kind(t)) for name, t in columns])
-
-
-def to_arrow(rows, columns, size: int = 8192):
-    """Yield Arrow record batches of `size` rows (tuples in column order)."""
-    import pyarrow as pa
-
-    schema = arrow_schema(columns)
-    buf: list = []
-    for row in rows:
-        buf.append(row)
-        if len(buf) == size:
-            yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(zip(*buf), schema)], schema=schema)
-            buf = []
-    if buf:
-        yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(zip(*buf), schema)], schema=schema)
 
 
 def _task_rows(tasks, selected: frozenset, convert):
@@ -204,19 +175,78 @@ _RECORD_ERRORS = "SELECT source, batch_position AS position, offset, error AS me
 
 
 def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str, fmt: str = "parquet",
-            progress=None, derived: bool = True) -> dict[str, int]:
+            progress=None, derived: bool = True, direct: bool | None = None) -> dict[str, int]:
     """Decode, write every table below `out`, and return the row count of the base tables.
 
-    Two passes over the files: `records` (the full decode), then `batches` and `errors` (batch headers,
-    CRCs and record framing only); record-level errors are read back from the written records.
+    Local Parquet output on a local master (or `direct=True`): one pass, each worker writing its part
+    of the base tables (write_base_tables). Otherwise Spark's writers, two passes over the files:
+    `records` (the full decode), then `batches` and `errors` (batch headers, CRCs and record framing
+    only); record-level errors are read back from the written records.
     """
     progress = progress or Progress(spark, None)
-    frames = inputs_frame(spark, tasks, remote)
-    write_records(spark, frames, out, fmt, progress)
-    write_structure(spark, frames, out, fmt, progress)
+    if direct_write(spark, remote, out, fmt) if direct is None else direct:
+        counts = write_base_tables(spark, tasks, out, progress)
+    else:
+        frames = inputs_frame(spark, tasks, remote)
+        write_records(spark, frames, out, fmt, progress)
+        write_structure(spark, frames, out, fmt, progress)
+        counts = {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
     if derived:
         write_derived(spark, out, fmt, progress)
-    return {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
+    return counts
+
+
+def direct_write(spark: SparkSession, remote: list[str], out: str, fmt: str) -> bool:
+    """Tell whether the workers write the base tables themselves: Parquet, local files, local master
+    (every worker then sees the output folder); otherwise Spark's writers do."""
+    local_output = not _SCHEME.match(out) or out.startswith("file:")
+    return fmt == "parquet" and not remote and local_output and spark.sparkContext.master.startswith("local")
+
+
+def write_base_tables(spark: SparkSession, tasks: list[Task], out: str, progress) -> dict[str, int]:
+    """Decode every task once on the workers, each writing its part of `records`, `batches` and
+    `errors` with pyarrow into a staging folder; then move the tables into place (replacing an
+    earlier run's) and register `records` as a view. Return the rows per table."""
+    sc = spark.sparkContext
+    root = os.path.abspath(local_path(out))
+    staging = os.path.join(root, f"_staging-{uuid.uuid4().hex}")
+    groups = list(enumerate(balance(tasks, 3 * sc.defaultParallelism))) or [(0, [])]
+    try:
+        with progress.phase("decoding"):
+            written = sc.parallelize(groups, len(groups)).map(functools.partial(_write_group, staging)).collect()
+        for table in BASE_TABLES:
+            _replace(os.path.join(staging, table), os.path.join(root, table))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    read_table(spark, out, "records", "parquet").createOrReplaceTempView("records")
+    return {t: sum(w[t] for w in written) for t in BASE_TABLES}
+
+
+def _write_group(staging: str, group) -> dict[str, int]:
+    """Write one task group's parts (runs in a Python worker, garbage collection paused)."""
+    import gc
+
+    index, tasks = group
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return write_parts([Task(*t) for t in tasks], staging, index)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _replace(staged: str, final: str) -> None:
+    """Put a staged table folder in place of `final`, marked complete with _SUCCESS as Spark does."""
+    with open(os.path.join(staged, "_SUCCESS"), "wb"):
+        pass
+    old = None
+    if os.path.lexists(final):
+        old = f"{final}.old-{uuid.uuid4().hex}"
+        os.rename(final, old)
+    os.rename(staged, final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def write_records(spark: SparkSession, frames, out: str, fmt: str, progress) -> None:

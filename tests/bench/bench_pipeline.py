@@ -27,7 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_metadata_log import generate  # noqa: E402  (sibling benchmark module)
 
 from kraftsman.cli.pipeline import inputs  # noqa: E402
+from kraftsman.cli.pipeline.arrow_tables import decode_arrow  # noqa: E402
 from kraftsman.cli.pipeline.decode import decode_file  # noqa: E402
+
+
+BASE_PHASES = ("decoding", "decoding records", "decoding batches", "writing errors")
 
 
 def make_segments(folder: Path, segments: int, topics: int, partitions: int) -> list[str]:
@@ -45,15 +49,18 @@ def make_segments(folder: Path, segments: int, topics: int, partitions: int) -> 
     return paths
 
 
-def single_process(tasks) -> tuple[float, int]:
-    """Decode every task in this process; return (seconds, rows)."""
+def single_process(tasks, arrow: bool) -> tuple[float, int]:
+    """Decode every task in this process, to row tuples or to Arrow batches (what the workers run);
+    return (seconds, rows)."""
     gc.collect()
     gc.disable()
     start, rows = time.perf_counter(), 0
     try:
         for task in tasks:
-            for _ in decode_file(task.path, task.source, start=task.start, end=task.end):
-                rows += 1
+            if arrow:
+                rows += sum(batch.num_rows for _, batch in decode_arrow(task))
+            else:
+                rows += sum(1 for _ in decode_file(task.path, task.source, start=task.start, end=task.end))
     finally:
         gc.enable()
     return time.perf_counter() - start, rows
@@ -87,13 +94,15 @@ def main() -> None:
         folder = Path(args.dir or tmp)
         files = make_segments(folder / "segments", args.segments, args.topics, args.partitions)
         tasks = inputs.plan(files)
-        single, rows = single_process(tasks)
-        print(f"single-process decode: {single:.1f} s ({rows:,} rows)")
+        single_rows, rows = single_process(tasks, arrow=False)
+        print(f"single-process decode to row tuples: {single_rows:.1f} s ({rows:,} rows)")
+        single, rows = single_process(tasks, arrow=True)
+        print(f"single-process decode to Arrow batches (the workers' function): {single:.1f} s ({rows:,} rows)")
         result = spark_run(tasks, args.master, str(Path(tmp) / "out"))
-        base = sum(v for k, v in result["phases_s"].items() if k in ("decoding records", "decoding batches",
-                                                                     "writing errors"))
-        result.update(single_s=single, ratio=single / result["job_s"], base_tables_s=base,
-                      ratio_base_tables=single / base, load_average=os.getloadavg())
+        base = sum(v for k, v in result["phases_s"].items() if k in BASE_PHASES)
+        result.update(single_s=single, single_rows_s=single_rows, ratio=single / result["job_s"],
+                      base_tables_s=base, ratio_base_tables=single / base,
+                      ratio_rows=single_rows / result["job_s"], load_average=os.getloadavg())
         print(json.dumps(result, indent=2))
         print(f"session start {result['session_s']:.1f} s (excluded); job {result['job_s']:.1f} s on "
               f"{result['cores']} cores vs single-process decode {single:.1f} s: ratio {result['ratio']:.2f}x "

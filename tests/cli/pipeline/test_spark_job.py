@@ -174,6 +174,33 @@ def test_corrupt_files_land_in_errors_and_the_rest_is_processed(spark, scenario)
     assert 0 < records[str(scenario["corrupt"])] < total  # the batches after the damage are still read
 
 
+def test_workers_writing_parquet_equal_sparks_writers(spark, scenario, tmp_path):
+    """The local one-pass path (workers write the base tables with pyarrow) and Spark's own writers
+    (the path of clusters, URIs and JSON Lines) give the same rows, types and errors."""
+    files, remote = inputs.expand([str(scenario["log"].parent)])
+    outs = {}
+    for direct in (True, False):
+        outs[direct] = str(tmp_path / f"direct-{direct}")
+        spark_job.run_job(spark, inputs.plan(files), remote, outs[direct], derived=False, direct=direct)
+    assert (tmp_path / "direct-True" / "records" / "_SUCCESS").exists()
+    for name in ("records", "batches", "errors"):
+        frames = {d: spark_job.read_table(spark, out, name, "parquet") for d, out in outs.items()}
+        assert frames[True].schema == frames[False].schema, name
+        rows = {d: sorted(map(repr, f.collect())) for d, f in frames.items()}
+        assert rows[True] == rows[False] and rows[True], name
+
+
+def test_a_second_run_replaces_the_tables(spark, scenario, tmp_path):
+    """Idempotent output: running again over other files leaves only the new run's rows."""
+    out = str(tmp_path / "out")
+    spark_job.run_job(spark, inputs.plan([str(scenario["corrupt"])]), [], out, derived=False)
+    spark_job.run_job(spark, inputs.plan([str(scenario["log"])]), [], out, derived=False)
+    records = Counter(r["source"] for r in table(spark, out, "records"))
+    assert records == {str(scenario["log"]): sum(len(b) for b in scenario_batches())}
+    assert table(spark, out, "errors") == []
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["batches", "errors", "records"]
+
+
 # ---------------------------------------------------------------- the real fixtures against kafka-dump-log
 
 

@@ -1,0 +1,133 @@
+"""The decoder's rows as Arrow record batches, and a task group's tables written as Parquet parts.
+
+`decode_arrow` is the per-file function the Spark workers run: the pure decoder (`decode`) with its
+rows gathered into Arrow batches of the tables' schemas. `write_parts` runs it over a group of tasks
+and writes each table as one Parquet part file below a staging folder, which is how the local job
+writes (the Spark job commits the staged parts; see spark_job.write_base_tables).
+
+Rules:
+- pyarrow (part of the Spark extra) is imported inside functions only: the module imports without it.
+- Columns keep the order and types of `tables`; the first four (source, file_type, cluster_id,
+  node_id) are the same for every row of a file, so they are built once per batch, not per row.
+- Every table gets a part file, even an empty one, so that a table with no rows still has a schema.
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+from .decode import ALL, decode_file
+from .tables import BASE_TABLES, ORIGIN
+
+CHUNK_ROWS = 4096
+ROW_GROUP_ROWS = 131072
+_ARROW_TYPES = {"string": "string", "bigint": "int64", "int": "int32", "boolean": "bool_"}
+
+
+def arrow_schema(columns):
+    """Return the Arrow schema Spark expects for a table's columns (tables.py types)."""
+    import pyarrow as pa
+
+    def kind(t: str):
+        if t in _ARROW_TYPES:
+            return getattr(pa, _ARROW_TYPES[t])()
+        if t == "array<int>":
+            return pa.list_(pa.int32())
+        if t == "array<struct<key:string,value:string>>":
+            return pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))
+        raise ValueError(f"no Arrow type for {t}")
+
+    return pa.schema([(name, kind(t)) for name, t in columns])
+
+
+def batch_of(rows: list[tuple], schema, constant: int = 0):
+    """Return one Arrow record batch of `rows` (tuples in schema order); the first `constant`
+    columns hold one value for all rows."""
+    import pyarrow as pa
+
+    n = len(rows)
+    first = rows[0]
+    arrays = [pa.repeat(pa.scalar(first[i], schema.field(i).type), n) for i in range(constant)]
+    columns = list(zip(*rows))
+    arrays += [pa.array(columns[i], schema.field(i).type) for i in range(constant, len(schema))]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def to_arrow(rows, columns, size: int = CHUNK_ROWS) -> Iterator:
+    """Yield Arrow record batches of `size` rows (tuples in column order) of one table."""
+    schema = arrow_schema(columns)
+    buf: list = []
+    for row in rows:
+        buf.append(row)
+        if len(buf) == size:
+            yield batch_of(buf, schema)
+            buf = []
+    if buf:
+        yield batch_of(buf, schema)
+
+
+def decode_arrow(task, tables: frozenset = ALL, size: int = CHUNK_ROWS) -> Iterator[tuple[str, object]]:
+    """Yield (table, Arrow record batch) for one task (inputs.Task): the decoder's rows, batched."""
+    schemas = {t: arrow_schema(BASE_TABLES[t]) for t in tables}
+    constant = {t: len(ORIGIN) if BASE_TABLES[t][:len(ORIGIN)] == ORIGIN else 0 for t in tables}
+    buffers: dict[str, list] = {t: [] for t in tables}
+    for table, row in decode_file(task.path, task.source, start=task.start, end=task.end,
+                                  cluster_id=task.cluster_id, node_id=task.node_id, tables=tables):
+        buf = buffers[table]
+        buf.append(row)
+        if len(buf) == size:
+            yield table, batch_of(buf, schemas[table], constant[table])
+            buf.clear()
+    for table, buf in buffers.items():
+        if buf:
+            yield table, batch_of(buf, schemas[table], constant[table])
+
+
+def write_parts(tasks, folder: str, part: int) -> dict[str, int]:
+    """Decode `tasks` and write each base table as `folder`/<table>/part-<part>.snappy.parquet;
+    return the rows written per table."""
+    writers = _Writers(folder, part)
+    try:
+        for task in tasks:
+            for table, batch in decode_arrow(task):
+                writers.add(table, batch)
+    finally:
+        counts = writers.close()
+    return counts
+
+
+class _Writers:
+    """One Parquet writer per table, fed record batches, writing row groups of ROW_GROUP_ROWS."""
+
+    def __init__(self, folder: str, part: int):
+        import pyarrow.parquet as pq
+
+        self.pq, self.pending = pq, {t: [] for t in BASE_TABLES}
+        self.counts = {t: 0 for t in BASE_TABLES}
+        self.writers = {}
+        for table in BASE_TABLES:
+            os.makedirs(os.path.join(folder, table), exist_ok=True)
+            path = os.path.join(folder, table, f"part-{part:05d}.snappy.parquet")
+            self.writers[table] = pq.ParquetWriter(path, arrow_schema(BASE_TABLES[table]), compression="snappy")
+
+    def add(self, table: str, batch) -> None:
+        """Queue a batch; write a row group once enough rows are queued."""
+        self.pending[table].append(batch)
+        self.counts[table] += batch.num_rows
+        if sum(b.num_rows for b in self.pending[table]) >= ROW_GROUP_ROWS:
+            self._flush(table)
+
+    def _flush(self, table: str) -> None:
+        import pyarrow as pa
+
+        if self.pending[table]:
+            self.writers[table].write_table(pa.Table.from_batches(self.pending[table]),
+                                            row_group_size=ROW_GROUP_ROWS)
+            self.pending[table] = []
+
+    def close(self) -> dict[str, int]:
+        """Write what is queued, close every file and return the rows per table."""
+        for table, writer in self.writers.items():
+            self._flush(table)
+            writer.close()
+        return self.counts
