@@ -33,6 +33,7 @@ ELR_LEVEL = 23                     # 4.0-IV1: version 2 records (ELR fields; lef
 NO_ISR_SHRINK_BUMP_LEVEL = 12      # 3.6-IV0: no more leader epoch bump on ISR shrink (KAFKA-15021)
 LEADER_RECOVERY_LEVEL = 3          # 3.2-IV0: leader recovery state
 PREFERRED, ONLINE, UNCLEAN = "PREFERRED", "ONLINE", "UNCLEAN"
+PARTITION_RECORD = 3               # PartitionRecord's api key
 
 _CHANGE = codec.message_class("PartitionChangeRecord")
 _PARTITION = codec.message_class("PartitionRecord")
@@ -90,6 +91,23 @@ def new_partition_record(image: MetadataImage, topic_id: bytes, partition_id: in
                          removing_replicas=[], adding_replicas=[], leader=isr[0], leader_recovery_state=RECOVERED,
                          leader_epoch=0, partition_epoch=0, directories=directories)
     return ApiMessageAndVersion(message, version)
+
+
+def new_partition_records(image: MetadataImage, topic_id: bytes, first_id: int, parts, dirs: dict | None = None,
+                          version: int | None = None) -> list[ApiMessageAndVersion]:
+    """Return new_partition_record() of partitions first_id, first_id + 1... from (replicas, isr) pairs, with
+    the version and directories looked up once; the records take the pairs' lists (callers pass fresh ones)."""
+    version = record_version(image) if version is None else version
+    if version >= 1:
+        get = (default_dirs(image) if dirs is None else dirs).get
+    out = []
+    append = out.append
+    for partition_id, (replicas, isr) in enumerate(parts, first_id):
+        message = _PARTITION(partition_id=partition_id, topic_id=topic_id, replicas=replicas, isr=isr, leader=isr[0],
+                             leader_epoch=0, partition_epoch=0,
+                             directories=[get(r, UNASSIGNED) for r in replicas] if version >= 1 else [])
+        append(ApiMessageAndVersion(message, version, PARTITION_RECORD))
+    return out
 
 
 class PartitionChangeBuilder:

@@ -10,6 +10,9 @@ Rules:
 - Every broker list rotates by one per partition ("epoch"); after as many partitions as there are
   unfenced brokers, racks and broker lists are reshuffled with ctx.rng, so assignments keep varying.
 - Errors are PlacementError with Kafka's InvalidReplicationFactorException messages.
+- A BrokerLayout (usable brokers grouped by rack and sorted) depends only on the image's brokers: a request
+  computes it once and every topic's RackList copies it. Draws from ctx.rng are exactly Kafka's (shuffling
+  a list of 0 or 1 element draws nothing, so it is skipped).
 """
 from __future__ import annotations
 
@@ -30,9 +33,8 @@ class _BrokerList:
         self.epoch = self.index = self.offset = 0
 
     def initialize(self, rng: random.Random) -> None:
-        """Sort the brokers and pick a random start offset."""
+        """Pick a random start offset (the brokers come sorted from the BrokerLayout)."""
         if self.brokers:
-            self.brokers.sort()
             self.offset = rng.randrange(len(self.brokers))
 
     def next(self, epoch: int) -> int:
@@ -76,35 +78,72 @@ def _rack_key(name: str | None) -> tuple:
     return (name is not None, name or "")
 
 
-class RackList:
-    """The usable brokers by rack, with the placement cursor (Kafka's RackList)."""
+class BrokerLayout:
+    """The usable brokers grouped by rack (first-seen order), each rack's fenced and unfenced ids sorted."""
 
-    def __init__(self, rng: random.Random, brokers):
-        self.rng = rng
+    __slots__ = ("racks", "rack_names", "total", "unfenced")
+
+    def __init__(self, brokers):
         self.racks: dict = {}
         self.total = self.unfenced = 0
         for broker_id, rack_name, fenced in brokers:
-            rack = self.racks.setdefault(rack_name, _Rack())
-            (rack.fenced if fenced else rack.unfenced).brokers.append(broker_id)
+            lists = self.racks.get(rack_name)
+            if lists is None:
+                lists = self.racks[rack_name] = ([], [])
+            lists[0 if fenced else 1].append(broker_id)
             self.total += 1
             self.unfenced += 0 if fenced else 1
-        for rack in self.racks.values():
+        for fenced, unfenced in self.racks.values():
+            fenced.sort()
+            unfenced.sort()
+        self.rack_names = sorted(self.racks, key=_rack_key)
+
+    @classmethod
+    def of(cls, image: MetadataImage) -> "BrokerLayout":
+        """Return the layout of the image's usable brokers."""
+        return cls(usable_brokers(image))
+
+
+class RackList:
+    """The usable brokers by rack, with the placement cursor (Kafka's RackList)."""
+
+    def __init__(self, rng: random.Random, brokers, layout: BrokerLayout | None = None):
+        self.rng = rng
+        layout = BrokerLayout(brokers) if layout is None else layout
+        self.racks: dict = {}
+        self.total, self.unfenced = layout.total, layout.unfenced
+        for rack_name, (fenced, unfenced) in layout.racks.items():
+            rack = self.racks[rack_name] = _Rack()
+            rack.fenced.brokers, rack.unfenced.brokers = list(fenced), list(unfenced)
             rack.fenced.initialize(rng)
             rack.unfenced.initialize(rng)
-        self.rack_names = sorted(self.racks, key=_rack_key)
+        self.rack_names = list(layout.rack_names)
         self.offset = rng.randrange(len(self.rack_names)) if self.rack_names else 0
         self.epoch = 0
 
     def shuffle(self) -> None:
         """Reshuffle racks and broker lists."""
-        self.rng.shuffle(self.rack_names)
+        shuffle = self.rng.shuffle
+        if len(self.rack_names) > 1:
+            shuffle(self.rack_names)
         for rack in self.racks.values():
-            self.rng.shuffle(rack.fenced.brokers)
-            self.rng.shuffle(rack.unfenced.brokers)
+            if len(rack.fenced.brokers) > 1:
+                shuffle(rack.fenced.brokers)
+            if len(rack.unfenced.brokers) > 1:
+                shuffle(rack.unfenced.brokers)
 
     def place(self, replication_factor: int) -> list[int]:
         """Return the replicas of the next partition."""
         _check(replication_factor, self.total, self.unfenced)
+        return self._place(replication_factor)
+
+    def place_many(self, count: int, replication_factor: int) -> list[list[int]]:
+        """Return the replicas of the next `count` partitions."""
+        _check(replication_factor, self.total, self.unfenced)
+        place = self._place
+        return [place(replication_factor) for _ in range(count)]
+
+    def _place(self, replication_factor: int) -> list[int]:
         if self.epoch == self.unfenced and self.unfenced > 1:
             self.shuffle()
             self.epoch = 0
@@ -139,8 +178,9 @@ def usable_brokers(image: MetadataImage) -> list[tuple[int, str | None, bool]]:
     return out
 
 
-def place(image: MetadataImage, rng: random.Random, num_partitions: int, replication_factor: int) -> list[list[int]]:
-    """Return the replica lists of `num_partitions` new partitions, or raise PlacementError."""
-    racks = RackList(rng, usable_brokers(image))
-    _check(replication_factor, racks.total, racks.unfenced)
-    return [racks.place(replication_factor) for _ in range(num_partitions)]
+def place(image: MetadataImage, rng: random.Random, num_partitions: int, replication_factor: int,
+          layout: BrokerLayout | None = None) -> list[list[int]]:
+    """Return the replica lists of `num_partitions` new partitions, or raise PlacementError (layout: the
+    image's BrokerLayout when the caller already has it)."""
+    racks = RackList(rng, (), BrokerLayout.of(image) if layout is None else layout)
+    return racks.place_many(num_partitions, replication_factor)

@@ -11,6 +11,8 @@ Rules:
   invalid counts not) fails as a whole with POLICY_VIOLATION (Kafka's validateTotalNumberOfPartitions).
 - Topic ids come from ctx.rng (version-4 bits; never zero, the metadata topic id, a '-' start or a taken id).
 - validate_only answers as if applied but returns no records.
+- What a request reads about brokers (placement layout, active set, default directories) is computed once
+  per request (_Brokers): the image does not change while a handler runs.
 """
 from __future__ import annotations
 
@@ -22,14 +24,50 @@ from . import replication_errors as E
 from .configs import DEFAULT_CONFIG, TOPIC, TOPIC_CONFIG_SOURCE, incremental_changes
 from .configs_schema import topic_defaults
 from .context import ControllerContext, ControllerResult
-from .partitions import active_brokers, default_dirs, is_active, new_partition_record
-from .placement import PlacementError, place
+from .partitions import active_brokers, default_dirs, is_active, new_partition_records, record_version
+from .placement import BrokerLayout, PlacementError, place
 from .replication_errors import ApiError
 from .topics_names import TopicNameError, has_collision_chars, unify_collision_chars, validate_topic_name
 
 TOO_LARGE = "Excessively large number of partitions per request."
 _TOPIC = codec.message_class("TopicRecord")
 _CT = codec.message_class("CreateTopicsResponse")
+
+
+class _Brokers:
+    """The broker facts of one request's image, each computed on first use."""
+
+    __slots__ = ("image", "_layout", "_active", "_dirs", "_version")
+
+    def __init__(self, image):
+        self.image = image
+        self._layout = self._active = self._dirs = self._version = None
+
+    def layout(self) -> BrokerLayout:
+        if self._layout is None:
+            self._layout = BrokerLayout.of(self.image)
+        return self._layout
+
+    def active(self) -> set[int]:
+        if self._active is None:
+            self._active = active_brokers(self.image)
+        return self._active
+
+    def dirs(self) -> dict[int, bytes]:
+        if self._dirs is None:
+            self._dirs = default_dirs(self.image)
+        return self._dirs
+
+    def version(self) -> int:
+        if self._version is None:
+            self._version = record_version(self.image)
+        return self._version
+
+    def partition_records(self, topic_id, first_id: int, parts) -> list:
+        """Return the PartitionRecords of new partitions from (replicas, isr) pairs."""
+        version = self.version()
+        return new_partition_records(self.image, topic_id, first_id, parts, self.dirs() if version >= 1 else None,
+                                     version)
 
 
 def new_topic_id(ctx: ControllerContext, taken: set) -> Uuid:
@@ -90,7 +128,7 @@ def _manual_partitions(ctx: ControllerContext, topic) -> list[tuple[list, list]]
     return [parts[i] for i in range(len(parts))]
 
 
-def _placed_partitions(ctx: ControllerContext, topic) -> list[tuple[list, list]]:
+def _placed_partitions(ctx: ControllerContext, topic, brokers: _Brokers) -> list[tuple[list, list]]:
     if topic.replication_factor < -1 or topic.replication_factor == 0:
         raise ApiError(E.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 to use the "
                                                      "default value.")
@@ -99,11 +137,11 @@ def _placed_partitions(ctx: ControllerContext, topic) -> list[tuple[list, list]]
     count = ctx.config.num_partitions if topic.num_partitions == -1 else topic.num_partitions
     factor = ctx.config.default_replication_factor if topic.replication_factor == -1 else topic.replication_factor
     try:
-        placements = place(ctx.image, ctx.rng, count, factor)
+        placements = place(ctx.image, ctx.rng, count, factor, brokers.layout())
     except PlacementError as e:
         raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): {e}") \
             from None
-    parts, active = [], active_brokers(ctx.image)
+    parts, active = [], brokers.active()
     for replicas in placements:
         isr = [b for b in replicas if b in active]
         if not isr:
@@ -150,15 +188,13 @@ def _config_records(ctx: ControllerContext, topic) -> list:
     return incremental_changes(ctx, TOPIC, topic.name, ops, creating=True) if ops else []
 
 
-def _create_one(ctx: ControllerContext, topic, taken: set) -> tuple[list, object]:
+def _create_one(ctx: ControllerContext, topic, taken: set, brokers: _Brokers) -> tuple[list, object]:
     config_records = _config_records(ctx, topic)
-    parts = _manual_partitions(ctx, topic) if topic.assignments else _placed_partitions(ctx, topic)
+    parts = _manual_partitions(ctx, topic) if topic.assignments else _placed_partitions(ctx, topic, brokers)
     topic_id = new_topic_id(ctx, taken)
     taken.add(topic_id)
     records = [ApiMessageAndVersion(_TOPIC(name=topic.name, topic_id=topic_id), 0)] + config_records
-    dirs = default_dirs(ctx.image)
-    records += [new_partition_record(ctx.image, topic_id, i, replicas, isr, dirs)
-                for i, (replicas, isr) in enumerate(parts)]
+    records += brokers.partition_records(topic_id, 0, parts)
     overrides = {c.name: c.value for c in topic.configs}
     effective = topic_defaults(ctx.config)
     effective.update(overrides)
@@ -194,7 +230,7 @@ def create_topics(ctx: ControllerContext, request) -> ControllerResult:
         return ControllerResult([], _CT(throttle_time_ms=0, topics=[_error_result(t.name, error)
                                                                     for t in request.topics]))
     errors = _name_errors(ctx, request.topics)
-    records, results, taken, done = [], [], set(), set()
+    records, results, taken, done, brokers = [], [], set(), set(), _Brokers(ctx.image)
     for topic in request.topics:
         if topic.name in done and topic.name in errors:
             continue
@@ -202,7 +238,7 @@ def create_topics(ctx: ControllerContext, request) -> ControllerResult:
         error = errors.get(topic.name)
         if error is None:
             try:
-                topic_records, result = _create_one(ctx, topic, taken)
+                topic_records, result = _create_one(ctx, topic, taken, brokers)
                 records += topic_records
                 results.append(result)
                 continue
@@ -279,7 +315,7 @@ def delete_topics(ctx: ControllerContext, request) -> ControllerResult:
 # ---------------------------------------------------------------- CreatePartitions
 
 
-def _new_partitions(ctx: ControllerContext, topic, info) -> list:
+def _new_partitions(ctx: ControllerContext, topic, info, brokers: _Brokers) -> list:
     current = len(info.partitions)
     if topic.count == current:
         raise ApiError(E.INVALID_PARTITIONS, f"Topic already has {current} partition(s).")
@@ -301,24 +337,24 @@ def _new_partitions(ctx: ControllerContext, topic, info) -> list:
                                                              "in controlled shutdown.")
     else:
         try:
-            placements = place(ctx.image, ctx.rng, additional, factor)
+            placements = place(ctx.image, ctx.rng, additional, factor, brokers.layout())
         except PlacementError as e:
             raise ApiError(E.INVALID_REPLICATION_FACTOR, str(e)) from None
-    records, active, dirs = [], active_brokers(ctx.image), default_dirs(ctx.image)
-    for i, replicas in enumerate(placements):
+    parts, active = [], brokers.active()
+    for replicas in placements:
         isr = [b for b in replicas if b in active]
         if not isr:
             raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): All "
                                                          "brokers are currently fenced or in controlled shutdown.")
-        records.append(new_partition_record(ctx.image, info.topic_id, current + i, replicas, isr, dirs))
-    return records
+        parts.append((replicas, isr))
+    return brokers.partition_records(info.topic_id, current, parts)
 
 
 def create_partitions(ctx: ControllerContext, request) -> ControllerResult:
     """Handle CreatePartitions (v0-v3): grow topics, placed or by manual assignments."""
     cls = codec.message_class("CreatePartitionsResponse")
     names = [t.name for t in request.topics]
-    records, results, answered = [], [], set()
+    records, results, answered, brokers = [], [], set(), _Brokers(ctx.image)
     for topic in request.topics:
         if topic.name in answered:
             continue
@@ -329,7 +365,7 @@ def create_partitions(ctx: ControllerContext, request) -> ControllerResult:
             info = ctx.image.topics.by_name.get(topic.name)
             if info is None or not info.partitions:
                 raise ApiError(E.UNKNOWN_TOPIC_OR_PARTITION)
-            records += _new_partitions(ctx, topic, info)
+            records += _new_partitions(ctx, topic, info, brokers)
             error = E.OK
         except ApiError as e:
             error = e

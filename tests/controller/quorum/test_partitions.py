@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum.partitions import PartitionChangeBuilder
+from kraftsman.controller.quorum.partitions import PartitionChangeBuilder, new_partition_record, new_partition_records
 from kraftsman.controller.quorum.reassignment import alter_partition
 from kraftsman.controller.quorum.topics import create_topics
 
@@ -144,3 +144,12 @@ def test_isr_shrink_bumps_the_leader_epoch_only_before_3_6(mv, leader_epoch):
     assert (p.isr, p.leader, p.leader_epoch, p.partition_epoch) == ([1, 2], 1, leader_epoch, 1)
     result, image = _alter(image, [1, 2, 3], leader_epoch=leader_epoch, partition_epoch=1)
     assert image.topics.by_name["t"].partition(0).leader_epoch == leader_epoch  # expansions never bump
+
+
+@pytest.mark.parametrize("mv", [7, 17, 21, 23])
+def test_new_partition_records_equal_new_partition_record_one_by_one(mv):
+    image = cluster(broker(1), broker(2, dirs=2), broker(3, dirs=0), mv=mv)
+    parts = [([1, 2, 3], [1, 2, 3]), ([2, 9], [2]), ([3, 1], [3, 1])]
+    one_by_one = [new_partition_record(image, b"t" * 16, 5 + i, list(r), list(isr)) for i, (r, isr) in enumerate(parts)]
+    batch = new_partition_records(image, b"t" * 16, 5, [(list(r), list(isr)) for r, isr in parts])
+    assert [tuple(r) for r in batch] == [tuple(r) for r in one_by_one]

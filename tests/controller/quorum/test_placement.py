@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from kraftsman.controller.quorum.placement import PlacementError, place
+from kraftsman.controller.quorum.placement import BrokerLayout, PlacementError, place
 
 from .replication_fixtures import broker, cluster
 
@@ -96,3 +96,17 @@ def test_leader_from_a_later_rack_lets_the_cursor_rack_contribute_a_fenced_repli
     for seed in range(10):
         first, second = place(image, random.Random(seed), 2, 2)
         assert second == cycle[(cycle.index(first) + 1) % 3]
+
+
+def test_placement_is_pinned_for_racks_fenced_and_shutting_down_brokers():
+    # Computed before placement kept one BrokerLayout per request and skipped shuffles of 0/1-element lists:
+    # both must leave every draw from the rng, so every placement, as it was.
+    image = cluster(*(broker(b, rack=f"r{b % 3}", fenced=(b == 5)) for b in range(1, 10)), broker(12),
+                    broker(11, shutdown=True))
+    expected = [[4, 8, 12], [2, 12, 6], [12, 9, 7], [3, 1, 8], [4, 2, 12], [8, 12, 6], [12, 9, 7], [3, 1, 2],
+                [4, 8, 12], [9, 12, 8], [12, 2, 4], [8, 1, 6]]
+    rng = random.Random(2024)
+    assert place(image, rng, 12, 3) == expected
+    again, layout = random.Random(2024), BrokerLayout.of(image)
+    assert place(image, again, 12, 3, layout) == expected and again.getstate() == rng.getstate()
+    assert place(image, again, 12, 3, layout) == place(image, rng, 12, 3)  # a layout serves many topics
