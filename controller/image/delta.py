@@ -2,7 +2,9 @@
 
 Rules:
 - replay(record) takes an ApiMessageAndVersion of any type and version of the schemas; replay_value()
-  takes a raw frame value and keeps partition records undecoded until read (bulk loads).
+  takes a raw frame value and keeps partition records undecoded until read (bulk loads);
+  replay_encoded(record, value) takes both (the active controller) and keeps partition records as their
+  values, so the leader's image holds what a follower's holds.
 - Transaction markers (Begin/End/AbortTransactionRecord) and NoOpRecord do not change the image here;
   the batch loader handles transactions as Kafka's MetadataBatchLoader does.
 - Unknown record types are ignored (newer Kafka); a record that contradicts the image raises
@@ -73,6 +75,15 @@ class MetadataDelta:
                 getattr(self.topics, fast)(value)
                 return
         self.replay(read_metadata_record(value))
+
+    def replay_encoded(self, record: ApiMessageAndVersion, value: bytes) -> None:
+        """Apply one record given decoded and as its frame value (write_metadata_record(record));
+        partition records are kept as the value, the others are replayed decoded."""
+        fast = _RAW_FAST.get(record.api_key)
+        if fast is not None and len(value) > 23 and value[0] == 1 and value[2] < 128:
+            getattr(self.topics, fast)(value)
+        else:
+            self.replay(record)
 
     def _replay_remove_topic(self, message, version: int) -> None:
         """Apply RemoveTopicRecord: the topic and its configs go (Kafka's MetadataDelta.replay)."""

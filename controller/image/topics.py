@@ -6,6 +6,7 @@ Rules:
 - PartitionRecord/PartitionChangeRecord may arrive decoded or as raw frame values; raw values are kept
   lazily (partition id at bytes 3-7, topic id at 7-23 of the frame) and decoded on first read.
 - Replaying a partition record for an unknown topic raises ImageReplayError, as Kafka's TopicsDelta.
+- partition() keeps what it decodes (readers come back); write() does not (a snapshot reads everything once).
 """
 from __future__ import annotations
 
@@ -39,10 +40,12 @@ class TopicImage:
         return entry
 
     def write(self):
-        """Yield the TopicRecord and the PartitionRecords of this topic."""
+        """Yield the TopicRecord and the PartitionRecords of this topic (raw partitions are decoded for the
+        record but stay raw: a snapshot must not turn a whole image into objects the collector walks)."""
         yield ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
-        for partition_id in sorted(self.partitions):
-            yield self.partition(partition_id).to_record(self.topic_id, partition_id)
+        partitions = self.partitions
+        for partition_id in sorted(partitions):
+            yield materialize(partitions[partition_id]).to_record(self.topic_id, partition_id)
 
 
 class TopicsImage:

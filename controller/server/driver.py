@@ -11,7 +11,8 @@ Rules:
 - No asyncio here: time arrives through tick(), messages through step(), replies and commit
   notifications leave through callbacks, so the driver is tested without sockets.
 - Proposals accumulate between raft events and are flushed as one batch before the next tick or
-  step, so the offsets promised to handlers (ctx.next_offset) are exact.
+  step, so the offsets promised to handlers (ctx.next_offset) are exact. Records are encoded once,
+  when proposed: the pending image replays partition records from those values and the batch carries them.
 - A proposal's waiters complete once the high watermark passes its batch; they fail with
   NotController when this node stops being the active controller before that.
 - The driver's own snapshots (metadata.log.max.record.bytes.between.snapshots or the interval) are encoded
@@ -107,8 +108,9 @@ class RaftDriver:
             return
         if records and len(self._accum) + len(records) > MAX_BATCH_RECORDS:
             self.flush_proposals()
-        self.state.propose(records)
-        self._accum.extend(records)
+        values = [write_metadata_record(r) for r in records]
+        self.state.propose(records, values)
+        self._accum.extend(values)
         if records:
             self._accum_waiters.append(done)
         else:
@@ -118,17 +120,17 @@ class RaftDriver:
         """Append the queued records as one raft batch."""
         if not self._accum:
             return
-        records, waiters = self._accum, self._accum_waiters
+        values, waiters = self._accum, self._accum_waiters
         self._accum, self._accum_waiters = [], []
         try:
-            base, _ = self.node.propose([write_metadata_record(r) for r in records])
+            base, _ = self.node.propose(values)
         except NotLeaderError:
             for done in waiters:
                 done(NotController("leadership lost before the append"))
             return
-        self.state.mark_proposed(base + len(records))
+        self.state.mark_proposed(base + len(values))
         for done in waiters:
-            self._wait(base + len(records), done)
+            self._wait(base + len(values), done)
         self.process()
 
     def _wait(self, end_offset: int, done) -> None:

@@ -8,6 +8,9 @@ Rules:
   and when the controller activates.
 - On the active controller, a committed batch it proposed itself adopts the pending image noted
   when the batch was appended (images are immutable), so records are replayed once, not twice.
+- Proposed partition records are replayed as their encoded values (kept lazily, as a follower keeps
+  them), so the leader neither builds registrations it may never read nor holds more objects for the
+  garbage collector to walk than a follower.
 - A snapshot holds exactly the committed image at `offset` (image.write()), in Kafka's .checkpoint
   layout (raft.snapshot.build_snapshot) so kafka-dump-log and the shell read it.
 """
@@ -44,6 +47,13 @@ class _Lazy:
             self._delta = MetadataDelta(self._image)
         for record in records:
             self._delta.replay(record)
+
+    def replay_encoded(self, records, values) -> None:
+        if self._delta is None:
+            self._delta = MetadataDelta(self._image)
+        replay = self._delta.replay_encoded
+        for record, value in zip(records, values):
+            replay(record, value)
 
     @property
     def image(self) -> MetadataImage:
@@ -136,8 +146,11 @@ class MetadataState:
         if self._pending is not None:
             self._marks.append((end_offset, self._pending.image))
 
-    def propose(self, records) -> None:
-        """Record proposed records on the pending image."""
+    def propose(self, records, values=None) -> None:
+        """Record proposed records on the pending image (values: their write_metadata_record() values)."""
         if self._pending is None:
             self.reset_pending()
-        self._pending.replay_records(records)
+        if values is None:
+            self._pending.replay_records(records)
+        else:
+            self._pending.replay_encoded(records, values)

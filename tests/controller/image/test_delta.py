@@ -7,6 +7,7 @@ from kraftsman.controller.image.batch_loader import ImageBuilder
 from kraftsman.controller.image.delta import MetadataDelta
 from kraftsman.controller.image.errors import ImageReplayError
 from kraftsman.controller.image.nodes import root_node
+from kraftsman.controller.image.partitions import PartitionRegistration
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
@@ -54,6 +55,27 @@ def test_raw_and_decoded_partition_changes_agree():
         lazy.replay_value(write_metadata_record(r))
     assert leaf(lazy.apply(), "/image/topics/byId/C_0Az8SmSdGlXfHdPNnJ0A/0") == leaf(
         replay(records), "/image/topics/byId/C_0Az8SmSdGlXfHdPNnJ0A/0")
+
+
+def test_replay_encoded_keeps_partition_records_raw_and_agrees_with_replay():
+    records = topic_records() + [rec("ConfigRecord", resource_type=2, resource_name="foo", name="a", value="1"),
+                                 rec("PartitionChangeRecord", partition_id=0, topic_id=T1, replicas=[2, 3], isr=[2])]
+    delta = MetadataDelta()
+    for r in records:
+        delta.replay_encoded(r, write_metadata_record(r))
+    image = delta.apply()
+    assert type(image.topics.by_name["foo"].partitions[0]) is not PartitionRegistration  # kept raw
+    assert list(image.write()) == list(replay(records).write())
+    assert leaf(image, "/image/topics/byName/foo/0") == leaf(replay(records), "/image/topics/byName/foo/0")
+
+
+def test_write_leaves_raw_partitions_raw():
+    delta = MetadataDelta()
+    for r in topic_records():
+        delta.replay_value(write_metadata_record(r))
+    image = delta.apply()
+    assert list(image.write())[-1] == topic_records()[-1]
+    assert type(image.topics.by_name["foo"].partitions[0]) is bytes
 
 
 def test_remove_topic_and_unknown_topic():
