@@ -23,7 +23,8 @@ KRaftVersionRecord = codec.message_class("KRaftVersionRecord")
 _PREFIX = struct.Struct(">qiib")  # base offset, batch length, partition leader epoch, magic
 _CRC = struct.Struct(">I")
 _LAST_DELTA = struct.Struct(">i")
-_VARINT = [varint_bytes(i) for i in range(8192)]
+_TABLE_SIZE = 1 << 14
+_VARINT = [varint_bytes(i) for i in range(_TABLE_SIZE)]
 
 
 class InvalidRecords(ValueError):
@@ -70,21 +71,20 @@ class Batch:
         return f"Batch({kind}, offsets={self.base_offset}..{self.last_offset}, epoch={self.epoch})"
 
 
-def _record(i: int, value: bytes) -> bytes:
-    """Encode one raft data record: attributes 0, timestamp delta 0, null key, no headers."""
-    n = len(value)
-    vi = _VARINT[i] if i < 4096 else varint_bytes(i)
-    vl = _VARINT[n] if n < 4096 else varint_bytes(n)
-    size = len(vi) + len(vl) + n + 4
-    head = _VARINT[size] if size < 4096 else varint_bytes(size)
-    return b"".join((head, b"\x00\x00", vi, b"\x01", vl, value, b"\x00"))
-
-
 def data_batch(values, base_offset: int, epoch: int, timestamp: int = 0) -> Batch:
     """Build a data batch of opaque record values at `base_offset` in `epoch`."""
     if not values:
         raise ValueError("a batch needs at least one record")
-    payload = b"".join([_record(i, v) for i, v in enumerate(values)])
+    parts: list = []
+    extend, table = parts.extend, _VARINT
+    for i, v in enumerate(values):  # attributes 0, timestamp delta 0, null key, no headers
+        m = len(v)
+        vi = table[i] if i < _TABLE_SIZE else varint_bytes(i)
+        vl = table[m] if m < _TABLE_SIZE else varint_bytes(m)
+        size = len(vi) + len(vl) + m + 4
+        head = table[size] if size < _TABLE_SIZE else varint_bytes(size)
+        extend((head, b"\x00\x00", vi, b"\x01", vl, v, b"\x00"))
+    payload = b"".join(parts)
     n = len(values)
     return Batch(B.assemble_batch(payload, base_offset, n - 1, n, 0, timestamp, timestamp, epoch))
 
