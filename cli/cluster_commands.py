@@ -10,7 +10,8 @@ from __future__ import annotations
 from kraftsman.controller.server import sync_client as sc
 
 from . import cluster_ops as ops
-from .cluster_tool import ERROR_NAMES, REFUSED, UNSUPPORTED_UNREGISTER, Failure
+from .admin_tool import Failure
+from .cluster_tool import ERROR_NAMES, REFUSED, UNSUPPORTED_UNREGISTER
 from .common import ExitStatus
 
 DEFAULT_MESSAGES = {102: "The given broker ID was not registered.",

@@ -19,11 +19,9 @@ Exit codes (kraftsman additions marked *):
 from __future__ import annotations
 
 import argparse
-import json
-import time
 
-from .common import Environment, ExitStatus
-from .env_overrides import with_environment
+from .admin_tool import Context, Failure, ToolParser, fail, parse_arguments
+from .common import Environment
 
 PROG = "kafka-cluster"
 REFUSED = 4
@@ -32,23 +30,6 @@ CONTROLLER_HELP = "A list of host/port pairs to use for establishing the connect
 UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."
 ERROR_NAMES = {35: "UNSUPPORTED_VERSION", 41: "NOT_CONTROLLER", 42: "INVALID_REQUEST",
                102: "BROKER_ID_NOT_REGISTERED", 31: "CLUSTER_AUTHORIZATION_FAILED"}
-
-
-class Failure(Exception):
-    """A failure printed as one line on stderr with an exit status."""
-
-    def __init__(self, message: str, status: int = ExitStatus.ERROR, code: int | None = None):
-        super().__init__(message)
-        self.status, self.code = int(status), code
-
-
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise _UsageError(f"{self.format_usage()}{self.prog}: error: {message}")
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -64,9 +45,9 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of kafka-cluster."""
-    parser = _Parser(prog=PROG, description="The Kafka cluster tool.")
+    parser = ToolParser(prog=PROG, description="The Kafka cluster tool.")
     sub = parser.add_subparsers(dest="command", metavar="{cluster-id,unregister,list-endpoints}",
-                                parser_class=_Parser)
+                                parser_class=ToolParser)
     sub.required = True
     cluster_id = sub.add_parser("cluster-id", help="Get information about the ID of a cluster.")
     _connection_flags(cluster_id)
@@ -86,21 +67,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_arguments(parser: argparse.ArgumentParser, tool: str, argv: list[str], env: Environment):
-    """Parse `argv` as Kafka's argparse4j tools do; return (namespace, None), or (None, exit status) after
-    printing a usage error (1, or 64 with --output json) or the help (-h)."""
-    import contextlib
-
-    try:
-        with contextlib.redirect_stdout(env.stdout):
-            return with_environment(parser, tool, argv, env.env).parse_args(argv), None
-    except _UsageError as e:
-        env.stderr.write(f"{e}\n")
-        return None, ExitStatus.USAGE if _wants_json(argv) else ExitStatus.ERROR
-    except SystemExit as e:        # -h / --help
-        return None, int(e.code or 0)
-
-
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-cluster with `argv`; print to env's streams; return the exit status."""
     args, status = parse_arguments(build_parser(), "cluster", argv, env)
@@ -109,63 +75,9 @@ def run(argv: list[str], env: Environment) -> int:
     from . import cluster_commands
 
     try:
-        return cluster_commands.COMMANDS[args.command](args, _Context(args, env))
+        return cluster_commands.COMMANDS[args.command](args, Context(args, env))
     except Failure as e:
-        return _fail(args, env, str(e), e.status)
-
-
-def _wants_json(argv: list[str]) -> bool:
-    pairs = zip(argv, argv[1:] + [""])
-    return "--output=json" in argv or any(a == "--output" and b == "json" for a, b in pairs)
-
-
-def _fail(args, env: Environment, message: str, status: int) -> int:
-    line = " ".join(message.split())
-    if args.output == "json":
-        env.stdout.write(json.dumps({"command": args.command, "status": status, "error": line}) + "\n")
-    else:
-        env.stderr.write(line + "\n")
-    return status
-
-
-class _Context:
-    """The parsed connection settings of one run: addresses, client config and deadline."""
-
-    def __init__(self, args, env: Environment):
-        from kraftsman.controller.server import sync_client as sc
-
-        self.env, self.args = env, args
-        props = _load_config(args.config) if args.config else {}
-        try:
-            self.config = sc.ClientConfig.from_properties(props)
-            self.addresses = sc.parse_addresses(args.bootstrap_server or args.bootstrap_controller)
-        except ValueError as e:
-            raise Failure(str(e)) from None
-        seconds = args.timeout if args.timeout is not None else self.config.request_timeout_ms / 1000
-        if seconds <= 0:
-            raise Failure(f"--timeout must be positive, got {args.timeout:g}")
-        self.config.request_timeout_ms = int(seconds * 1000)
-        self.deadline = time.monotonic() + seconds
-        self.controllers = args.bootstrap_controller is not None
-
-    def emit(self, text: str, **fields) -> None:
-        """Print Kafka's text, or the JSON object (with status 0 unless given)."""
-        if self.args.output == "json":
-            obj = {"command": self.args.command, "status": 0} | fields
-            self.env.stdout.write(json.dumps(obj) + "\n")
-        elif text:
-            self.env.stdout.write(text + ("" if text.endswith("\n") else "\n"))
-
-
-def _load_config(path: str) -> dict[str, str]:
-    from kraftsman.storage import properties
-
-    try:
-        return properties.load(path)
-    except FileNotFoundError:
-        raise Failure(f"{path} (No such file or directory)") from None
-    except (OSError, ValueError) as e:
-        raise Failure(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+        return fail(args, env, str(e), e.status)
 
 
 def main() -> None:

@@ -23,7 +23,8 @@ import argparse
 import os
 import time
 
-from .cluster_tool import ERROR_NAMES, Failure, _Context, _fail, _Parser, parse_arguments
+from .admin_tool import Context, Failure, ToolParser, fail, parse_arguments
+from .cluster_tool import ERROR_NAMES
 from .common import Environment, ExitStatus
 
 PROG = "kafka-metadata-quorum"
@@ -51,14 +52,14 @@ def _kraftsman_flags(parser: argparse.ArgumentParser, output, timeout) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of kafka-metadata-quorum."""
-    parser = _Parser(prog=PROG, description="This tool describes kraft metadata quorum status.")
+    parser = ToolParser(prog=PROG, description="This tool describes kraft metadata quorum status.")
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--bootstrap-server", help=SERVER_HELP)
     group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
     parser.add_argument("--command-config", dest="config", metavar="FILE", help=CONFIG_HELP)
     _kraftsman_flags(parser, "text", None)
     sub = parser.add_subparsers(dest="command", metavar="{describe,add-controller,remove-controller}",
-                                parser_class=_Parser)
+                                parser_class=ToolParser)
     sub.required = True
     describe = sub.add_parser("describe", help="Describe the metadata quorum info")
     status = describe.add_argument_group("Status")
@@ -93,7 +94,7 @@ def run(argv: list[str], env: Environment) -> int:
 
             return quorum_voters.run(args, env)
         mode = _mode(args)
-        ctx = _Context(args, env)
+        ctx = Context(args, env)
         info, cluster_id = _call(ctx, lambda: _describe(ctx, mode))
         if mode == "status":
             ctx.emit(format_status(cluster_id, info), **status_json(cluster_id, info))
@@ -102,7 +103,7 @@ def run(argv: list[str], env: Environment) -> int:
             ctx.emit(text, replicas=replication_json(info))
         return ExitStatus.OK
     except Failure as e:
-        return _fail(args, env, str(e), e.status)
+        return fail(args, env, str(e), e.status)
 
 
 def _mode(args) -> str:

@@ -9,7 +9,7 @@ Rules:
 """
 from __future__ import annotations
 
-from .cluster_tool import Failure
+from .admin_tool import Failure
 
 
 def controller_id(props: dict) -> int:
@@ -98,7 +98,7 @@ def parse_directory_id(text: str):
 
 def run(args, env) -> int:
     """Run add-controller or remove-controller; Failures reach metadata_quorum.run's boundary."""
-    from .cluster_tool import _Context
+    from .admin_tool import Context
     from .common import ExitStatus
     from .metadata_quorum import _call
 
@@ -107,7 +107,7 @@ def run(args, env) -> int:
         if not args.config:
             raise Failure("You must supply the configuration file of the controller you are adding when using "
                           "add-controller.", usage)
-        ctx = _Context(args, env)
+        ctx = Context(args, env)
         props = _properties(args.config)
         node_id, directory = controller_id(props), directory_id(metadata_directory(props))
         endpoints = controller_endpoints(props)
@@ -117,7 +117,7 @@ def run(args, env) -> int:
         ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
                  directory_id=str(directory), endpoints=[_endpoint(e) for e in endpoints], dry_run=args.dry_run)
         return ExitStatus.OK
-    ctx = _Context(args, env)
+    ctx = Context(args, env)
     if args.controller_id < 0:
         raise Failure(f"Invalid negative --controller-id: {args.controller_id}", usage)
     directory = parse_directory_id(args.controller_directory_id)
@@ -141,6 +141,6 @@ def _endpoint(entry) -> str:
 
 
 def _properties(path: str) -> dict:
-    from .cluster_tool import _load_config
+    from .admin_tool import load_config
 
-    return _load_config(path)
+    return load_config(path)
