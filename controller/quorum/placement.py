@@ -39,16 +39,18 @@ class _BrokerList:
 
     def next(self, epoch: int) -> int:
         """Return the next broker of this epoch's rotation, or -1 when the epoch used them all."""
-        if not self.brokers:
+        brokers = self.brokers
+        n = len(brokers)
+        if not n:
             return -1
         if self.epoch != epoch:
             self.epoch, self.index = epoch, 0
-            self.offset = (self.offset + 1) % len(self.brokers)
-        if self.index >= len(self.brokers):
+            self.offset = (self.offset + 1) % n
+        index = self.index
+        if index >= n:
             return -1
-        broker = self.brokers[(self.index + self.offset) % len(self.brokers)]
-        self.index += 1
-        return broker
+        self.index = index + 1
+        return brokers[(index + self.offset) % n]
 
 
 class _Rack:
@@ -147,24 +149,25 @@ class RackList:
         if self.epoch == self.unfenced and self.unfenced > 1:
             self.shuffle()
             self.epoch = 0
-        count = len(self.rack_names)
+        names, racks, epoch = self.rack_names, self.racks, self.epoch
+        count = len(names)
         if self.offset == count:
             self.offset = 0
-        first_rack = self.offset
-        while (leader := self.racks[self.rack_names[first_rack]].unfenced.next(self.epoch)) < 0:
+        first_rack = offset = self.offset
+        while (leader := racks[names[first_rack]].unfenced.next(epoch)) < 0:
             first_rack = (first_rack + 1) % count
-        brokers, rack_index = [leader], self.offset
+        brokers, rack_index = [leader], offset
         while len(brokers) < replication_factor:
             broker = -1
             while broker < 0:
                 if rack_index == first_rack:
                     first_rack = -1
                 else:
-                    broker = self.racks[self.rack_names[rack_index]].next(self.epoch)
+                    broker = racks[names[rack_index]].next(epoch)
                 rack_index = (rack_index + 1) % count
             brokers.append(broker)
-        self.epoch += 1
-        self.offset += 1
+        self.epoch = epoch + 1
+        self.offset = offset + 1
         return brokers
 
 
