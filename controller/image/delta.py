@@ -76,6 +76,15 @@ class MetadataDelta:
                 return
         self.replay(read_metadata_record(value))
 
+    def replay_values(self, values) -> None:
+        """Apply raw metadata record values in order (replay_value of each)."""
+        partition_raw, replay_value = self.topics.replay_partition_raw, self.replay_value
+        for value in values:
+            if len(value) > 23 and value[1] == PARTITION_RECORD and value[0] == 1 and value[2] < 128:
+                partition_raw(value)
+            else:
+                replay_value(value)
+
     def replay_encoded(self, record: ApiMessageAndVersion, value: bytes) -> None:
         """Apply one record given decoded and as its frame value (write_metadata_record(record));
         partition records are kept as the value, the others are replayed decoded."""

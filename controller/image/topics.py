@@ -103,7 +103,8 @@ class TopicsDelta:
 
     def replay_partition_raw(self, value: bytes) -> None:
         """Apply a PartitionRecord given as its frame value, decoding it only when read."""
-        topic = self._topic(value[7:23], "PartitionRecord")
+        topic_id = value[7:23]
+        topic = self.changed.get(topic_id) or self._topic(topic_id, "PartitionRecord")
         topic.partitions[_PARTITION_ID(value, 3)[0]] = value
 
     def replay_partition_change(self, message) -> None:

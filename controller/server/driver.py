@@ -30,7 +30,7 @@ import logging
 from kraftsman.controller.raft.core import NotLeaderError, RaftNode
 from kraftsman.controller.raft.log import SnapshotId
 from kraftsman.controller.raft.state import LEADER
-from kraftsman.storage.records.metadata import write_metadata_record
+from kraftsman.storage.records.metadata import write_metadata_records
 
 from .metadata_state import MetadataState
 
@@ -108,7 +108,7 @@ class RaftDriver:
             return
         if records and len(self._accum) + len(records) > MAX_BATCH_RECORDS:
             self.flush_proposals()
-        values = [write_metadata_record(r) for r in records]
+        values = write_metadata_records(records)
         self.state.propose(records, values)
         self._accum.extend(values)
         if records:

@@ -39,8 +39,7 @@ class _Lazy:
     def replay_values(self, values) -> None:
         if self._delta is None:
             self._delta = MetadataDelta(self._image)
-        for value in values:
-            self._delta.replay_value(value)
+        self._delta.replay_values(values)
 
     def replay_records(self, records) -> None:
         if self._delta is None:

@@ -167,6 +167,16 @@ def write_metadata_record(record: ApiMessageAndVersion) -> bytes:
     return bytes(encode(message, bytearray(header)))
 
 
+def write_metadata_records(records) -> list[bytes]:
+    """Return write_metadata_record() of every record, in order."""
+    writers, out = _writers, []
+    append = out.append
+    for message, version, api_key in records:
+        header, encode = writers.get((api_key, version)) or _writer(api_key, version)
+        append(bytes(encode(message, bytearray(header))))
+    return out
+
+
 def record_to_json(record: ApiMessageAndVersion) -> str:
     """Render as kafka-dump-log does: {"type":"<ENUM>","version":N,"data":{...}}."""
     name = METADATA_RECORD_TYPES[record.api_key]

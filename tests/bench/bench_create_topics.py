@@ -9,7 +9,7 @@ does per partition in a real quorum (bench_quorum.py):
 
 - place:    replica placement alone (placement.place, once per topic), for reference (inside `handler`);
 - handler:  the whole CreateTopics handler (placement, topic ids, PartitionRecords, the response);
-- encode:   the leader's record values (write_metadata_record per record, as RaftDriver.propose);
+- encode:   the leader's record values (write_metadata_records, as RaftDriver.propose);
 - replay:   the leader's replay into its pending image and the image apply at flush (MetadataState);
 - batch:    the leader's raft batch (records.data_batch: record framing + CRC);
 - validate: each follower's split_batches (size and CRC check of what Fetch brought);
@@ -37,7 +37,7 @@ from kraftsman.controller.raft import records as R
 from kraftsman.controller.server.metadata_state import MetadataState
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
-from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
+from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_records
 
 Create = codec.message_class("CreateTopicsRequest")
 METADATA_VERSION_LEVEL = 21  # 3.9-IV0: PartitionRecord v1 (directories)
@@ -84,7 +84,7 @@ def run(args, times: dict) -> None:
         ctx = ControllerContext(image=leader.pending, api_version=7, next_offset=offset, config=config, rng=rng)
         result = create_topics(ctx, request)
         t2 = clock()
-        values = [write_metadata_record(r) for r in result.records]
+        values = write_metadata_records(result.records)
         t3 = clock()
         if args.decoded_replay:
             leader.propose(result.records)
