@@ -100,6 +100,7 @@ def main() -> None:
         print(f"single-process decode to Arrow batches (the workers' function): {single:.1f} s ({rows:,} rows)")
         result = spark_run(tasks, args.master, str(Path(tmp) / "out"))
         base = sum(v for k, v in result["phases_s"].items() if k in BASE_PHASES)
+        result["derived_s"] = result["phases_s"].get("writing derived tables")
         result.update(single_s=single, single_rows_s=single_rows, ratio=single / result["job_s"],
                       base_tables_s=base, ratio_base_tables=single / base,
                       ratio_rows=single_rows / result["job_s"], load_average=os.getloadavg())
