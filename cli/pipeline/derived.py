@@ -69,6 +69,9 @@ SELECT /*+ BROADCAST(n) */ c.source, c.cluster_id, c.node_id, c.file_type, c.off
 FROM together c LEFT JOIN topic_names n ON c.topic_id = n.topic_id
 """
 
+# A topic's batch holds its TopicRecord and its first PartitionRecords; PartitionRecords in a batch
+# without the TopicRecord are partitions added later. One full join of the two (a topic created with
+# no partitions has no `parts` row) and one aggregation of the partition records make both kinds.
 TOPIC_LIFECYCLE = f"""
 WITH {_TOPIC_NAMES},
 created AS (
@@ -78,24 +81,24 @@ parts AS (
            min(offset) AS offset, min(timestamp) AS timestamp, batch_position, topic_id, count(*) AS partitions,
            array_sort(collect_list(partition_id)) AS partition_ids
     FROM records WHERE type = 'PARTITION_RECORD'
-    GROUP BY source, batch_position, topic_id)
-SELECT /*+ BROADCAST(p) */ c.source, c.cluster_id, c.node_id, c.file_type, c.offset, c.timestamp,
-       CASE c.file_type WHEN 'log' THEN 'create' ELSE 'in_snapshot' END AS event, c.topic_id, c.topic_name,
-       coalesce(p.partitions, 0) AS partitions, p.partition_ids
-FROM created c LEFT JOIN parts p
-  ON p.source = c.source AND p.batch_position = c.batch_position AND p.topic_id = c.topic_id
-UNION ALL
-SELECT /*+ BROADCAST(n) */ p.source, p.cluster_id, p.node_id, p.file_type, p.offset, p.timestamp,
-       'partitions_added', p.topic_id,
-       n.topic_name, p.partitions, p.partition_ids
-FROM parts p LEFT JOIN topic_names n ON p.topic_id = n.topic_id
-WHERE p.file_type = 'log' AND NOT EXISTS (
-    SELECT 1 FROM created c
-    WHERE c.source = p.source AND c.batch_position = p.batch_position AND c.topic_id = p.topic_id)
+    GROUP BY source, batch_position, topic_id),
+batches AS (
+    SELECT c.topic_id IS NOT NULL AS created, coalesce(c.source, p.source) AS source,
+           coalesce(c.cluster_id, p.cluster_id) AS cluster_id, coalesce(c.node_id, p.node_id) AS node_id,
+           coalesce(c.file_type, p.file_type) AS file_type, coalesce(c.offset, p.offset) AS offset,
+           coalesce(c.timestamp, p.timestamp) AS timestamp, coalesce(c.topic_id, p.topic_id) AS topic_id,
+           c.topic_name, coalesce(p.partitions, 0) AS partitions, p.partition_ids
+    FROM created c FULL OUTER JOIN parts p
+      ON p.source = c.source AND p.batch_position = c.batch_position AND p.topic_id = c.topic_id)
+SELECT /*+ BROADCAST(n) */ b.source, b.cluster_id, b.node_id, b.file_type, b.offset, b.timestamp,
+       CASE WHEN NOT b.created THEN 'partitions_added' WHEN b.file_type = 'log' THEN 'create'
+            ELSE 'in_snapshot' END AS event,
+       b.topic_id, coalesce(b.topic_name, n.topic_name) AS topic_name, b.partitions, b.partition_ids
+FROM batches b LEFT JOIN topic_names n ON b.topic_id = n.topic_id
+WHERE b.created OR b.file_type = 'log'
 UNION ALL
 SELECT /*+ BROADCAST(n) */ r.source, r.cluster_id, r.node_id, r.file_type, r.offset, r.timestamp, 'delete',
-       r.topic_id, n.topic_name,
-       CAST(NULL AS BIGINT), CAST(NULL AS ARRAY<INT>)
+       r.topic_id, n.topic_name, CAST(NULL AS BIGINT), CAST(NULL AS ARRAY<INT>)
 FROM records r LEFT JOIN topic_names n ON r.topic_id = n.topic_id
 WHERE r.type = 'REMOVE_TOPIC_RECORD'
 """
