@@ -7,33 +7,16 @@ their directories. Everything is torn down in `finally`, whatever failed. Every 
 """
 from __future__ import annotations
 
-import asyncio
 import random
-import threading
 import time
 from dataclasses import dataclass, field
 
 from kraftsman.controller.server.controller_client import find_leader
 
+from ..loop_thread import LoopThread
 from .checker import CheckResult, check
 from .faults import KINDS, ChaosQuorum, FaultInjector
 from .workload import Workload
-
-
-class LoopThread:
-    """An asyncio loop in a daemon thread; run(coro) waits for the result."""
-
-    def __init__(self):
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="chaos-workload", daemon=True)
-        self.thread.start()
-
-    def run(self, coro, timeout: float = 60):
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
 
 
 @dataclass
@@ -140,7 +123,7 @@ def run_chaos(base, *, voters: int = 3, duration_s: float = 45, seed: int = 1, k
     started = time.monotonic()
     report = ChaosReport(voters, seed, duration_s)
     rng = random.Random(seed)
-    loop = LoopThread()
+    loop = LoopThread("chaos-workload")
     quorum = ChaosQuorum(base, voters)
     workload = None
     try:
