@@ -100,12 +100,15 @@ def new_partition_records(image: MetadataImage, topic_id: bytes, first_id: int, 
     version = record_version(image) if version is None else version
     if version >= 1:
         get = (default_dirs(image) if dirs is None else dirs).get
+    template = _PARTITION(topic_id=topic_id, leader_epoch=0, partition_epoch=0)  # copied: fresh lists set below
+    copy = template.__copy__
     out = []
     append = out.append
     for partition_id, (replicas, isr) in enumerate(parts, first_id):
-        message = _PARTITION(partition_id=partition_id, topic_id=topic_id, replicas=replicas, isr=isr, leader=isr[0],
-                             leader_epoch=0, partition_epoch=0,
-                             directories=[get(r, UNASSIGNED) for r in replicas] if version >= 1 else [])
+        message = copy()
+        message.partition_id, message.replicas, message.isr, message.leader = partition_id, replicas, isr, isr[0]
+        message.removing_replicas, message.adding_replicas = [], []
+        message.directories = [get(r, UNASSIGNED) for r in replicas] if version >= 1 else []
         append(ApiMessageAndVersion(message, version, PARTITION_RECORD))
     return out
 

@@ -2,7 +2,8 @@
 
 Rules:
 - No hand-written class per message version: one generated class per struct, shared by every
-  version, with snake_case `__slots__`; a field absent at a version keeps its default.
+  version, with snake_case `__slots__`; a field absent at a version keeps its default. copy.copy()
+  (a generated __copy__) is shallow: lists and nested structs are shared.
 - Decoders take (buf: bytes, pos) and return (message, pos); encoders append to a bytearray.
 - Flexible versions use compact strings, bytes and arrays and end every struct with a tagged-field
   section; unknown tags are kept in `_unknown_tagged_fields` and written back in tag order.
@@ -519,6 +520,12 @@ def _gen_class(s: _Src, qual: str, struct_name: str, fields) -> None:
         else:
             s(2, f"self.{a} = {a}")
     s(2, "self._unknown_tagged_fields = None")
+    s(1, "def __copy__(self):")  # shallow: lists and structs are shared with the original
+    s(2, f"new = _new(_S_{struct_name})")
+    for a in attrs:
+        s(2, f"new.{a} = self.{a}")
+    s(2, "new._unknown_tagged_fields = self._unknown_tagged_fields")
+    s(2, "return new")
     s(0, "")
 
 

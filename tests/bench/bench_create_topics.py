@@ -121,6 +121,7 @@ def main(argv) -> None:
     parser.add_argument("--decoded-replay", action="store_true",
                         help="replay decoded records on the leader (as before it replayed encoded values)")
     parser.add_argument("--no-gc", action="store_true", help="disable the garbage collector while timing")
+    parser.add_argument("--freeze", action="store_true", help="gc.freeze() what is alive before timing")
     parser.add_argument("--gc-threshold", type=int, nargs=3, metavar=("G0", "G1", "G2"),
                         help="gc.set_threshold while timing (default: the interpreter's)")
     args = parser.parse_args(argv)
@@ -137,6 +138,8 @@ def main(argv) -> None:
     for _ in range(args.repeat):
         times = dict.fromkeys(STAGES, 0.0)
         gc.collect()
+        if args.freeze:
+            gc.freeze()
         if args.no_gc:
             gc.disable()
         run(args, times)

@@ -146,3 +146,15 @@ def test_unknown_tags_merge_in_ascending_order_with_known_tags():
     # tagged section: 3 fields; Leader tag 1 (size 4), tag 127 (size 1), tag 128 = uvarint 80 01 (size 0)
     assert data.endswith(bytes.fromhex("03" "01 04 00000003" "7f 01 01" "8001 00"))
     assert codec.decode("PartitionChangeRecord", 0, data) == msg
+
+
+def test_copy_is_a_shallow_copy_with_unknown_tags():
+    import copy
+
+    cls = codec.message_class("PartitionRecord")
+    message = cls(partition_id=3, topic_id=Uuid.from_longs(1, 2), replicas=[1, 2], isr=[1], leader=1)
+    message._unknown_tagged_fields = [(9, b"x")]
+    clone = copy.copy(message)
+    assert clone == message and clone is not message and type(clone) is cls
+    assert clone.replicas is message.replicas and clone._unknown_tagged_fields == [(9, b"x")]
+    assert codec.encode("PartitionRecord", 1, clone) == codec.encode("PartitionRecord", 1, message)
