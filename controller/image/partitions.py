@@ -6,7 +6,8 @@ Rules:
 - Directories default to UNASSIGNED per replica; ELR fields keep None apart from [] so that
   write() gives back the record that was read.
 - Large images keep partitions as their raw record values (bytes, or a LazyPartition with changes)
-  until first read.
+  until first read; writing an image decodes a raw PartitionRecord and yields it as read when that is
+  the record to_record() would build (record_as_written).
 """
 from __future__ import annotations
 
@@ -137,6 +138,19 @@ def materialize(entry) -> PartitionRegistration:
     if kind is LazyPartition:
         return entry.materialize()
     return entry
+
+
+def record_as_written(value: bytes, topic_id: bytes, partition_id: int) -> ApiMessageAndVersion | None:
+    """Return a raw PartitionRecord value decoded, when it equals to_record() of its registration (no unknown
+    tagged fields, the entry's own ids, a directory per replica from version 1; ELR kept as read): the
+    record write() yields without building the registration. Else None."""
+    record = read_metadata_record(value)
+    message = record.message
+    if (message._unknown_tagged_fields is not None or message.partition_id != partition_id
+            or message.topic_id != topic_id
+            or record.version >= 1 and len(message.directories) != len(message.replicas)):
+        return None
+    return record
 
 
 def merge_raw(entry, value: bytes, topic_id, partition_id: int):

@@ -17,7 +17,7 @@ from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .errors import ImageReplayError
-from .partitions import PartitionRegistration, materialize, merge_raw
+from .partitions import PartitionRegistration, materialize, merge_raw, record_as_written
 
 _PARTITION_ID = struct.Struct(">i").unpack_from
 
@@ -43,9 +43,15 @@ class TopicImage:
         """Yield the TopicRecord and the PartitionRecords of this topic (raw partitions are decoded for the
         record but stay raw: a snapshot must not turn a whole image into objects the collector walks)."""
         yield ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
-        partitions = self.partitions
+        partitions, topic_id = self.partitions, self.topic_id
         for partition_id in sorted(partitions):
-            yield materialize(partitions[partition_id]).to_record(self.topic_id, partition_id)
+            entry = partitions[partition_id]
+            if type(entry) is bytes:
+                record = record_as_written(entry, topic_id, partition_id)
+                if record is not None:
+                    yield record
+                    continue
+            yield materialize(entry).to_record(topic_id, partition_id)
 
 
 class TopicsImage:

@@ -7,7 +7,7 @@ from kraftsman.controller.image.batch_loader import ImageBuilder
 from kraftsman.controller.image.delta import MetadataDelta
 from kraftsman.controller.image.errors import ImageReplayError
 from kraftsman.controller.image.nodes import root_node
-from kraftsman.controller.image.partitions import PartitionRegistration
+from kraftsman.controller.image.partitions import PartitionRegistration, materialize
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
@@ -166,3 +166,25 @@ def test_faults_are_reported_and_skipped():
     builder.load_batch([(0, bad), (1, write_metadata_record(topic_records()[0]))], 1, 5)
     assert faults and "offset 0" in faults[0]
     assert builder.image().features.metadata_version == 21
+
+
+@pytest.mark.parametrize("version,fields,unknown", [
+    (0, {}, None), (1, {"directories": [T1, T1]}, None), (1, {"directories": []}, None),
+    (1, {"directories": [T1]}, None), (2, {"directories": [T1, T1], "eligible_leader_replicas": [2]}, None),
+    (2, {"directories": [T1, T1], "last_known_elr": []}, None), (1, {"directories": [T1, T1]}, [(7, b"zz")]),
+    (1, {"directories": [T1, T1], "leader_recovery_state": 1}, None),
+])
+def test_write_of_raw_partitions_equals_the_registrations_records(version, fields, unknown):
+    message = codec.message_class("PartitionRecord")(partition_id=0, topic_id=T1, replicas=[1, 2], isr=[1],
+                                                      leader=1, leader_epoch=3, partition_epoch=4, **fields)
+    message._unknown_tagged_fields = unknown
+    value = write_metadata_record(ApiMessageAndVersion(message, version))
+    delta = MetadataDelta()
+    for r in topic_records()[:2]:
+        delta.replay(r)
+    delta.replay_value(value)
+    topic = delta.apply().topics.by_name["foo"]
+    written = list(topic.write())[1]
+    assert written == materialize(value).to_record(T1, 0)
+    assert write_metadata_record(written) == write_metadata_record(materialize(value).to_record(T1, 0))
+    assert type(topic.partitions[0]) is bytes
