@@ -2,11 +2,14 @@
 
 Rules:
 - An image is never changed; MetadataDelta builds the next one, sharing every untouched area.
-- write() yields records that rebuild the image (features first, as Kafka's MetadataImage.write).
+- write() yields records that rebuild the image (features first, as Kafka's MetadataImage.write);
+  write_values() yields the same records encoded (snapshots).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from kraftsman.storage.records.metadata import write_metadata_record
 
 from .acls import AclsImage
 from .cluster import ClusterImage
@@ -46,6 +49,17 @@ class MetadataImage:
         for area in (self.features, self.cluster, self.topics, self.configs, self.client_quotas,
                      self.producer_ids, self.acls, self.scram, self.delegation_tokens):
             yield from area.write()
+
+    def write_values(self):
+        """Yield write_metadata_record() of every record write() yields, in order; raw partitions that are
+        already those bytes are not encoded again (snapshots)."""
+        for area in (self.features, self.cluster, self.topics, self.configs, self.client_quotas,
+                     self.producer_ids, self.acls, self.scram, self.delegation_tokens):
+            if area is self.topics:
+                yield from area.write_values()
+            else:
+                for record in area.write():
+                    yield write_metadata_record(record)
 
 
 EMPTY = MetadataImage()

@@ -153,6 +153,27 @@ def record_as_written(value: bytes, topic_id: bytes, partition_id: int) -> ApiMe
     return record
 
 
+def _usize(n: int) -> int:
+    return 1 if n < 0x80 else 2 if n < 0x4000 else 3 if n < 0x200000 else 4 if n < 0x10000000 else 5
+
+
+def is_minimal(value: bytes, record: ApiMessageAndVersion) -> bool:
+    """Tell whether a PartitionRecord v0/v1 frame value is the minimal encoding of its decoded record, hence
+    the bytes write_metadata_record() gives for it: v0/v1 know one tagged field, so a value can only differ
+    by padded varints or a default-valued tag, and either makes it longer than this size."""
+    if record.version > 1:
+        return False
+    m = record.message
+    size = 3 + 4 + 16 + 12 + 1  # frame header, partition id, topic id, leader and epochs, tag count
+    for array in (m.replicas, m.isr, m.removing_replicas, m.adding_replicas):
+        size += _usize(len(array) + 1) + 4 * len(array)
+    if record.version == 1:
+        size += _usize(len(m.directories) + 1) + 16 * len(m.directories)
+    if m.leader_recovery_state != 0:
+        size += 3  # tag 0, size 1, one byte
+    return len(value) == size
+
+
 def merge_raw(entry, value: bytes, topic_id, partition_id: int):
     """Return the entry with a raw PartitionChangeRecord value appended or merged."""
     if entry is None:

@@ -14,10 +14,10 @@ import struct
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import uuid_str
-from kraftsman.storage.records.metadata import ApiMessageAndVersion
+from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
 
 from .errors import ImageReplayError
-from .partitions import PartitionRegistration, materialize, merge_raw, record_as_written
+from .partitions import PartitionRegistration, is_minimal, materialize, merge_raw, record_as_written
 
 _PARTITION_ID = struct.Struct(">i").unpack_from
 
@@ -39,10 +39,13 @@ class TopicImage:
             entry = self.partitions[partition_id] = materialize(entry)
         return entry
 
+    def _topic_record(self) -> ApiMessageAndVersion:
+        return ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
+
     def write(self):
         """Yield the TopicRecord and the PartitionRecords of this topic (raw partitions are decoded for the
         record but stay raw: a snapshot must not turn a whole image into objects the collector walks)."""
-        yield ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
+        yield self._topic_record()
         partitions, topic_id = self.partitions, self.topic_id
         for partition_id in sorted(partitions):
             entry = partitions[partition_id]
@@ -52,6 +55,22 @@ class TopicImage:
                     yield record
                     continue
             yield materialize(entry).to_record(topic_id, partition_id)
+
+
+    def write_values(self):
+        """Return write_metadata_record() of every record write() yields; a raw partition that is already
+        exactly that value is given as it is, without encoding it again."""
+        values = [write_metadata_record(self._topic_record())]
+        append, partitions, topic_id = values.append, self.partitions, self.topic_id
+        for partition_id in sorted(partitions):
+            entry = partitions[partition_id]
+            if type(entry) is bytes:
+                record = record_as_written(entry, topic_id, partition_id)
+                if record is not None:
+                    append(entry if is_minimal(entry, record) else write_metadata_record(record))
+                    continue
+            append(write_metadata_record(materialize(entry).to_record(topic_id, partition_id)))
+        return values
 
 
 class TopicsImage:
@@ -71,6 +90,11 @@ class TopicsImage:
         """Yield every topic's records, topics by name."""
         for name in sorted(self.by_name):
             yield from self.by_name[name].write()
+
+    def write_values(self):
+        """Yield write_metadata_record() of every record write() yields (see TopicImage.write_values)."""
+        for name in sorted(self.by_name):
+            yield from self.by_name[name].write_values()
 
 
 class TopicsDelta:

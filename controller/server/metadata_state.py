@@ -23,7 +23,6 @@ from kraftsman.controller.image.image import EMPTY, MetadataImage
 from kraftsman.controller.image.producer_ids import Provenance
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.log import Snapshot, SnapshotId
-from kraftsman.storage.records.metadata import write_metadata_record
 
 _MAX_TIMESTAMP = struct.Struct(">q")  # a v2 batch's maxTimestamp sits at byte 35
 
@@ -120,7 +119,7 @@ class MetadataState:
         self.bytes_since_snapshot = 0
 
         def build() -> Snapshot:
-            values = [write_metadata_record(r) for r in image.write()]
+            values = list(image.write_values())
             return S.build_snapshot(snapshot_id, values, voters, kraft_version, timestamp)
         return build
 

@@ -10,7 +10,7 @@ from kraftsman.controller.image.nodes import root_node
 from kraftsman.controller.image.partitions import PartitionRegistration, materialize
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
-from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
+from kraftsman.storage.records.metadata import ApiMessageAndVersion, read_metadata_record, write_metadata_record
 
 T1 = Uuid.from_string("C_0Az8SmSdGlXfHdPNnJ0A")
 
@@ -188,3 +188,28 @@ def test_write_of_raw_partitions_equals_the_registrations_records(version, field
     assert written == materialize(value).to_record(T1, 0)
     assert write_metadata_record(written) == write_metadata_record(materialize(value).to_record(T1, 0))
     assert type(topic.partitions[0]) is bytes
+
+
+def test_write_values_equals_write_encoded_for_minimal_and_padded_values():
+    partition = codec.message_class("PartitionRecord")
+    values = []
+    for i, (version, lrs) in enumerate([(0, 0), (1, 0), (1, 1), (2, 0), (0, 1)]):
+        message = partition(partition_id=i, topic_id=T1, replicas=[1, 2], isr=[1], leader=1, leader_epoch=0,
+                            partition_epoch=0, leader_recovery_state=lrs,
+                            directories=[T1, T1] if version else [])
+        values.append(write_metadata_record(ApiMessageAndVersion(message, version)))
+    def minimal(partition_id):
+        return write_metadata_record(ApiMessageAndVersion(partition(
+            partition_id=partition_id, topic_id=T1, replicas=[1], isr=[1], leader=1, directories=[T1]), 1))
+    values.append(minimal(5)[:-1] + b"\x01\x00\x01\x00")  # LeaderRecoveryState 0 written as a tag: not minimal
+    values.append(minimal(6).replace(b"\x02\x00\x00\x00\x01", b"\x82\x00\x00\x00\x00\x01", 1))  # padded count
+    delta = MetadataDelta()
+    for r in topic_records()[:2]:
+        delta.replay(r)
+    for value in values:
+        delta.replay_value(value)
+    image = delta.apply()
+    assert [read_metadata_record(v).message.partition_id for v in values] == list(range(7))
+    assert list(image.write_values()) == [write_metadata_record(r) for r in image.write()]
+    written = list(image.topics.by_name["foo"].write_values())[1:]
+    assert [w is v for w, v in zip(written, values)] == [True, True, True, False, True, False, False]  # v2: encoded
