@@ -8,7 +8,8 @@ partition_history, topic_lifecycle, config_changes, acl_changes and feature_chan
 a previous run wrote there.
 
 Exit codes: 0 = done; 2 = done, but some input was unreadable or corrupt (see the `errors` table);
-64 = bad arguments; 69 = pyspark is not installed or Spark cannot start; 1 = the job failed.
+64 = bad arguments; 69 = pyspark is not installed or Spark cannot start; 1 = the job failed or the
+output folder cannot be written (one line: the Python worker's exception, not a JVM stack trace).
 
 Rules:
 - pyspark is imported only here, lazily, through `spark_job`; without it the command says how to
@@ -18,6 +19,7 @@ Rules:
 from __future__ import annotations
 
 import argparse
+import re
 import time
 
 from kraftsman.cli.common import Environment, ExitStatus, ToolError, exit_with
@@ -118,11 +120,25 @@ def run(argv: list[str], env: Environment) -> int:
 def _run_job(spark_job, spark, tasks, remote, args, progress) -> dict[str, int]:
     try:
         return spark_job.run_job(spark, tasks, remote, args.output_dir, args.format, progress)
+    except OSError as e:
+        raise ToolError(f"cannot write the tables to {args.output_dir}: {e.strerror or e}") from None
     except Exception as e:  # noqa: BLE001 (a failed Spark job is one line, not a Java stack trace)
         if type(e).__module__.startswith(("pyspark", "py4j")):
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise ToolError(f"the Spark job failed: {first}") from None
+            raise ToolError(f"the Spark job failed: {failure_line(str(e), type(e).__name__)}") from None
         raise
+
+
+_PYTHON_ERROR = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception)): (.*)$")
+
+
+def failure_line(text: str, name: str) -> str:
+    """Return the line telling what failed in a Spark error: the Python worker's exception (the last
+    `SomeError: message` line of its traceback) when there is one, else the first line."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    python = [line for line in lines if _PYTHON_ERROR.match(line)]
+    if python:
+        return python[-1]
+    return lines[0] if lines else name
 
 
 def main() -> None:

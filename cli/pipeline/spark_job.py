@@ -12,7 +12,8 @@ so running the same command again replaces its output.
 Rules:
 - Only this module imports pyspark / py4j (import-linter contract in pyproject.toml), and only inside
   functions, so that the module itself imports without the extra (CI imports every module of the wheel).
-- Quiet by default: log4j at ERROR before the JVM starts, no console progress bar of Spark's own;
+- Quiet by default: log4j off before the JVM starts (a failure reaches the user as the command's
+  one-line error, not as the JVM's stack traces), no console progress bar of Spark's own;
   the progress shown is ours (stage tasks done / total) on a terminal stderr.
 """
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .tables import BASE_TABLES, BATCHES, ERRORS, RECORDS, ddl, names, union_col
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_LOG4J = """rootLogger.level = error
+_LOG4J = """rootLogger.level = off
 rootLogger.appenderRef.console.ref = console
 appender.console.type = Console
 appender.console.name = console
@@ -87,7 +88,7 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if quiet:
-        spark.sparkContext.setLogLevel("ERROR")
+        spark.sparkContext.setLogLevel("OFF")
     return spark
 
 
@@ -217,6 +218,7 @@ def write_base_tables(spark: SparkSession, tasks: list[Task], out: str, progress
     sc = spark.sparkContext
     root = os.path.abspath(local_path(out))
     staging = os.path.join(root, f"_staging-{uuid.uuid4().hex}")
+    os.makedirs(staging)  # an output folder that cannot be written fails here, in the driver, with its OSError
     groups = list(enumerate(balance(tasks, 3 * sc.defaultParallelism))) or [(0, [])]
     try:
         with progress.phase("decoding"):

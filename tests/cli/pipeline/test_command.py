@@ -90,3 +90,14 @@ def test_union_rows_put_each_value_under_its_column():
         full = dict(zip(union, convert[table](row)))
         assert full.pop("table") == table
         assert {k: v for k, v in full.items() if v is not None} == dict(zip(tables.names(columns), row))
+
+
+def test_failure_line_names_the_python_workers_exception():
+    from kraftsman.cli.pipeline.command import failure_line
+
+    text = ("\n  An exception was thrown from the Python worker. Please see the stack trace below.\n"
+            "Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n"
+            "    raise ValueError('boom')\nValueError: boom\n\tat org.apache.spark.Foo(Foo.java:1)\n")
+    assert failure_line(text, "PythonException") == "ValueError: boom"
+    assert failure_line("Java gateway process exited\nmore", "X") == "Java gateway process exited"
+    assert failure_line("", "PythonException") == "PythonException"

@@ -190,6 +190,17 @@ def test_workers_writing_parquet_equal_sparks_writers(spark, scenario, tmp_path)
         assert rows[True] == rows[False] and rows[True], name
 
 
+def test_an_output_folder_that_cannot_be_written_is_one_line_and_exit_1(spark, scenario, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    out, err = io.StringIO(), io.StringIO()
+    argv = [str(scenario["log"]), "-o", str(blocker / "tables")]
+    status = run_command(pipeline, argv, Environment(stdout=out, stderr=err), prog="kafka-metadata-export")
+    assert status == 1
+    assert err.getvalue().splitlines()[-1] == (
+        f"kafka-metadata-export: cannot write the tables to {blocker / 'tables'}: Not a directory")
+
+
 def test_a_second_run_replaces_the_tables(spark, scenario, tmp_path):
     """Idempotent output: running again over other files leaves only the new run's rows."""
     out = str(tmp_path / "out")
