@@ -14,6 +14,12 @@ Rules:
   (authorizer.py) every request is checked against the connection's principal before it is served.
 - stop() closes the listener first, then fails pending requests, then closes the log: nothing is
   acknowledged after the process starts shutting down.
+- Peers are reached at the addresses of controller.quorum.voters, of the voter set (VotersRecord endpoints),
+  of the bootstrap servers (ids -2, -3, ...), and, for nodes known by none of those, at addresses learned
+  from Raft messages (a response's NodeEndpoints, a BeginQuorumEpoch's LeaderEndpoints): an observer started
+  with controller.quorum.bootstrap.servers learns the leader's this way. Learned addresses are taken before
+  the message reaches the core (which may fetch from the new leader at once); the router's map is rebuilt
+  whenever the voter set changes. Raft responses name their leader's endpoint (raft_wire).
 - start() sets the process's garbage collector thresholds to GC_THRESHOLDS: a CreateTopics request keeps
   some ten objects per partition alive until it returns; with Python's default (700, 10, 10) they are
   promoted through every generation and the collections cost about as much as the handler itself.
@@ -70,6 +76,8 @@ class ControllerServer:
         self._flush_scheduled = False
         self._stopping = False
         self._forward_conns: dict[int, object] = {}
+        self._learned_endpoints: dict[int, tuple[str, int]] = {}  # from Raft messages (observers, new voters)
+        self._routed_voters = None  # the voter set the router's endpoint map was built from
         self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
         self.stopped = asyncio.Event()    # set once stop() is done, whoever called it
 
@@ -122,13 +130,16 @@ class ControllerServer:
         return host if host not in ("", "0.0.0.0", "::") else "localhost"
 
     def peer_endpoints(self) -> dict[int, tuple[str, int]]:
-        """Return where to reach each voter (and the bootstrap servers as ids -2, -3, ...)."""
+        """Return where to reach each voter (and the bootstrap servers as ids -2, -3, ..., and nodes learned
+        from Raft messages)."""
         out = dict(self.config.static_voters)
         name = self.config.controller_listener().name
         for voter in self.driver.node.voters.nodes():
             for ep_name, host, port in voter.endpoints:
                 if ep_name == name:
                     out.setdefault(voter.voter_id, (host, port))
+        for node_id, address in self._learned_endpoints.items():
+            out.setdefault(node_id, address)
         for i, address in enumerate(self.config.bootstrap_servers):
             out[-2 - i] = address
         out.pop(self.config.node_id, None)
@@ -149,6 +160,7 @@ class ControllerServer:
         cfg = self.config
         self.quorum = QuorumController(self.quorum_config())
         self.client_security = for_peers(cfg)
+        self._routed_voters = self.driver.node.voters
         if self.client_security is None:
             self.router = PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
                                      client_id=f"raft-client-{cfg.node_id}")
@@ -206,6 +218,7 @@ class ControllerServer:
             done += due
             try:
                 self.driver.tick(due)
+                self._refresh_peers()
                 self._periodic()
             except Exception:  # a bug: log it and stop serving rather than diverge
                 log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
@@ -235,10 +248,41 @@ class ControllerServer:
         if self.router is not None:
             self.router.send(env)
 
+    def _refresh_peers(self) -> None:
+        """Rebuild the router's endpoint map if the voter set changed since it was built."""
+        voters = self.driver.node.voters
+        if voters is not self._routed_voters and self.router is not None:
+            self._routed_voters = voters
+            self.router.update_endpoints(self.peer_endpoints())
+
+    def _learn_endpoints(self, body) -> None:
+        """Remember node addresses a Raft message carries that we had none for; route to them at once."""
+        from . import raft_wire
+
+        found = raft_wire.message_endpoints(body, self.config.controller_listener().name)
+        if not found or self.router is None:
+            return
+        known = self.router.endpoints
+        fresh = {i: a for i, a in found.items() if i != self.config.node_id and known.get(i) != a
+                 and self._learned_endpoints.get(i) != a}
+        if fresh:
+            self._learned_endpoints.update(fresh)
+            self._routed_voters = self.driver.node.voters
+            self.router.update_endpoints(self.peer_endpoints())
+
+    def _address_of(self, node_id: int) -> tuple[str, int] | None:
+        """Return where `node_id` serves the controller listener (this node's advertised address for itself)."""
+        if node_id == self.config.node_id:
+            port = self.listener.port if self.listener else self.config.controller_listener().port
+            return self.advertised_host(), port
+        return self.router.endpoints.get(node_id) if self.router is not None else None
+
     def _on_peer_response(self, env) -> None:
         if self._stopping:
             return
         try:
+            if getattr(env.body, "node_endpoints", None):
+                self._learn_endpoints(env.body)
             self.driver.step(env)
         except Exception:  # as in _tick_loop: a bug or a failed disk (e.g. a snapshot install) stops serving
             log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
@@ -249,12 +293,15 @@ class ControllerServer:
         from . import raft_wire
 
         env = raft_wire.raft_request_from_wire(name, version, body, self.config.node_id)
+        if getattr(body, "leader_endpoints", None):
+            self._learn_endpoints(body)
         future = asyncio.get_running_loop().create_future()
         self.driver.request(env, lambda reply: future.done() or future.set_result(reply))
         try:
-            return await asyncio.wait_for(future, (self.config.request_timeout_ms + 1000) / 1000)
+            reply = await asyncio.wait_for(future, (self.config.request_timeout_ms + 1000) / 1000)
         except asyncio.TimeoutError:
             return None
+        return raft_wire.add_leader_endpoint(name, version, reply, self._address_of)
 
     # ------------------------------------------------------------ controller traffic
     def context(self, api_version: int, pending: bool = False) -> ControllerContext:

@@ -9,6 +9,11 @@ Rules:
   message, so fields an older version lacks keep their defaults (as Kafka's generated Data classes do).
 - `src` comes from the body (Vote: candidate_id, Begin/EndQuorumEpoch: leader_id, Fetch:
   replica_state.replica_id (v15+) else replica_id, FetchSnapshot: replica_id, others: -1); `dst` is us.
+- Endpoints travel as Kafka sends them (KIP-853): every Raft response that names a leader carries that
+  leader's endpoint in its NodeEndpoints tagged field (Fetch v16+, Vote/Begin/EndQuorumEpoch/FetchSnapshot
+  v1+; Kafka's RaftUtil), and Begin/EndQuorumEpoch requests carry the leader's LeaderEndpoints. A replica
+  that knows no address for the leader (an observer that found it through a bootstrap server) learns it
+  from there: `message_endpoints` reads them.
 """
 from __future__ import annotations
 
@@ -79,3 +84,44 @@ def raft_request_from_wire(api: str, version: int, body, server_node_id: int) ->
     if api == "Vote" and version >= PRE_VOTE_MIN_VERSION:
         pre_vote = any(p.pre_vote for t in body.topics for p in t.partitions)
     return Envelope(request_src(api, body), server_node_id, -1, body, pre_vote)
+
+
+NODE_ENDPOINTS_MIN_VERSION = {"Fetch": 16, "FetchSnapshot": 1, "Vote": 1, "BeginQuorumEpoch": 1, "EndQuorumEpoch": 1}
+
+
+def response_leader(body) -> int:
+    """Return the leader id a Raft response names (-1 when it names none)."""
+    topics = getattr(body, "responses", None)
+    if topics is None:
+        topics = getattr(body, "topics", ())
+    for topic in topics:
+        for part in topic.partitions:
+            current = getattr(part, "current_leader", None)
+            return current.leader_id if current is not None else getattr(part, "leader_id", -1)
+    return -1
+
+
+def add_leader_endpoint(api: str, version: int, body, address_of):
+    """Name the response's leader in its NodeEndpoints (Kafka's RaftUtil: when the version has the field and
+    the leader's address on this listener is known); `address_of(id)` returns (host, port) or None."""
+    if body is None or version < NODE_ENDPOINTS_MIN_VERSION.get(api, 1 << 15):
+        return body
+    leader = response_leader(body)
+    address = address_of(leader) if leader >= 0 else None
+    if address is not None and not any(e.node_id == leader for e in body.node_endpoints):
+        body.node_endpoints = [*body.node_endpoints, type(body).NodeEndpoint(node_id=leader, host=address[0],
+                                                                             port=address[1])]
+    return body
+
+
+def message_endpoints(body, listener_name: str) -> dict[int, tuple[str, int]]:
+    """Return the node addresses a Raft message carries: a response's NodeEndpoints, a Begin/EndQuorumEpoch
+    request's LeaderEndpoints on `listener_name` (for its leader id)."""
+    out = {e.node_id: (e.host, e.port) for e in getattr(body, "node_endpoints", ()) if e.node_id >= 0}
+    leader_endpoints = getattr(body, "leader_endpoints", None)
+    if leader_endpoints:
+        leader = _first_partition(body, "leader_id")
+        for e in leader_endpoints:
+            if leader >= 0 and e.name == listener_name:
+                out[leader] = (e.host, e.port)
+    return out

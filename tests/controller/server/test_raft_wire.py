@@ -143,3 +143,51 @@ def test_fetch_v0_from_the_wire_names_no_topic_id_and_gets_invalid_request():
     assert env.src == 2
     reply = _reply(_node(1), env)
     assert reply.body.error_code == msg.INVALID_REQUEST
+
+
+# ---------------------------------------------------------------- leader endpoints (KIP-853)
+
+OBSERVER_FETCH_ANSWER = "msgs/004108_c1_resp_Fetch_v17_c568.bin"  # c1 (a follower) to observer 4: leader is 3
+
+
+def _kafka_response(name: str):
+    path = WIRE / name
+    if not path.is_file():
+        pytest.skip(f"Kafka wire fixtures not found at {WIRE} (../shared is absent)")
+    _header, body = framing.decode_response(1, 17, framing.strip_size(path.read_bytes()))
+    return body
+
+
+def test_kafka_follower_names_the_leaders_endpoint_to_an_observer_and_we_read_it():
+    body = _kafka_response(OBSERVER_FETCH_ANSWER)
+    part = msg.partition_of(body)
+    assert (part.error_code, part.current_leader.leader_id) == (msg.NOT_LEADER_OR_FOLLOWER, 3)
+    assert raft_wire.message_endpoints(body, "CONTROLLER") == {3: ("127.0.0.1", 29095)}
+
+
+def test_our_fetch_answer_names_the_leaders_endpoint_as_kafkas_does():
+    kafka = _kafka_response(OBSERVER_FETCH_ANSWER)
+    leader = msg.partition_of(kafka).current_leader
+    ours = msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, leader.leader_id, leader.leader_epoch)
+    ours = raft_wire.add_leader_endpoint("Fetch", 17, ours, {3: ("127.0.0.1", 29095)}.get)
+    assert ours.node_endpoints == kafka.node_endpoints
+    again = codec.decode("FetchResponse", 17, codec.encode("FetchResponse", 17, ours))
+    assert raft_wire.message_endpoints(again, "CONTROLLER") == {3: ("127.0.0.1", 29095)}
+
+
+def test_no_endpoint_without_a_leader_an_address_or_the_field():
+    addresses = {1: ("h", 1)}.get
+    assert raft_wire.add_leader_endpoint("Fetch", 17, msg.fetch_response(msg.NONE), addresses).node_endpoints == []
+    unknown = msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, 2, 5)
+    assert raft_wire.add_leader_endpoint("Fetch", 17, unknown, addresses).node_endpoints == []
+    old = msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, 1, 5)
+    assert raft_wire.add_leader_endpoint("Fetch", 15, old, addresses).node_endpoints == []
+    vote = raft_wire.add_leader_endpoint("Vote", 1, msg.vote_response(msg.NONE, msg.NONE, 1, 5), addresses)
+    assert [(e.node_id, e.host, e.port) for e in vote.node_endpoints] == [(1, "h", 1)]
+    assert raft_wire.add_leader_endpoint("DescribeQuorum", 2, None, addresses) is None
+
+
+def test_begin_quorum_epoch_leader_endpoints_are_read_on_our_listener():
+    body = msg.begin_epoch_request("c", 4, 2, 1, bytes(16), (("OTHER", "x", 1), ("CONTROLLER", "h", 9093)))
+    assert raft_wire.message_endpoints(body, "CONTROLLER") == {2: ("h", 9093)}
+    assert raft_wire.message_endpoints(body, "NOPE") == {}
