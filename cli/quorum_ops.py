@@ -108,9 +108,9 @@ def _replica(r) -> ReplicaState:
 
 def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str, **fields) -> None:
     """Send AddRaftVoter or RemoveRaftVoter (`api`) until the quorum leader answers; raise ServerError for an
-    error other than NOT_LEADER_OR_FOLLOWER, sc.UnsupportedVersion when the server lacks the API."""
-    import time
-
+    error other than NOT_LEADER_OR_FOLLOWER, sc.UnsupportedVersion when the server lacks the API. A controller
+    that answers NOT_LEADER_OR_FOLLOWER is asked where the leader is (DescribeQuorum), and the leader is asked
+    next: it need not be among the bootstrap addresses (a controller added by add-controller may lead)."""
     from kraftsman.storage.protocol import codec
 
     cls = codec.message_class(api + "Request")
@@ -119,18 +119,47 @@ def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str,
     not_leader = None
     try:
         for conn in _each_connection(addresses, config, deadline, backoff=True):
-            version = conn.pick_version(api)
-            if api == "AddRaftVoter":
-                fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
-            response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
-            if response.error_code == NOT_LEADER_OR_FOLLOWER:
-                not_leader = conn.name
+            if _change_on(conn, api, cls, fields, deadline):
+                return
+            not_leader = conn.name
+            leader = _leader_address(conn, deadline)
+            if leader is None or leader == (conn.host, conn.port):
                 continue
-            if response.error_code:
-                raise ServerError(response.error_code, response.error_message or "")
-            return
+            try:
+                with sc.SyncConnection.open(*leader, config, deadline) as other:
+                    if _change_on(other, api, cls, fields, deadline):
+                        return
+                    not_leader = other.name
+            except (sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
+                continue
     except sc.RequestTimeout:
         if not_leader is None:
             raise
     raise sc.RequestTimeout(f"no quorum leader answered {api} in time (last answer: NOT_LEADER_OR_FOLLOWER "
                             f"from {not_leader})")
+
+
+def _change_on(conn: sc.SyncConnection, api: str, cls, fields: dict, deadline: float) -> bool:
+    """Send the voter change on `conn`: True when done, False on NOT_LEADER_OR_FOLLOWER, else ServerError."""
+    import time
+
+    version = conn.pick_version(api)
+    if api == "AddRaftVoter":
+        fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
+    response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
+    if response.error_code == NOT_LEADER_OR_FOLLOWER:
+        return False
+    if response.error_code:
+        raise ServerError(response.error_code, response.error_message or "")
+    return True
+
+
+def _leader_address(conn: sc.SyncConnection, deadline: float) -> tuple[str, int] | None:
+    """Return the leader's endpoint as the controller on `conn` knows it (DescribeQuorum v2 Nodes), or None."""
+    try:
+        _describe_on(conn, deadline)
+    except NotLeader as e:
+        return e.address
+    except (ServerError, sc.UnsupportedVersion):
+        return None
+    return None

@@ -276,10 +276,13 @@ def test_umbrella_runs_it(server):
 # ---------------------------------------------------------------- add-controller / remove-controller (KIP-853)
 
 
-def voter_handler(*codes):
+def voter_handler(*codes, leader=-1, leader_address=None):
+    """Answer voter changes with `codes` in turn (then 0), DescribeQuorum as a follower of `leader`."""
     answers = list(codes)
 
     def answer(header, request):
+        if header.request_api_key == 55:
+            return quorum_body(leader=leader, part_error=6, leader_address=leader_address)
         name = "AddRaftVoterResponse" if header.request_api_key == 80 else "RemoveRaftVoterResponse"
         return body(name, error_code=answers.pop(0) if answers else 0, error_message=None)
     return answer
@@ -308,6 +311,17 @@ def test_remove_controller_is_kafkas_text_and_retries_a_follower():
         sent = [r for h, r in server.requests if h.request_api_key == 81]
         assert len(sent) == 2 and (sent[-1].voter_id, str(Uuid(bytes(sent[-1].voter_directory_id)))) == (3, DIR[3])
         assert sent[-1].cluster_id is None
+
+
+def test_voter_change_goes_to_the_leader_a_follower_names_outside_the_bootstrap_list():
+    with FakeServer(voter_handler(), ranges=VOTER_RANGES) as leader:
+        with FakeServer(voter_handler(*[6] * 1000, leader=3, leader_address=leader.address),
+                        ranges=VOTER_RANGES) as follower:
+            status, out, err = mq("--bootstrap-controller", follower.address, "remove-controller", "-i", "3",
+                                  "-d", DIR[3])
+            assert (status, out, err) == (0, f"Removed  KRaft controller 3 with directory id {DIR[3]}\n", "")
+            assert [h.request_api_key for h, _ in follower.requests if h.request_api_key != 18] == [81, 55]
+            assert [h.request_api_key for h, _ in leader.requests if h.request_api_key != 18] == [81]
 
 
 def test_remove_controller_dry_run_and_argument_errors():
