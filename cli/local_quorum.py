@@ -7,6 +7,10 @@ Rules:
 - Voters run as real processes (`python -m kraftsman.cli.controller`), so kill() is a real SIGKILL and
   restart() reopens the same directories.
 - Ports are chosen free by binding port 0 first; they are fixed for the life of the quorum.
+- dynamic=True is a KIP-853 quorum: every node is configured with controller.quorum.bootstrap.servers (the
+  voters' addresses) instead of controller.quorum.voters, voters are formatted with --initial-controllers
+  (their directory ids chosen here), and `spares` more nodes are formatted with --no-initial-controllers:
+  they start as observers until kafka-metadata-quorum add-controller makes them voters.
 """
 from __future__ import annotations
 
@@ -39,12 +43,19 @@ class LocalQuorum:
     """N controllers on 127.0.0.1 under `base`."""
 
     def __init__(self, base, voters: int = 3, *, cluster_id: str = "MkU3OEVBNTcwNTJENDM2Qg", extra=None,
-                 first_id: int = 1):
+                 first_id: int = 1, dynamic: bool = False, spares: int = 0):
+        from kraftsman.storage.protocol.uuids import random_directory_id
+
+        if spares and not dynamic:
+            raise ValueError("spare controllers need a dynamic quorum (dynamic=True)")
         self.base = Path(base)
         self.ids = list(range(first_id, first_id + voters))
-        self.ports = dict(zip(self.ids, free_ports(voters)))
+        self.spare_ids = list(range(first_id + voters, first_id + voters + spares))
+        self.ports = dict(zip(self.ids + self.spare_ids, free_ports(voters + spares)))
         self.cluster_id = cluster_id
         self.extra = dict(extra or {})
+        self.dynamic = dynamic
+        self.directory_ids = {i: str(random_directory_id()) for i in self.ids} if dynamic else {}
         self.procs: dict[int, subprocess.Popen] = {}
 
     # ------------------------------------------------------------ layout
@@ -61,14 +72,22 @@ class LocalQuorum:
         return self.node_dir(node_id) / "server.properties"
 
     def addresses(self) -> dict[int, tuple[str, int]]:
-        return {i: ("127.0.0.1", p) for i, p in self.ports.items()}
+        """Return the initial voters' addresses by id (spares are not included)."""
+        return {i: ("127.0.0.1", self.ports[i]) for i in self.ids}
 
     def bootstrap(self) -> str:
-        return ",".join(f"127.0.0.1:{p}" for p in self.ports.values())
+        return ",".join(f"127.0.0.1:{self.ports[i]}" for i in self.ids)
+
+    def initial_controllers(self) -> str:
+        """Return the --initial-controllers text of a dynamic quorum (id@host:port:directory-id, ...)."""
+        return ",".join(f"{i}@127.0.0.1:{self.ports[i]}:{self.directory_ids[i]}" for i in self.ids)
 
     def properties(self, node_id: int) -> dict[str, str]:
-        voters = ",".join(f"{i}@127.0.0.1:{p}" for i, p in self.ports.items())
-        props = {"process.roles": "controller", "node.id": str(node_id), "controller.quorum.voters": voters,
+        if self.dynamic:
+            quorum = {"controller.quorum.bootstrap.servers": self.bootstrap()}
+        else:
+            quorum = {"controller.quorum.voters": ",".join(f"{i}@127.0.0.1:{self.ports[i]}" for i in self.ids)}
+        props = {"process.roles": "controller", "node.id": str(node_id), **quorum,
                  "listeners": f"CONTROLLER://127.0.0.1:{self.ports[node_id]}",
                  "controller.listener.names": "CONTROLLER", "log.dirs": str(self.metadata_dir(node_id))}
         return props | self.extra
@@ -78,18 +97,22 @@ class LocalQuorum:
         """Write each node's server.properties and format its storage with kafka-storage."""
         from . import storage_tool
 
-        for node_id in self.ids:
+        for node_id in self.ids + self.spare_ids:
             self.node_dir(node_id).mkdir(parents=True, exist_ok=True)
             text = "".join(f"{k}={v}\n" for k, v in self.properties(node_id).items())
             self.config_path(node_id).write_text(text)
             out, err = io.StringIO(), io.StringIO()
-            status = storage_tool.run(["format", "-t", self.cluster_id, "-c", str(self.config_path(node_id)), "-g"],
-                                      Environment(stdout=out, stderr=err))
+            argv = ["format", "-t", self.cluster_id, "-c", str(self.config_path(node_id)), "-g"]
+            if node_id in self.spare_ids:
+                argv.append("--no-initial-controllers")
+            elif self.dynamic:
+                argv += ["--initial-controllers", self.initial_controllers()]
+            status = storage_tool.run(argv, Environment(stdout=out, stderr=err))
             if status != 0:
                 raise RuntimeError(f"kafka-storage format failed for node {node_id}: {err.getvalue().strip()}")
 
     def start(self, node_id: int | None = None) -> None:
-        """Start one voter (or all) as processes."""
+        """Start one node (or all initial voters) as processes."""
         for nid in [node_id] if node_id is not None else self.ids:
             if nid in self.procs and self.procs[nid].poll() is None:
                 continue
