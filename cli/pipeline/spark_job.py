@@ -47,9 +47,6 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 FORMATS = {"parquet": "parquet", "jsonl": "json"}
-# Local jobs are short and the JVM only plans and runs SQL over what the Python workers decoded: the
-# C1 compiler alone halves the JVM's warm-up (first queries ~19 -> ~8 s on 2 cores) for little peak speed.
-LOCAL_JIT = "-XX:TieredStopAtLevel=1"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -72,17 +69,13 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
     from pyspark.sql import SparkSession
 
     defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static"}
-    java = []
     if master.startswith("local"):
         defaults.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
-        java.append(LOCAL_JIT)
     if quiet:
         path = os.path.join(tempfile.gettempdir(), "kraftsman-pipeline-log4j2.properties")
         with open(path, "w") as f:
             f.write(_LOG4J)
-        java.append(f"-Dlog4j2.configurationFile=file:{path}")
-    if java:
-        defaults["spark.driver.extraJavaOptions"] = " ".join(java)
+        defaults["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{path}"
     builder = SparkSession.builder.master(master).appName("kraftsman-pipeline")
     for key, value in {**defaults, **conf}.items():
         builder = builder.config(key, value)

@@ -68,12 +68,12 @@ def single_process(tasks, arrow: bool) -> tuple[float, int]:
     return time.perf_counter() - start, rows
 
 
-def spark_run(tasks, master: str, out: str) -> dict:
+def spark_run(tasks, master: str, out: str, conf: dict) -> dict:
     """Start a session, run the job; return the session time, job time, phases and counts."""
     from kraftsman.cli.pipeline import spark_job
 
     start = time.perf_counter()
-    spark = spark_job.start_session(master, {})
+    spark = spark_job.start_session(master, conf)
     session = time.perf_counter() - start
     progress = spark_job.Progress(spark, sys.stderr)
     start = time.perf_counter()
@@ -90,6 +90,8 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=500)
     parser.add_argument("--partitions", type=int, default=100)
     parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for the session (repeatable)")
     parser.add_argument("--dir", help="where to keep the generated segments (default: a temporary folder)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
@@ -100,7 +102,8 @@ def main() -> None:
         print(f"single-process decode to row tuples: {single_rows:.1f} s ({rows:,} rows)")
         single, rows = single_process(tasks, arrow=True)
         print(f"single-process decode to Arrow batches (the workers' function): {single:.1f} s ({rows:,} rows)")
-        result = spark_run(tasks, args.master, str(Path(tmp) / "out"))
+        result = spark_run(tasks, args.master, str(Path(tmp) / "out"),
+                           dict(item.split("=", 1) for item in args.conf))
         base = sum(v for k, v in result["phases_s"].items() if k in BASE_PHASES)
         result["derived_s"] = result["phases_s"].get("writing derived tables")
         result.update(single_s=single, single_rows_s=single_rows, ratio=single / result["job_s"],
