@@ -67,7 +67,7 @@ class RaftDriver:
         self.active_epoch = -1
         self._last_snapshot_ms = node.now
         self.stopped = False
-        self._background = background  # background(fn, done): run fn in a thread, then done() on this one
+        self._background = background  # background(fn, done, what): run fn in a thread, then done() on this one
         self._flushing = False
         self._snapshotting = False  # a snapshot is being encoded in the background
 
@@ -189,7 +189,7 @@ class RaftDriver:
             if node.is_leader() and node.flush_issued > node.flushed_end:
                 self._start_flush_job()
             self.process()
-        self._background(job, done)
+        self._background(job, done, "fsync")
 
     def _send_all(self, messages) -> None:
         for env in messages:
@@ -264,7 +264,7 @@ class RaftDriver:
                     latest is not None and latest.snapshot_id.end_offset >= sid.end_offset):
                 return  # stopped, or a newer snapshot was written or installed while this one was encoded
             self._store_snapshot(built[0], True)
-        self._background(lambda: built.append(job()), done)
+        self._background(lambda: built.append(job()), done, "snapshot")
 
     def _store_snapshot(self, snapshot, process: bool) -> None:
         node = self.node

@@ -111,16 +111,17 @@ class ControllerServer:
             on_activate=self._on_activate, on_deactivate=self._on_deactivate, background=self._background)
         return node
 
-    def _background(self, fn, done) -> None:
-        """Run fn() in the default thread pool, then done() on the event loop."""
+    def _background(self, fn, done, what: str = "job") -> None:
+        """Run fn() in the default thread pool, then done() on the event loop; a failed `what` (fsync,
+        snapshot) stops the node."""
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(None, fn)
 
         def finished(f) -> None:
             if f.cancelled() or f.exception() is not None:
-                log.error("node %d: background fsync failed: %s", self.config.node_id,
+                log.error("node %d: background %s failed: %s", self.config.node_id, what,
                           "cancelled" if f.cancelled() else f.exception())
-                self._fail("background fsync failed")  # a log we cannot make durable must not serve
+                self._fail(f"background {what} failed")  # a log we cannot make durable must not serve
                 return
             done()
         future.add_done_callback(finished)

@@ -108,7 +108,7 @@ def test_snapshot_written_when_bytes_exceed_the_limit_and_holds_the_image():
 
 def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
     jobs = []
-    driver, _, _, _ = _driver(snapshot_max_bytes=200, background=lambda fn, done: jobs.append((fn, done)))
+    driver, _, _, _ = _driver(snapshot_max_bytes=200, background=lambda fn, done, what: jobs.append((fn, done)))
 
     queued = []
 
@@ -141,7 +141,7 @@ def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
 
 def test_background_snapshot_older_than_the_latest_is_dropped():
     jobs = []
-    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=lambda fn, done: jobs.append((fn, done)))
+    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=lambda fn, done, what: jobs.append((fn, done)))
     for _ in range(200):
         driver.tick()
         while jobs:
@@ -192,7 +192,7 @@ def test_adopted_committed_image_equals_a_replay_of_the_log():
 
 def test_background_fsync_gates_the_leaders_own_vote_on_the_high_watermark():
     jobs = []
-    driver, _, _, _ = _driver(background=lambda fn, done: jobs.append((fn, done)))
+    driver, _, _, _ = _driver(background=lambda fn, done, what: jobs.append((fn, done)))
 
     def run_jobs():
         while jobs:
