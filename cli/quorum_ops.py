@@ -89,12 +89,24 @@ def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
     part = response.topics[0].partitions[0]
     nodes = {n.node_id: [(x.name, x.host, x.port) for x in n.listeners] for n in getattr(response, "nodes", [])}
     if part.error_code == NOT_LEADER_OR_FOLLOWER:
-        listeners = nodes.get(part.leader_id) or []
-        raise NotLeader((listeners[0][1], listeners[0][2]) if listeners else None)
+        raise NotLeader(leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
     if part.error_code:
         raise ServerError(part.error_code, getattr(part, "error_message", None) or "")
     return QuorumInfo(part.leader_id, part.leader_epoch, part.high_watermark,
                       [_replica(r) for r in part.current_voters], [_replica(r) for r in part.observers], nodes)
+
+
+def leader_endpoint(nodes: dict, leader_id: int, connected: tuple[str, int]) -> tuple[str, int] | None:
+    """Return the leader's (host, port) on the listener this client came in through (the listener of some
+    node that serves `connected`), or None when it cannot tell: a controller with a PLAINTEXT and a
+    SASL_SSL listener must be reached on the one the client's security settings are for."""
+    names = {name for listeners in nodes.values() for name, host, port in listeners if (host, port) == connected}
+    if not names:
+        names = {name for listeners in nodes.values() for name, _, port in listeners if port == connected[1]}
+    for name, host, port in nodes.get(leader_id) or []:
+        if name in names:
+            return host, port
+    return None
 
 
 def _replica(r) -> ReplicaState:

@@ -459,3 +459,15 @@ def test_voter_changes_on_a_static_quorum_are_unsupported(quorum):
     status, out, err = mq("--bootstrap-controller", quorum.bootstrap(), "--timeout", "20", "remove-controller",
                           "-i", "3", "-d", DIR[3])
     assert (status, out) == (1, "") and err.startswith("UNSUPPORTED_VERSION") and err.count("\n") == 1
+
+
+def test_the_leader_is_reached_on_the_listener_the_client_came_in_through():
+    from kraftsman.cli.quorum_ops import leader_endpoint
+
+    nodes = {1: [("CONTROLLER", "127.0.0.1", 9093), ("SECURE", "127.0.0.1", 9193)],
+             2: [("CONTROLLER", "127.0.0.1", 9094), ("SECURE", "127.0.0.1", 9194)]}
+    assert leader_endpoint(nodes, 2, ("127.0.0.1", 9193)) == ("127.0.0.1", 9194)
+    assert leader_endpoint(nodes, 2, ("127.0.0.1", 9093)) == ("127.0.0.1", 9094)
+    assert leader_endpoint(nodes, 2, ("localhost", 9193)) == ("127.0.0.1", 9194)  # same port, other name
+    assert leader_endpoint(nodes, 2, ("127.0.0.1", 7777)) is None  # unknown listener: ask the next address
+    assert leader_endpoint(nodes, 3, ("127.0.0.1", 9193)) is None
