@@ -100,10 +100,11 @@ def leader_endpoint(nodes: dict, leader_id: int, connected: tuple[str, int]) -> 
     """Return the leader's (host, port) on the listener this client came in through (the listener of some
     node that serves `connected`), or None when it cannot tell: a controller with a PLAINTEXT and a
     SASL_SSL listener must be reached on the one the client's security settings are for."""
+    leader = nodes.get(leader_id) or []
     names = {name for listeners in nodes.values() for name, host, port in listeners if (host, port) == connected}
     if not names:
         names = {name for listeners in nodes.values() for name, _, port in listeners if port == connected[1]}
-    for name, host, port in nodes.get(leader_id) or []:
+    for name, host, port in leader:
         if name in names:
             return host, port
     return None

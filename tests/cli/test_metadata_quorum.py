@@ -38,7 +38,9 @@ def replica(cls, rid, leo, fetch=-1, caught_up=-1, directory=True):
                             last_fetch_timestamp=fetch, last_caught_up_timestamp=caught_up)
 
 
-def quorum_body(leader=2, part_error=0, leader_address=None, directory=True):
+def quorum_body(leader=2, part_error=0, leader_address=None, directory=True, own=None):
+    """A DescribeQuorum answer; `own` ({"address": "host:port"}, filled once the fake server listens) puts
+    the answering controller among the nodes as voter 1, as a real voter lists itself."""
     cls = body("DescribeQuorumResponse").__class__
     voters = [replica(cls, 1, 100, 1_000_900, 1_000_800, directory), replica(cls, 2, 120, 1_001_000, 1_001_000,
                                                                              directory),
@@ -53,6 +55,9 @@ def quorum_body(leader=2, part_error=0, leader_address=None, directory=True):
         host, port = leader_address.rsplit(":", 1)
         nodes[leader - 1] = cls.Node(node_id=leader, listeners=[cls.Listener(name="CONTROLLER", host=host,
                                                                              port=int(port))])
+    if own:
+        host, port = own["address"].rsplit(":", 1)
+        nodes[0] = cls.Node(node_id=1, listeners=[cls.Listener(name="CONTROLLER", host=host, port=int(port))])
     return cls(error_code=0, topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[part])], nodes=nodes)
 
 
@@ -173,8 +178,10 @@ def test_replication_json(server):
 
 
 def test_a_follower_points_to_the_leader_through_its_nodes():
+    own: dict = {}
     with FakeServer(handler(), ranges=RANGES) as leader:
-        with FakeServer(handler(part_error=6, leader_address=leader.address), ranges=RANGES) as follower:
+        with FakeServer(handler(part_error=6, leader_address=leader.address, own=own), ranges=RANGES) as follower:
+            own["address"] = follower.address
             status, out, err = mq("--bootstrap-controller", follower.address, "describe", "--status")
             assert (status, err) == (0, "") and "LeaderId:               2\n" in out
             assert any(h.request_api_key == 55 for h, _ in leader.requests)
@@ -276,13 +283,13 @@ def test_umbrella_runs_it(server):
 # ---------------------------------------------------------------- add-controller / remove-controller (KIP-853)
 
 
-def voter_handler(*codes, leader=-1, leader_address=None):
+def voter_handler(*codes, leader=-1, leader_address=None, own=None):
     """Answer voter changes with `codes` in turn (then 0), DescribeQuorum as a follower of `leader`."""
     answers = list(codes)
 
     def answer(header, request):
         if header.request_api_key == 55:
-            return quorum_body(leader=leader, part_error=6, leader_address=leader_address)
+            return quorum_body(leader=leader, part_error=6, leader_address=leader_address, own=own)
         name = "AddRaftVoterResponse" if header.request_api_key == 80 else "RemoveRaftVoterResponse"
         return body(name, error_code=answers.pop(0) if answers else 0, error_message=None)
     return answer
@@ -314,9 +321,11 @@ def test_remove_controller_is_kafkas_text_and_retries_a_follower():
 
 
 def test_voter_change_goes_to_the_leader_a_follower_names_outside_the_bootstrap_list():
+    own: dict = {}
     with FakeServer(voter_handler(), ranges=VOTER_RANGES) as leader:
-        with FakeServer(voter_handler(*[6] * 1000, leader=3, leader_address=leader.address),
+        with FakeServer(voter_handler(*[6] * 1000, leader=3, leader_address=leader.address, own=own),
                         ranges=VOTER_RANGES) as follower:
+            own["address"] = follower.address
             status, out, err = mq("--bootstrap-controller", follower.address, "remove-controller", "-i", "3",
                                   "-d", DIR[3])
             assert (status, out, err) == (0, f"Removed  KRaft controller 3 with directory id {DIR[3]}\n", "")
@@ -471,3 +480,4 @@ def test_the_leader_is_reached_on_the_listener_the_client_came_in_through():
     assert leader_endpoint(nodes, 2, ("localhost", 9193)) == ("127.0.0.1", 9194)  # same port, other name
     assert leader_endpoint(nodes, 2, ("127.0.0.1", 7777)) is None  # unknown listener: ask the next address
     assert leader_endpoint(nodes, 3, ("127.0.0.1", 9193)) is None
+    assert leader_endpoint({2: [("CONTROLLER", "c2", 9094)]}, 2, ("127.0.0.1", 9193)) is None  # not its listener
