@@ -256,7 +256,7 @@ async def failover_by_size(sizes: list[int], rounds: int) -> None:
                 print(f"failover with {size:,} partitions: p50 {statistics.median(gaps) * 1e3:.0f} ms, "
                       f"max {max(gaps) * 1e3:.0f} ms over {rounds} rounds (target p50 <= 2050 ms; loaded in "
                       f"{loaded:.1f} s, {refused} request(s) refused with NOT_CONTROLLER meanwhile, voters' RSS "
-                      f"{memory} MB)", flush=True)
+                      f"{memory} MB); rounds: {', '.join(f'{g * 1e3:.0f}' for g in gaps)} ms", flush=True)
             finally:
                 quorum.stop()
 
@@ -291,7 +291,7 @@ async def main(args) -> None:
             quorum.stop()
     sizes = [int(x.replace("_", "")) for x in args.partitions.split(",") if x.strip()]
     if sizes:
-        await failover_by_size(sizes, 2 if args.quick else 5)
+        await failover_by_size(sizes, args.rounds or (2 if args.quick else 5))
 
 
 async def run_all(quorum, tmp: Path, args) -> None:
@@ -315,10 +315,11 @@ async def run_all(quorum, tmp: Path, args) -> None:
     prate = await partition_throughput(client, prate_total(args))
     print(f"throughput, CreateTopics batches: {prate:,.0f} PartitionRecords/s (target >= 100,000)")
     await client.close()
-    gaps = await failover(quorum, 2 if args.quick else 5)
+    gaps = await failover(quorum, args.rounds or (2 if args.quick else 5))
     print(f"failover (SIGKILL leader -> next commit, {prate_total(args):,} partitions in the image): "
           f"p50 {statistics.median(gaps) * 1e3:.0f} ms, "
-          f"max {max(gaps) * 1e3:.0f} ms (target p50 <= fetch timeout 2000 + 50 ms)")
+          f"max {max(gaps) * 1e3:.0f} ms (target p50 <= fetch timeout 2000 + 50 ms); rounds: "
+          f"{', '.join(f'{g * 1e3:.0f}' for g in gaps)} ms")
     hb = await brokers_heartbeating(quorum, args.brokers, 10 if args.quick else 30)
     for sim in base:
         await sim.stop()
@@ -330,6 +331,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--brokers", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="failover rounds (default 5, 2 with --quick); every round's time is printed")
     parser.add_argument("--partitions", default="", help="comma-separated sizes, e.g. 1000,100000,1000000: "
                         "failover measured on a fresh quorum holding that many partitions")
     asyncio.run(main(parser.parse_args(sys.argv[1:])))
