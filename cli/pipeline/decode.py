@@ -187,13 +187,11 @@ def _entry(parser, value) -> tuple | None:
     """Cache and return (type name, raw decoder, renderer, typed extractor) of a known record type/version."""
     api_key, version = value[1], value[2]
     try:
-        parser.entry(api_key, version, value)
+        prefix, decode, render, _ = parser.entry(api_key, version, value)
     except Exception:  # noqa: BLE001 (unknown type or version: the slow path says so)
         return None
-    record = METADATA_RECORD_TYPES[api_key]
-    prefix, decode, render, _ = parser.entry(api_key, version, value)
     found = _ENTRIES[(api_key, version)] = (prefix[9:prefix.index('"', 9)], decode, render,
-                                           extractor(record, version))
+                                           extractor(METADATA_RECORD_TYPES[api_key], version))
     return found
 
 

@@ -18,10 +18,10 @@ Rules:
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -29,10 +29,10 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from .arrow_tables import arrow_schema, to_arrow, write_parts  # noqa: F401  (arrow_schema: tests)
+from .arrow_tables import to_arrow, write_parts
 from .decode import RECORDS_ONLY, STRUCTURE
 from .derived import DERIVED
-from .inputs import Task, balance, local_path
+from .inputs import Task, balance, is_remote, local_path
 from .tables import BASE_TABLES, BATCHES, ERRORS, RECORDS, ddl, names, union_columns
 
 if TYPE_CHECKING:
@@ -47,7 +47,6 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 FORMATS = {"parquet": "parquet", "jsonl": "json"}
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def require() -> None:
@@ -113,8 +112,6 @@ def _input_tasks(batches):
 def decode_pass(selected: frozenset, columns):
     """Return the mapInArrow function decoding the input tasks into rows of `columns`."""
     def run(batches):
-        import gc
-
         from .tables import union_converters
 
         if selected == RECORDS_ONLY:
@@ -125,13 +122,8 @@ def decode_pass(selected: frozenset, columns):
 
             def convert(table, row):
                 return by_table[table](row)
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             yield from to_arrow(_task_rows(_input_tasks(batches), selected, convert), columns)
-        finally:
-            if enabled:
-                gc.enable()
 
     return run
 
@@ -200,8 +192,7 @@ def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str,
 def direct_write(spark: SparkSession, remote: list[str], out: str, fmt: str) -> bool:
     """Tell whether the workers write the base tables themselves: Parquet, local files, local master
     (every worker then sees the output folder); otherwise Spark's writers do."""
-    local_output = not _SCHEME.match(out) or out.startswith("file:")
-    return fmt == "parquet" and not remote and local_output and spark.sparkContext.master.startswith("local")
+    return fmt == "parquet" and not remote and not is_remote(out) and spark.sparkContext.master.startswith("local")
 
 
 def write_base_tables(spark: SparkSession, tasks: list[Task], out: str, progress) -> dict[str, int]:
@@ -226,13 +217,21 @@ def write_base_tables(spark: SparkSession, tasks: list[Task], out: str, progress
 
 def _write_group(staging: str, group) -> dict[str, int]:
     """Write one task group's parts (runs in a Python worker, garbage collection paused)."""
+    index, tasks = group
+    with gc_paused():
+        return write_parts([Task(*t) for t in tasks], staging, index)
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the garbage collector while a worker decodes (rows are freed by reference counting; the
+    collector would only walk the long-lived decoders again and again), then restore it."""
     import gc
 
-    index, tasks = group
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return write_parts([Task(*t) for t in tasks], staging, index)
+        yield
     finally:
         if enabled:
             gc.enable()
