@@ -53,25 +53,35 @@ class NotLeader(Exception):
 
 def describe_quorum(addresses, config: sc.ClientConfig, deadline: float) -> QuorumInfo:
     """Return the quorum as its leader describes it, asking the bootstrap addresses in turn."""
+    return _on_leader(addresses, config, deadline, "DescribeQuorum", lambda conn: _describe_on(conn, deadline))
+
+
+def _on_leader(addresses, config: sc.ClientConfig, deadline: float, api: str, attempt):
+    """Return attempt(conn) from the quorum leader: the bootstrap addresses are asked in turn, and one that
+    is not the leader (attempt raises NotLeader) is followed to the leader's address it names, which need
+    not be among them. Raise sc.RequestTimeout when no leader answered before the deadline."""
     not_leader = None
     try:
         for conn in _each_connection(addresses, config, deadline, backoff=True):
             try:
-                return _describe_on(conn, deadline)
+                return attempt(conn)
             except NotLeader as e:
-                not_leader = conn.name
-                if e.address is None or e.address == (conn.host, conn.port):
-                    continue
-                try:
-                    with sc.SyncConnection.open(*e.address, config, deadline) as leader:
-                        return _describe_on(leader, deadline)
-                except (NotLeader, sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
-                    continue
+                not_leader, leader = conn.name, e.address
+            if leader is None or leader == (conn.host, conn.port):
+                continue
+            try:
+                with sc.SyncConnection.open(*leader, config, deadline) as other:
+                    try:
+                        return attempt(other)
+                    except NotLeader:
+                        not_leader = other.name
+            except (sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
+                continue
     except sc.RequestTimeout:
         if not_leader is None:
             raise
-    raise sc.RequestTimeout(f"no quorum leader answered DescribeQuorum in time (last answer: "
-                            f"NOT_LEADER_OR_FOLLOWER from {not_leader})")
+    raise sc.RequestTimeout(f"no quorum leader answered {api} in time (last answer: NOT_LEADER_OR_FOLLOWER "
+                            f"from {not_leader})")
 
 
 def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
@@ -129,27 +139,12 @@ def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str,
     cls = codec.message_class(api + "Request")
     if "listeners" in fields:
         fields["listeners"] = [cls.Listener(name=n, host=h, port=p) for n, h, p in fields["listeners"]]
-    not_leader = None
-    try:
-        for conn in _each_connection(addresses, config, deadline, backoff=True):
-            if _change_on(conn, api, cls, fields, deadline):
-                return
-            not_leader = conn.name
-            leader = _leader_address(conn, deadline)
-            if leader is None or leader == (conn.host, conn.port):
-                continue
-            try:
-                with sc.SyncConnection.open(*leader, config, deadline) as other:
-                    if _change_on(other, api, cls, fields, deadline):
-                        return
-                    not_leader = other.name
-            except (sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
-                continue
-    except sc.RequestTimeout:
-        if not_leader is None:
-            raise
-    raise sc.RequestTimeout(f"no quorum leader answered {api} in time (last answer: NOT_LEADER_OR_FOLLOWER "
-                            f"from {not_leader})")
+
+    def attempt(conn: sc.SyncConnection) -> None:
+        if not _change_on(conn, api, cls, fields, deadline):
+            raise NotLeader(_leader_address(conn, deadline))
+
+    _on_leader(addresses, config, deadline, api, attempt)
 
 
 def _change_on(conn: sc.SyncConnection, api: str, cls, fields: dict, deadline: float) -> bool:
