@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import socket
 import statistics
@@ -231,34 +232,27 @@ async def failover_by_size(sizes: list[int], rounds: int) -> None:
     from kraftsman.controller.server.broker_sim import SimulatedBroker
 
     for size in sizes:
-        with tempfile.TemporaryDirectory(prefix="bench-quorum-") as tmp:
-            quorum = LocalQuorum(tmp, 3, extra=SETTINGS)
-            quorum.format()
-            quorum.start()
-            try:
-                quorum.wait_listening()
-                _, client = await leader_client(quorum)
-                sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
-                for sim in sims:
-                    await sim.start()
-                while any(s.fenced for s in sims):
-                    await asyncio.sleep(0.1)
-                await check(client, "CreateTopics", 7, create(["bench-0"], 1))
-                await client.close()
-                start = time.perf_counter()
-                refused = await load_partitions(quorum, size)
-                loaded = time.perf_counter() - start
-                await wait_caught_up(quorum)
-                memory = rss_mb(quorum)
-                gaps = await failover(quorum, rounds)
-                for sim in sims:
-                    await sim.stop()
-                print(f"failover with {size:,} partitions: p50 {statistics.median(gaps) * 1e3:.0f} ms, "
-                      f"max {max(gaps) * 1e3:.0f} ms over {rounds} rounds (target p50 <= 2050 ms; loaded in "
-                      f"{loaded:.1f} s, {refused} request(s) refused with NOT_CONTROLLER meanwhile, voters' RSS "
-                      f"{memory} MB); rounds: {', '.join(f'{g * 1e3:.0f}' for g in gaps)} ms", flush=True)
-            finally:
-                quorum.stop()
+        with fresh_quorum() as (quorum, _):
+            _, client = await leader_client(quorum)
+            sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
+            for sim in sims:
+                await sim.start()
+            while any(s.fenced for s in sims):
+                await asyncio.sleep(0.1)
+            await check(client, "CreateTopics", 7, create(["bench-0"], 1))
+            await client.close()
+            start = time.perf_counter()
+            refused = await load_partitions(quorum, size)
+            loaded = time.perf_counter() - start
+            await wait_caught_up(quorum)
+            memory = rss_mb(quorum)
+            gaps = await failover(quorum, rounds)
+            for sim in sims:
+                await sim.stop()
+            print(f"failover with {size:,} partitions: p50 {statistics.median(gaps) * 1e3:.0f} ms, "
+                  f"max {max(gaps) * 1e3:.0f} ms over {rounds} rounds (target p50 <= 2050 ms; loaded in "
+                  f"{loaded:.1f} s, {refused} request(s) refused with NOT_CONTROLLER meanwhile, voters' RSS "
+                  f"{memory} MB); rounds: {', '.join(f'{g * 1e3:.0f}' for g in gaps)} ms", flush=True)
 
 
 async def brokers_heartbeating(quorum: LocalQuorum, count: int, seconds: float) -> dict:
@@ -279,16 +273,23 @@ def prate_total(args) -> int:
     return 20_000 if args.quick else 200_000
 
 
-async def main(args) -> None:
+@contextlib.contextmanager
+def fresh_quorum():
+    """Yield (a formatted, started, listening 3-voter quorum, its folder); stop it and delete the folder."""
     with tempfile.TemporaryDirectory(prefix="bench-quorum-") as tmp:
         quorum = LocalQuorum(tmp, 3, extra=SETTINGS)
         quorum.format()
         quorum.start()
         try:
             quorum.wait_listening()
-            await run_all(quorum, Path(tmp), args)
+            yield quorum, Path(tmp)
         finally:
             quorum.stop()
+
+
+async def main(args) -> None:
+    with fresh_quorum() as (quorum, tmp):
+        await run_all(quorum, tmp, args)
     sizes = [int(x.replace("_", "")) for x in args.partitions.split(",") if x.strip()]
     if sizes:
         await failover_by_size(sizes, args.rounds or (2 if args.quick else 5))

@@ -25,12 +25,27 @@ def _driver(voters=(1,), **kw):
     return driver, sent, saved, events
 
 
-def _until_active(driver, limit=200):
+def _until_active(driver, limit=200, after_tick=None):
     for _ in range(limit):
         if driver.is_active:
             return
         driver.tick()
+        if after_tick is not None:
+            after_tick()
     raise AssertionError("never became active")
+
+
+def _background_jobs():
+    """Return (jobs, the driver's background hook queueing them, run(): run the queued jobs in order, each
+    followed by its done())."""
+    jobs = []
+
+    def run():
+        while jobs:
+            fn, done = jobs.pop(0)
+            fn()
+            done()
+    return jobs, lambda fn, done, what: jobs.append((fn, done)), run
 
 
 def _topic(name: str, n: int = 0):
@@ -107,8 +122,8 @@ def test_snapshot_written_when_bytes_exceed_the_limit_and_holds_the_image():
 
 
 def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
-    jobs = []
-    driver, _, _, _ = _driver(snapshot_max_bytes=200, background=lambda fn, done, what: jobs.append((fn, done)))
+    jobs, background, _ = _background_jobs()
+    driver, _, _, _ = _driver(snapshot_max_bytes=200, background=background)
 
     queued = []
 
@@ -119,11 +134,7 @@ def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
             fn, done = jobs.pop(0)
             fn()
             done()
-    for _ in range(200):
-        driver.tick()
-        run_jobs()
-        if driver.is_active:
-            break
+    _until_active(driver, after_tick=run_jobs)
     for i in range(5):
         driver.propose([_topic(f"t{i}", i)], lambda e: None)
         driver.flush_proposals()
@@ -140,24 +151,14 @@ def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
 
 
 def test_background_snapshot_older_than_the_latest_is_dropped():
-    jobs = []
-    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=lambda fn, done, what: jobs.append((fn, done)))
-    for _ in range(200):
-        driver.tick()
-        while jobs:
-            fn, done = jobs.pop(0)
-            fn()
-            done()
-        if driver.is_active:
-            break
+    jobs, background, run_jobs = _background_jobs()
+    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background)
+    _until_active(driver, after_tick=run_jobs)
     driver.propose([_topic("a")], lambda e: None)
     driver.flush_proposals()
     for _ in range(3):
         driver.tick()
-        while jobs:
-            fn, done = jobs.pop(0)
-            fn()
-            done()
+        run_jobs()
     driver._write_snapshot()  # the driver's own snapshot: queued, not stored yet
     assert driver._snapshotting and driver.node.log.latest_snapshot() is None
     fn, done = jobs.pop()
@@ -191,19 +192,9 @@ def test_adopted_committed_image_equals_a_replay_of_the_log():
 
 
 def test_background_fsync_gates_the_leaders_own_vote_on_the_high_watermark():
-    jobs = []
-    driver, _, _, _ = _driver(background=lambda fn, done, what: jobs.append((fn, done)))
-
-    def run_jobs():
-        while jobs:
-            fn, done = jobs.pop(0)
-            fn()
-            done()
-    for _ in range(200):
-        driver.tick()
-        run_jobs()
-        if driver.is_active:
-            break
+    jobs, background, run_jobs = _background_jobs()
+    driver, _, _, _ = _driver(background=background)
+    _until_active(driver, after_tick=run_jobs)
     assert driver.is_active
     outcome = []
     driver.propose([_topic("a")], outcome.append)
