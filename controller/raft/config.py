@@ -33,6 +33,9 @@ class RaftConfig:
     fetch_timeout_ms: int = 2000
     request_timeout_ms: int = 2000
     fetch_max_wait_ms: int = 500
+    # how long a fetch parked at the log end may wait for records once all it lacks is a newer high
+    # watermark (0: answered at once, as Kafka does); the driver releases it sooner via release_high_watermark()
+    high_watermark_linger_ms: int = 0
     max_fetch_bytes: int = 8 * 1024 * 1024
     snapshot_chunk_bytes: int = 1 << 20
     snapshot_every_records: int = 0

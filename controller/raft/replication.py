@@ -8,6 +8,8 @@ Rules:
 - The leader records a voter's end offset only for a fetch it validated, and advances the high
   watermark with quorum.next_high_watermark (majority, within the current epoch, never back).
 - A fetch at the log end waits (parked) until new records, a high-watermark change, or MaxWaitMs.
+  With high_watermark_linger_ms > 0 a change alone leaves parked fetches owed it for up to that long (the
+  next records carry it: a single-record commit costs one fetch round, not two); drivers may answer sooner.
 - Check quorum: the leader resigns when no majority of voters fetched within 1.5 fetch timeouts.
 - A follower's high watermark is min(leader's, its own end offset) and never decreases.
 """
@@ -37,7 +39,7 @@ class LeaderState:
     """What only the leader of an epoch tracks."""
 
     __slots__ = ("epoch_start_offset", "replicas", "begin_acked", "check_deadline", "fetched_voters",
-                 "parked", "last_begin_ms", "voter_change")
+                 "parked", "last_begin_ms", "voter_change", "hw_owed_since")
 
     def __init__(self, epoch_start_offset: int, check_deadline: int):
         self.epoch_start_offset = epoch_start_offset
@@ -47,7 +49,7 @@ class LeaderState:
         self.fetched_voters: set[int] = set()
         self.parked: dict[int, tuple] = {}
         self.last_begin_ms = 0
-        self.voter_change = None
+        self.voter_change, self.hw_owed_since = None, None  # hw_owed_since: see Rules
 
     def replica(self, replica_id: int) -> ReplicaState:
         rs = self.replicas.get(replica_id)
@@ -100,6 +102,8 @@ def leader_tick(node) -> None:
         if node.now >= deadline:
             del ls.parked[replica_id]
             _answer_fetch(node, env)
+    if ls.hw_owed_since is not None and node.now - ls.hw_owed_since >= node.cfg.high_watermark_linger_ms:
+        complete_parked(node)
     if node.cfg.check_quorum and node.now >= ls.check_deadline:
         if node.voters.ids() - {node.node_id}:
             node.become_resigned()
@@ -119,13 +123,28 @@ def update_high_watermark(node) -> None:
     new = quorum.next_high_watermark(voters, offsets, ls.epoch_start_offset, node.high_watermark)
     if new != node.high_watermark:
         node.high_watermark = new
-        complete_parked(node)
+        _owe_high_watermark(node)
         reconfig.on_high_watermark(node)
+
+
+def _owe_high_watermark(node) -> None:
+    """Tell parked fetches of the new high watermark now, or within the linger (see Rules)."""
+    ls = node.leader_state
+    if node.cfg.high_watermark_linger_ms <= 0:
+        complete_parked(node)
+    elif ls.hw_owed_since is None and ls.parked:
+        ls.hw_owed_since = node.now
+
+
+def high_watermark_owed(node) -> bool:
+    """Return whether parked fetches wait for records while owed a newer high watermark."""
+    return node.leader_state is not None and node.leader_state.hw_owed_since is not None
 
 
 def complete_parked(node, force: bool = False) -> None:
     ls = node.leader_state
     parked, ls.parked = ls.parked, {}
+    ls.hw_owed_since = None
     if not force:
         for env, _ in parked.values():
             _answer_fetch(node, env)
@@ -201,11 +220,15 @@ def on_fetch_request(node, env) -> None:
     if node.leader_state is None:  # the commit removed this leader, which resigned
         node.reply(env, msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, node.node_id, node.epoch))
         return
-    if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and node.high_watermark <= rs.sent_hw:
+    hw_news = node.high_watermark > rs.sent_hw
+    if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and (
+            not hw_news or node.cfg.high_watermark_linger_ms > 0):
         old = node.leader_state.parked.pop(replica_id, None)
         if old is not None:
             _answer_fetch(node, old[0])
         node.leader_state.parked[replica_id] = (env, node.now + body.max_wait_ms)
+        if hw_news:
+            _owe_high_watermark(node)
         return
     _answer_fetch(node, env)
 

@@ -8,6 +8,8 @@ Rules:
 - Except that a leader sends before it flushes: its messages carry data to followers (and votes it
   already persisted), and its own log end counts toward the high watermark only once flushed, so
   replication and the leader's fsync overlap (as Raft allows) and a commit costs one fsync in series.
+- A high watermark the core leaves owed to parked fetches (RaftConfig.high_watermark_linger_ms) is
+  released through `defer` once the linger runs out, unless records carried it before.
 - No asyncio here: time arrives through tick(), messages through step(), replies and commit
   notifications leave through callbacks, so the driver is tested without sockets.
 - Proposals accumulate between raft events and are flushed as one batch before the next tick or
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import logging
 
+from kraftsman.controller.raft import replication
 from kraftsman.controller.raft.core import NotLeaderError, RaftNode
 from kraftsman.controller.raft.log import SnapshotId
 from kraftsman.controller.raft.state import LEADER
@@ -54,7 +57,7 @@ class RaftDriver:
 
     def __init__(self, node: RaftNode, state: MetadataState, *, send, persist_quorum_state,
                  snapshot_max_bytes: int = 20 << 20, snapshot_interval_ms: int = 3_600_000,
-                 on_activate=None, on_deactivate=None, background=None):
+                 on_activate=None, on_deactivate=None, background=None, defer=None):
         self.node, self.state = node, state
         self._send, self._persist_qs = send, persist_quorum_state
         self.snapshot_max_bytes, self.snapshot_interval_ms = snapshot_max_bytes, snapshot_interval_ms
@@ -68,6 +71,8 @@ class RaftDriver:
         self._last_snapshot_ms = node.now
         self.stopped = False
         self._background = background  # background(fn, done, what): run fn in a thread, then done() on this one
+        self._defer = defer  # defer(seconds, fn): call fn on this thread later
+        self._release_due = False  # a release of the owed high watermark is deferred
         self._flushing = False
         self._snapshotting = False  # a snapshot is being encoded in the background
 
@@ -166,6 +171,23 @@ class RaftDriver:
         self._maybe_snapshot()
         self._complete_waiters()
         self._check_activation()
+        self._defer_release()
+
+    def _defer_release(self) -> None:
+        """Release the high watermark parked fetches are owed once the linger runs out (the core alone
+        would wait for a tick)."""
+        if self._defer is None or self._release_due or not replication.high_watermark_owed(self.node):
+            return
+        self._release_due = True
+
+        def release() -> None:
+            self._release_due = False
+            if not self.stopped:
+                self.flush_proposals()
+                if replication.high_watermark_owed(self.node):
+                    replication.complete_parked(self.node)
+                self.process()
+        self._defer(self.node.cfg.high_watermark_linger_ms / 1000, release)
 
     def _flush_in_background(self, rd) -> None:
         """Make the log durable in a thread (one job at a time, the next one picks up what arrived

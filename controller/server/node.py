@@ -50,6 +50,9 @@ log = logging.getLogger("kraftsman.server")
 RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
                        "AddRaftVoter", "RemoveRaftVoter", "UpdateRaftVoter"})
 TICK_MS = 20
+# a high watermark alone reaches parked followers within this, or sooner with the next records: a commit
+# then costs each follower one fetch round, not two (each round is a wake-up of every process on this host)
+HW_LINGER_MS = 5
 GC_THRESHOLDS = (20_000, 20, 20)  # gen0: allocations; gen1, gen2: collections of the generation below
 FORWARDED = "kraftsman-forwarded-by-"
 
@@ -102,13 +105,15 @@ class ControllerServer:
             static_endpoints=tuple((i, ((listener.name, *hp),)) for i, hp in sorted(cfg.static_voters.items())),
             bootstrap_voters=bootstrap_ids, tick_ms=TICK_MS, election_timeout_ms=cfg.election_timeout_ms,
             election_backoff_max_ms=cfg.election_backoff_max_ms, retry_backoff_ms=max(cfg.retry_backoff_ms, TICK_MS),
-            fetch_timeout_ms=cfg.fetch_timeout_ms, request_timeout_ms=cfg.request_timeout_ms)
+            fetch_timeout_ms=cfg.fetch_timeout_ms, request_timeout_ms=cfg.request_timeout_ms,
+            high_watermark_linger_ms=HW_LINGER_MS)
         node = RaftNode(raft_cfg, self.log_store, self.rng, saved, now=int(time.time() * 1000))
         self.driver = RaftDriver(
             node, MetadataState(), send=self._send_raft,
             persist_quorum_state=lambda data, v: local_storage.write_quorum_state(cfg.partition_dir, data, v),
             snapshot_max_bytes=cfg.snapshot_max_bytes, snapshot_interval_ms=cfg.snapshot_interval_ms,
-            on_activate=self._on_activate, on_deactivate=self._on_deactivate, background=self._background)
+            on_activate=self._on_activate, on_deactivate=self._on_deactivate, background=self._background,
+            defer=lambda seconds, fn: asyncio.get_running_loop().call_later(seconds, fn))
         return node
 
     def _background(self, fn, done, what: str = "job") -> None:

@@ -44,6 +44,7 @@ class Plan:
         self.reconfig_rate = rng.choice((0.0, 0.02)) if self.kraft_version else 0.0
         self.resign_rate = rng.choice((0.0, 0.005))
         self.calm_ticks = 160
+        self.hw_linger_ms = rng.choice((0, 0, TICK_MS, 3 * TICK_MS))
 
     def __repr__(self) -> str:
         return "Plan(" + ", ".join(f"{k}={v}" for k, v in vars(self).items()) + ")"
@@ -58,7 +59,8 @@ class Simulation:
         voters = tuple(range(1, p.voters + 1))
         observers = tuple(range(p.voters + 1, p.voters + 1 + p.observers))
         self.cluster = Cluster(seed, voters, observers, p.kraft_version, wire=wire, tick_ms=TICK_MS,
-                               snapshot_every_records=p.snapshot_every, snapshot_chunk_bytes=200)
+                               snapshot_every_records=p.snapshot_every, snapshot_chunk_bytes=200,
+                               high_watermark_linger_ms=p.hw_linger_ms)
         self.cluster.delay = lambda: self.rng.randint(0, p.max_delay_ms // TICK_MS) * TICK_MS
         self.chaos = True
         self.down_until: dict[int, int] = {}

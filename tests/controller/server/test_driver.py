@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 
+from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
@@ -16,8 +17,9 @@ FeatureLevel = codec.message_class("FeatureLevelRecord")
 TopicRecord = codec.message_class("TopicRecord")
 
 
-def _driver(voters=(1,), **kw):
-    node = RaftNode(RaftConfig(node_id=1, voters=voters, tick_ms=50), MemoryLog(), random.Random(1))
+def _driver(voters=(1,), linger_ms=0, **kw):
+    node = RaftNode(RaftConfig(node_id=1, voters=voters, tick_ms=50, high_watermark_linger_ms=linger_ms),
+                    MemoryLog(), random.Random(1))
     sent, saved, events = [], [], []
     driver = RaftDriver(node, MetadataState(), send=sent.append, persist_quorum_state=lambda d, v: saved.append(d),
                         on_activate=lambda: events.append("active"), on_deactivate=lambda: events.append("inactive"),
@@ -212,3 +214,43 @@ def test_background_fsync_gates_the_leaders_own_vote_on_the_high_watermark():
     driver.tick()
     assert outcome == [None, None]
     assert {"a", "b"} <= set(driver.state.committed.topics.by_name)
+
+
+def _observer_fetch(driver, replies) -> None:
+    """Send the leader a fetch from observer 5 at its log end."""
+    node = driver.node
+    body = msg.fetch_request(node.cfg.cluster_id, 5, node.epoch, node.log.end_offset, node.log.last_epoch(), 500,
+                             1 << 20)
+    driver.request(msg.Envelope(5, 1, -1, body), replies.append)
+
+
+def test_a_fetch_owed_only_the_high_watermark_is_answered_by_the_deferred_release():
+    deferred, replies = [], []
+    driver, _, _, _ = _driver(linger_ms=5, defer=lambda seconds, fn: deferred.append((seconds, fn)))
+    _until_active(driver)
+    _observer_fetch(driver, replies)
+    assert replies == [] and [s for s, _ in deferred] == [0.005]  # parked, owed the high watermark
+    driver.process()
+    assert len(deferred) == 1  # one release at a time
+    deferred.pop()[1]()
+    assert [r.responses[0].partitions[0].high_watermark for r in replies] == [driver.node.high_watermark]
+
+
+def test_records_answer_an_owed_fetch_before_the_release():
+    deferred, replies = [], []
+    driver, _, _, _ = _driver(linger_ms=5, defer=lambda seconds, fn: deferred.append((seconds, fn)))
+    _until_active(driver)
+    _observer_fetch(driver, replies)
+    driver.propose([_topic("a")], lambda err: None)
+    driver.flush_proposals()
+    assert len(replies) == 1 and replies[0].responses[0].partitions[0].records  # the records went at once
+    deferred.pop()[1]()
+    assert len(replies) == 1  # nothing more was owed
+
+
+def test_without_linger_the_high_watermark_is_answered_at_once():
+    deferred, replies = [], []
+    driver, _, _, _ = _driver(defer=lambda seconds, fn: deferred.append((seconds, fn)))
+    _until_active(driver)
+    _observer_fetch(driver, replies)
+    assert len(replies) == 1 and deferred == []
