@@ -136,11 +136,6 @@ def _owe_high_watermark(node) -> None:
         ls.hw_owed_since = node.now
 
 
-def high_watermark_owed(node) -> bool:
-    """Return whether parked fetches wait for records while owed a newer high watermark."""
-    return node.leader_state is not None and node.leader_state.hw_owed_since is not None
-
-
 def complete_parked(node, force: bool = False) -> None:
     ls = node.leader_state
     parked, ls.parked = ls.parked, {}
@@ -206,8 +201,7 @@ def on_fetch_request(node, env) -> None:
         return
     error = leader_only_error(node, part.current_leader_epoch)
     if error != msg.NONE:
-        leader = -1 if node.leader_id is None else node.leader_id
-        node.reply(env, msg.fetch_response(msg.NONE, error, leader, node.epoch))
+        _refuse_fetch(node, env, error, -1 if node.leader_id is None else node.leader_id)
         return
     replica_id = body.replica_state.replica_id
     _note_voter_fetch(node, replica_id)
@@ -218,7 +212,7 @@ def on_fetch_request(node, env) -> None:
     rs = _record_replica(node, replica_id, part)
     update_high_watermark(node)
     if node.leader_state is None:  # the commit removed this leader, which resigned
-        node.reply(env, msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, node.node_id, node.epoch))
+        _refuse_fetch(node, env, msg.NOT_LEADER_OR_FOLLOWER, node.node_id)
         return
     hw_news = node.high_watermark > rs.sent_hw
     if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and (
@@ -241,6 +235,11 @@ def _record_replica(node, replica_id: int, part) -> None:
     if part.fetch_offset >= node.high_watermark:
         rs.last_caught_up_ms = node.now
     return rs
+
+
+def _refuse_fetch(node, env, error: int, leader_id: int) -> None:
+    """Answer a fetch with a partition error, the leader and our log start offset (as Kafka's are)."""
+    node.reply(env, msg.fetch_response(msg.NONE, error, leader_id, node.epoch, log_start_offset=node.log.start_offset))
 
 
 def _reply_fetch(node, env, records=b"", diverging=None, snapshot_id=None) -> None:

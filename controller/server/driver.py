@@ -176,7 +176,7 @@ class RaftDriver:
     def _defer_release(self) -> None:
         """Release the high watermark parked fetches are owed once the linger runs out (the core alone
         would wait for a tick)."""
-        if self._defer is None or self._release_due or not replication.high_watermark_owed(self.node):
+        if self._defer is None or self._release_due or not self._high_watermark_owed():
             return
         self._release_due = True
 
@@ -184,10 +184,14 @@ class RaftDriver:
             self._release_due = False
             if not self.stopped:
                 self.flush_proposals()
-                if replication.high_watermark_owed(self.node):
+                if self._high_watermark_owed():
                     replication.complete_parked(self.node)
                 self.process()
         self._defer(self.node.cfg.high_watermark_linger_ms / 1000, release)
+
+    def _high_watermark_owed(self) -> bool:
+        ls = self.node.leader_state
+        return ls is not None and ls.hw_owed_since is not None
 
     def _flush_in_background(self, rd) -> None:
         """Make the log durable in a thread (one job at a time, the next one picks up what arrived

@@ -191,3 +191,15 @@ def test_begin_quorum_epoch_leader_endpoints_are_read_on_our_listener():
     body = msg.begin_epoch_request("c", 4, 2, 1, bytes(16), (("OTHER", "x", 1), ("CONTROLLER", "h", 9093)))
     assert raft_wire.message_endpoints(body, "CONTROLLER") == {2: ("h", 9093)}
     assert raft_wire.message_endpoints(body, "NOPE") == {}
+
+
+def test_a_follower_refuses_a_fetch_with_the_bytes_kafkas_follower_sends():
+    """Kafka 3.9's follower c1 told observer 4 that 3 leads epoch 3: error, leader, high watermark -1, and its log
+    start offset (0), not -1."""
+    kafka = _kafka_response(OBSERVER_FETCH_ANSWER)
+    follower = RaftNode(RaftConfig(node_id=1, voters=(1, 2, 3), cluster_id=None), MemoryLog(), random.Random(1))
+    follower.learn_leader(3, 3)
+    follower.step(msg.Envelope(4, 1, 7, msg.fetch_request(None, 4, 3, 0, 0, 500, 1 << 20)))
+    [answer] = [m for m in follower.ready().messages if m.dst == 4]
+    ours = raft_wire.add_leader_endpoint("Fetch", 17, answer.body, {3: ("127.0.0.1", 29095)}.get)
+    assert codec.encode("FetchResponse", 17, ours) == codec.encode("FetchResponse", 17, kafka)
