@@ -6,7 +6,11 @@ Rules:
   a lost or timed-out round becomes a prospective round after binary exponential backoff.
 - Pre-vote requests carry the prospective's current epoch and change no state at the receiver.
   A receiver refuses a pre-vote while it is the leader or has fetched from a live leader within
-  the fetch timeout; otherwise it grants when the candidate's log is at least as up to date.
+  the fetch timeout; otherwise it grants when the candidate's log is at least as up to date,
+  except that a prospective asking for pre-votes in the same epoch grants another prospective
+  with an equally up-to-date log only if that one has the higher id (split pre-vote: when both
+  granted, both became candidates, refused each other's vote and, with the remaining voter
+  down, waited out their election timeouts).
 - A real vote is granted at most once per epoch, never once the epoch's leader is known, and
   only to a log at least as up to date ((last epoch, end offset) compared in that order).
 - Requests are validated as Kafka does: cluster id (top level), then epoch (FENCED_LEADER_EPOCH
@@ -115,13 +119,24 @@ def _vote_error(node, env, part) -> int:
     return msg.NONE
 
 
-def _can_grant_pre_vote(node, log_ok: bool) -> bool:
+def _can_grant_pre_vote(node, part) -> bool:
     role = node.role
     if role == LEADER:
         return False
     if role in (FOLLOWER, OBSERVER) and node.leader_id is not None and node.fetcher.leader_alive(node):
         return False
-    return log_ok
+    if _split_pre_vote(node, part):
+        return part.candidate_id > node.node_id
+    return _log_up_to_date(node, part.last_offset_epoch, part.last_offset)
+
+
+def _split_pre_vote(node, part) -> bool:
+    """Tell whether this node is itself asking for pre-votes in the request's epoch with a log exactly
+    as up to date as the requester's: granting each other, both would run and split the vote."""
+    t = node.tally
+    return (node.role == PROSPECTIVE and t is not None and t.pre_vote and t.sent
+            and part.candidate_epoch == node.epoch
+            and (part.last_offset_epoch, part.last_offset) == (node.log.last_epoch(), node.log.end_offset))
 
 
 def _can_grant_vote(node, candidate_id: int, log_ok: bool) -> bool:
@@ -144,10 +159,10 @@ def on_vote_request(node, env) -> None:
         node.become_unattached(part.candidate_epoch)
     granted = False
     if error == msg.NONE:
-        log_ok = _log_up_to_date(node, part.last_offset_epoch, part.last_offset)
         if env.pre_vote:
-            granted = _can_grant_pre_vote(node, log_ok)
+            granted = _can_grant_pre_vote(node, part)
         else:
+            log_ok = _log_up_to_date(node, part.last_offset_epoch, part.last_offset)
             granted = _can_grant_vote(node, part.candidate_id, log_ok)
             if granted and node.state.voted_id is None:
                 _record_vote(node, part.candidate_id, part.candidate_directory_id)
