@@ -19,9 +19,10 @@ Rules:
   NotController when this node stops being the active controller before that.
 - The driver's own snapshots (metadata.log.max.record.bytes.between.snapshots or the interval) are encoded
   in the background, one at a time, from the committed image captured when due (images are immutable), and
-  stored on this thread when done unless a newer snapshot was stored or installed meanwhile: a large image
-  takes seconds to encode, which must not stall fetches and votes. Snapshots the raft asks for are written
-  at once.
+  written to their file there too when the log can (FileLog.prepare_snapshot: the file and its fsync), then
+  stored on this thread when done (a rename) unless a newer snapshot was stored or installed meanwhile: a
+  large image takes seconds to encode and its file a few hundred ms to write and fsync, which must not
+  stall fetches and votes. Snapshots the raft asks for are written at once.
 - The controller is active once it leads and has applied everything up to its epoch's start
   (Kafka's QuorumController claims leadership after replaying the previous epochs).
 """
@@ -282,15 +283,24 @@ class RaftDriver:
             return
         self._snapshotting = True
         built: list = []
+        prepare = getattr(node.log, "prepare_snapshot", None)  # FileLog: write and fsync the file there too
+
+        def encode() -> None:
+            snapshot = job()
+            if prepare is not None:
+                prepare(snapshot)
+            built.append(snapshot)
 
         def done() -> None:
             self._snapshotting = False
             latest = node.log.latest_snapshot()
             if self.stopped or not built or sid.end_offset <= node.log.start_offset or (
                     latest is not None and latest.snapshot_id.end_offset >= sid.end_offset):
+                if built and prepare is not None:
+                    node.log.discard_prepared_snapshot(sid)
                 return  # stopped, or a newer snapshot was written or installed while this one was encoded
             self._store_snapshot(built[0], True)
-        self._background(lambda: built.append(job()), done, "snapshot")
+        self._background(encode, done, "snapshot")
 
     def _store_snapshot(self, snapshot, process: bool) -> None:
         node = self.node

@@ -51,15 +51,30 @@ def atomic_write(path, data: bytes, *, fs: FileSystem = DEFAULT_FS, tmp_suffix: 
     tmp = path.with_name(path.name + (tmp_suffix or f".{secrets.token_hex(4)}.tmp"))
     if tmp_suffix:
         fs.remove(tmp)  # a fixed-name temp file left by an earlier crash is garbage
+    _write_synced(tmp, data, fs)
     try:
-        with fs.open_write(tmp) as handle:
-            fs.write(handle, data)
-            fs.fsync(handle)
         fs.rename(tmp, path)
     except BaseException:
         fs.remove(tmp)
         raise
     fs.fsync_dir(path.parent)
+
+
+def write_temp(tmp, data: bytes, *, fs: FileSystem = DEFAULT_FS) -> None:
+    """Write `data` to the temp file `tmp` (replacing one an earlier crash left) and fsync it: the first half
+    of atomic_write, for a caller that runs it in another thread and renames the file later."""
+    fs.remove(tmp)
+    _write_synced(Path(tmp), data, fs)
+
+
+def _write_synced(tmp: Path, data: bytes, fs: FileSystem) -> None:
+    try:
+        with fs.open_write(tmp) as handle:
+            fs.write(handle, data)
+            fs.fsync(handle)
+    except BaseException:
+        fs.remove(tmp)
+        raise
 
 
 def atomic_write_text(path, text: str, *, fs: FileSystem = DEFAULT_FS, tmp_suffix: str | None = None) -> None:

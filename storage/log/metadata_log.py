@@ -16,6 +16,11 @@ Rules:
   snapshot writes and snapshot installation are durable when they return, as in MemoryLog;
   delete_before's file deletions at the next flush (a lost deletion only leaves more log).
 - The log below `start_offset` may survive in a partly deleted segment; it is never read.
+- prepare_snapshot() may run in another thread while the log serves: it writes and fsyncs only that
+  snapshot's own `<name>.prepared.tmp` file (as Kafka's snapshot writer does off the raft thread), and
+  store_snapshot() of the same snapshot then only renames it; discard_prepared_snapshot() removes it.
+  The name differs from store_snapshot()'s own `.part`, so the two never write one file; a crash leaves
+  it as a stray, deleted on open.
 - Restart rule: `start_offset` is the end offset of the newest snapshot (the raft core loads that
   snapshot and applies the log after it), or the first batch's base offset if that is larger;
   older snapshots are deleted. This completes a delete_before that a crash interrupted after
@@ -30,7 +35,7 @@ from array import array
 from pathlib import Path
 
 from ..errors import StorageError
-from .atomic import DEFAULT_FS, FileSystem, atomic_write
+from .atomic import DEFAULT_FS, FileSystem, atomic_write, write_temp
 from .checkpoints import LEADER_EPOCH_CHECKPOINT_NAME, write_leader_epoch_checkpoint
 from .epoch_cache import EpochCache
 from .raft_types import LogBatch, StoredSnapshot
@@ -68,6 +73,7 @@ class FileLog:
         self.epochs = EpochCache()
         self._snapshot_ids: list[tuple[int, int]] = []
         self._latest = None  # cached Snapshot object of the newest snapshot
+        self._prepared: set[tuple[int, int]] = set()  # snapshots whose file prepare_snapshot() wrote
         self.start_offset = self.end_offset = 0
         self._dirty: dict[int, Segment] = {}
         self._inflight: list[Segment] = []  # segments a background flush job is syncing
@@ -288,16 +294,45 @@ class FileLog:
             raise StorageError(f"cannot read snapshot {path}: {e.strerror}") from None
         return self.snapshot_type(sid[0], sid[1], data)
 
+    def prepare_snapshot(self, snapshot) -> None:
+        """Write a snapshot's `.prepared.tmp` file and fsync it, nothing else (safe in another thread)."""
+        sid = (snapshot.snapshot_id.end_offset, snapshot.snapshot_id.epoch)
+        write_temp(self._prepared_path(sid), snapshot.data, fs=self.fs)
+        self._prepared.add(sid)
+
+    def discard_prepared_snapshot(self, snapshot_id) -> None:
+        """Remove the file prepare_snapshot() wrote for a snapshot that will not be stored."""
+        sid = (snapshot_id.end_offset, snapshot_id.epoch)
+        if sid in self._prepared:
+            self._prepared.discard(sid)
+            self.fs.remove(self._prepared_path(sid))
+
+    def _prepared_path(self, sid: tuple[int, int]) -> Path:
+        return self.directory / (SnapshotId(*sid).file_name + ".prepared.tmp")
+
     def store_snapshot(self, snapshot) -> None:
-        """Write a snapshot file atomically (`.checkpoint.part`, fsync, rename, directory fsync)."""
+        """Write a snapshot file atomically (`.checkpoint.part`, fsync, rename, directory fsync); a prepared
+        one is only renamed."""
         sid = (snapshot.snapshot_id.end_offset, snapshot.snapshot_id.epoch)
         path = self.directory / SnapshotId(*sid).file_name
-        atomic_write(path, snapshot.data, fs=self.fs, tmp_suffix=".part")
+        if sid in self._prepared:
+            self._prepared.discard(sid)
+            self._rename_prepared(self._prepared_path(sid), path)
+        else:
+            atomic_write(path, snapshot.data, fs=self.fs, tmp_suffix=".part")
         i = bisect.bisect_left(self._snapshot_ids, sid)
         if i == len(self._snapshot_ids) or self._snapshot_ids[i] != sid:
             self._snapshot_ids.insert(i, sid)
         if sid == self._snapshot_ids[-1]:
             self._latest = snapshot
+
+    def _rename_prepared(self, part: Path, path: Path) -> None:
+        try:
+            self.fs.rename(part, path)
+        except BaseException:
+            self.fs.remove(part)
+            raise
+        self.fs.fsync_dir(self.directory)
 
     def install_snapshot(self, snapshot) -> None:
         """Replace the whole log by a snapshot fetched from the leader."""

@@ -17,9 +17,9 @@ FeatureLevel = codec.message_class("FeatureLevelRecord")
 TopicRecord = codec.message_class("TopicRecord")
 
 
-def _driver(voters=(1,), linger_ms=0, **kw):
+def _driver(voters=(1,), linger_ms=0, log=None, **kw):
     node = RaftNode(RaftConfig(node_id=1, voters=voters, tick_ms=50, high_watermark_linger_ms=linger_ms),
-                    MemoryLog(), random.Random(1))
+                    MemoryLog() if log is None else log, random.Random(1))
     sent, saved, events = [], [], []
     driver = RaftDriver(node, MetadataState(), send=sent.append, persist_quorum_state=lambda d, v: saved.append(d),
                         on_activate=lambda: events.append("active"), on_deactivate=lambda: events.append("inactive"),
@@ -169,6 +169,57 @@ def test_background_snapshot_older_than_the_latest_is_dropped():
     newer = driver.node.log.latest_snapshot()
     done()
     assert not driver._snapshotting and driver.node.log.latest_snapshot() is newer
+
+
+class _PreparingLog(MemoryLog):
+    """A MemoryLog that, like FileLog, can write a snapshot's file before storing it; notes who did what."""
+
+    def __init__(self):
+        super().__init__()
+        self.prepared, self.discarded = [], []
+
+    def prepare_snapshot(self, snapshot) -> None:
+        self.prepared.append(snapshot.snapshot_id)
+
+    def discard_prepared_snapshot(self, snapshot_id) -> None:
+        self.discarded.append(snapshot_id)
+
+
+def test_background_snapshot_file_is_written_by_the_job_and_only_stored_on_the_driver_thread():
+    jobs, background, run_jobs = _background_jobs()
+    log = _PreparingLog()
+    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background, log=log)
+    _until_active(driver, after_tick=run_jobs)
+    driver.propose([_topic("a")], lambda e: None)
+    driver.flush_proposals()
+    for _ in range(3):
+        driver.tick()
+        run_jobs()
+    driver._write_snapshot()
+    fn, done = jobs.pop()
+    fn()  # the background thread: encodes and writes (fsyncs) the file
+    sid = log.prepared[-1] if log.prepared else None
+    assert sid is not None and log.latest_snapshot() is None
+    done()  # the driver's thread: stores it (FileLog: a rename)
+    assert log.latest_snapshot().snapshot_id == sid and log.discarded == []
+
+
+def test_background_snapshot_dropped_as_stale_discards_its_written_file():
+    jobs, background, run_jobs = _background_jobs()
+    log = _PreparingLog()
+    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background, log=log)
+    _until_active(driver, after_tick=run_jobs)
+    driver.propose([_topic("a")], lambda e: None)
+    driver.flush_proposals()
+    for _ in range(3):
+        driver.tick()
+        run_jobs()
+    driver._write_snapshot()
+    fn, done = jobs.pop()
+    fn()
+    driver._write_snapshot(process=False)  # a snapshot the raft asked for meanwhile, stored at once
+    done()
+    assert log.discarded == log.prepared and len(log.prepared) == 1
 
 
 def test_adopted_committed_image_equals_a_replay_of_the_log():

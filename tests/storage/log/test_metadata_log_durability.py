@@ -104,6 +104,38 @@ def test_snapshots_are_written_through_a_part_file_then_renamed(tmp_path):
     log.close()
 
 
+def test_a_prepared_snapshot_is_written_and_fsynced_first_and_store_only_renames_it(tmp_path, fsyncs):
+    fs = Recording()
+    log = FileLog.open(tmp_path, fs=fs)
+    log.append(R.data_batch([b"x"], 0, 3))
+    name = "00000000000000000001-0000000003.checkpoint"
+    log.prepare_snapshot(StoredSnapshot.of(1, 3, b"snap"))  # what a background thread runs
+    assert fs.events == [("open", name + ".prepared.tmp")] and fsyncs == [name + ".prepared.tmp"]
+    assert log.latest_snapshot() is None
+    fs.events.clear()
+    fsyncs.clear()
+    log.store_snapshot(StoredSnapshot.of(1, 3, b"snap"))
+    assert fs.events == [("rename", f"{name}.prepared.tmp -> {name}"), ("fsync_dir", tmp_path.name)]
+    assert (tmp_path / name).read_bytes() == b"snap" and log.latest_snapshot().data == b"snap"
+    assert not (tmp_path / (name + ".prepared.tmp")).exists()
+    log.close()
+
+
+def test_a_discarded_prepared_snapshot_leaves_no_file_and_a_crashed_one_is_deleted_on_open(tmp_path):
+    log = FileLog.open(tmp_path)
+    log.append(R.data_batch([b"x"], 0, 3))
+    log.prepare_snapshot(StoredSnapshot.of(1, 3, b"snap"))
+    log.discard_prepared_snapshot(StoredSnapshot.of(1, 3, b"").snapshot_id)
+    assert sorted(os.listdir(tmp_path)) == ["00000000000000000000.log"]
+    log.prepare_snapshot(StoredSnapshot.of(1, 3, b"snap"))  # then the process dies before storing it
+    log.flush()
+    log.close()
+    reopened = FileLog.open(tmp_path)
+    assert reopened.latest_snapshot() is None
+    assert not any(n.endswith(".prepared.tmp") for n in os.listdir(tmp_path))
+    reopened.close()
+
+
 def test_a_failed_snapshot_write_changes_nothing(tmp_path):
     class Full(FileSystem):
         def write(self, handle, data):
