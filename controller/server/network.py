@@ -2,7 +2,7 @@
 
 Per connection (Kafka's SocketServer + Selector behaviour):
 
-    int32 size | request header | body      ->  handler(ctx, body) -> response body | None
+    int32 size | request header | body      ->  handler(ctx, body) -> response body | None, or an awaitable of it
     int32 size | response header | body     <-  encoded at the request's version, in request order
 
 Rules:
@@ -19,6 +19,9 @@ Rules:
   gets the envelope error INVALID_REQUEST (42), an unsupported inner version UNSUPPORTED_VERSION (35).
 - Requests may be processed concurrently (up to `max_in_flight` per connection) but responses leave
   in request order; a handler returning None sends nothing for that request.
+- The handler is called as soon as its request is read. An answer it returns at once is written at once
+  when nothing is queued before it (no task, no hop through the write loop); an awaitable answer is
+  awaited by the write loop in its turn.
 - A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
   that connection.
 - A connection with no bytes either way and nothing in flight for idle_timeout_ms is closed.
@@ -32,6 +35,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import logging
 import struct
@@ -169,6 +173,7 @@ class _ServerConnection:
         self.pending: asyncio.Queue = asyncio.Queue(maxsize=max(1, listener.max_in_flight))
         self.done = self.loop.create_future()
         self.in_flight = 0
+        self._writing = False  # the write loop holds an item (maybe awaiting its answer)
         self._tasks: list[asyncio.Task] = []
         security = listener.security
         self.sasl = security.session() if security is not None else None
@@ -227,6 +232,8 @@ class _ServerConnection:
             item = self._dispatch(frame)
             if item is None:
                 return
+            if isinstance(item, bytes) and self._write_now(item):
+                continue
             self.in_flight += 1
             try:
                 await self.pending.put(item)
@@ -256,7 +263,30 @@ class _ServerConnection:
         ctx = RequestContext(info.api_key, version, info.name, header.correlation_id,
                              header.client_id, header, self.listener.name, self.peer, self.connection_id,
                              session_principal=self.principal)
-        return self.loop.create_task(self._handle(ctx, body))
+        if info.api_key in _LISTENER_APIS:
+            return self.loop.create_task(self._handle(ctx, body))
+        try:
+            answer = self.listener.handler(ctx, body)
+            if inspect.isawaitable(answer):
+                return self.loop.create_task(_settled(ctx, answer))
+            return b"" if answer is None else framing.encode_response(ctx.api_key, ctx.api_version,
+                                                                     ctx.correlation_id, answer)
+        except Exception as e:
+            return self._failed(e)
+
+    def _write_now(self, data: bytes) -> bool:
+        """Write an answer at once if nothing waits before it and the socket keeps up; return whether it did."""
+        if self._writing or not self.pending.empty() or self.writer.transport.get_write_buffer_size():
+            return False
+        if data:
+            self.writer.write(data)
+            self.last_active = self.loop.time()
+        return True
+
+    def _failed(self, e: Exception) -> None:
+        log.error("%s: closing %s: request failed: %s: %s", self.listener.name, self.connection_id,
+                  type(e).__name__, e)
+        return None
 
     def _authenticate(self, header, body):
         """Serve a request of a connection that has not authenticated yet (sasl_server's rules)."""
@@ -281,13 +311,12 @@ class _ServerConnection:
         return None
 
     async def _handle(self, ctx: RequestContext, body):
+        """Answer what the listener serves itself (_LISTENER_APIS)."""
         if ctx.api_key == API_VERSIONS:
             return ctx, _api_versions_answer(self.listener, ctx, body)
         if ctx.api_key == ENVELOPE:
             return ctx, await self._serve_envelope(ctx, body)
-        if ctx.api_key in (sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE):
-            return ctx, sasl_server.after_authentication(ctx.api_key)
-        return ctx, await self.listener.handler(ctx, body)
+        return ctx, sasl_server.after_authentication(ctx.api_key)
 
     async def _serve_envelope(self, ctx: RequestContext, body):
         """Unwrap a forwarded request (KIP-590), serve it, and wrap its response (None: no answer)."""
@@ -305,7 +334,9 @@ class _ServerConnection:
                                    header.client_id, header, ctx.listener, ctx.peer, ctx.connection_id,
                                    body.request_principal, body.client_host_address, ctx.client_id,
                                    session_principal=ctx.session_principal)
-        response = await self.listener.handler(inner_ctx, inner)
+        response = self.listener.handler(inner_ctx, inner)
+        if inspect.isawaitable(response):
+            response = await response
         if response is None:
             return None
         frame = framing.encode_response(info.api_key, header.request_api_version, header.correlation_id, response)
@@ -314,6 +345,7 @@ class _ServerConnection:
     async def _write_loop(self) -> None:
         while True:
             item = await self.pending.get()
+            self._writing = True
             try:
                 data = item if isinstance(item, bytes) else await self._response_bytes(item)
                 if data is None:
@@ -325,6 +357,7 @@ class _ServerConnection:
                     return
             finally:
                 self.in_flight -= 1
+                self._writing = False
 
     async def _response_bytes(self, task) -> bytes | None:
         if isinstance(task, _Last):
@@ -338,9 +371,16 @@ class _ServerConnection:
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            log.error("%s: closing %s: request failed: %s: %s", self.listener.name, self.connection_id,
-                      type(e).__name__, e)
+            self._failed(e)
             raise _Close from None
+
+
+_LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
+
+
+async def _settled(ctx: RequestContext, answer):
+    """Return (ctx, the awaited answer), as the write loop takes it."""
+    return ctx, await answer
 
 
 def _decode_request(frame: bytes):

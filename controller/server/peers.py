@@ -10,7 +10,8 @@ Rules:
   UNSUPPORTED_VERSION it retries at the highest version the server's v0 answer lists (KIP-511).
 - PeerRouter.send never blocks: it queues per peer; the peer connects lazily, negotiates versions and
   reconnects with exponential backoff. While a peer is down (connect failed, backoff running) its
-  messages are dropped: the Raft core retries on its own timers.
+  messages are dropped: the Raft core retries on its own timers. A message finding the peer connected,
+  nothing queued and a request slot free is written at once, without a hop through the send loop.
 - Responses go back to the core as Envelope(src=peer, dst=us, correlation_id=<the core's cid>, body,
   pre_vote); wire correlation ids stay inside the Connection.
 """
@@ -259,7 +260,8 @@ class _Peer:
         self.loop = asyncio.get_running_loop()
         self.queue: collections.deque[Envelope] = collections.deque()
         self.wakeup = asyncio.Event()
-        self.in_flight = asyncio.Semaphore(router.max_in_flight)
+        self.sending = 0  # requests written and not answered yet (at most router.max_in_flight)
+        self.slot_free = asyncio.Event()
         self.conn: Connection | None = None
         self.down_until = 0.0
         self.backoff_ms = router.reconnect_backoff_ms
@@ -269,8 +271,12 @@ class _Peer:
         """Queue `env`; return False when it was dropped (peer down or queue full)."""
         if self.loop.time() < self.down_until or len(self.queue) >= self.router.max_queued:
             return False
-        self.queue.append(env)
-        self.wakeup.set()
+        if not self.queue and self.conn is not None and not self.conn.closed and \
+                self.sending < self.router.max_in_flight:
+            self._send(self.conn, env)
+        else:
+            self.queue.append(env)
+            self.wakeup.set()
         return True
 
     def stop(self) -> None:
@@ -295,9 +301,9 @@ class _Peer:
                 self.router.dropped += len(self.queue)
                 self.queue.clear()
                 continue
-            await self.in_flight.acquire()
-            if not self.queue:
-                self.in_flight.release()
+            if self.sending >= self.router.max_in_flight:
+                self.slot_free.clear()
+                await self.slot_free.wait()
                 continue
             self._send(conn, self.queue.popleft())
 
@@ -328,14 +334,15 @@ class _Peer:
         except (UnsupportedVersion, raft_wire.PreVoteUnsupported, framing.FramingError) as e:
             log.debug("raft %d: cannot send %r to node %d: %s", self.router.node_id, env, self.peer_id, e)
             self.router.dropped += 1
-            self.in_flight.release()
             return
+        self.sending += 1
         timer = self.loop.call_later(self.router.request_timeout_ms / 1000, future.cancel)
         future.add_done_callback(lambda f: self._done(f, env, timer))
 
     def _done(self, future: asyncio.Future, env: Envelope, timer: asyncio.TimerHandle) -> None:
         timer.cancel()
-        self.in_flight.release()
+        self.sending -= 1
+        self.slot_free.set()
         if future.cancelled() or future.exception() is not None:
             return
         self.router._deliver(self.peer_id, env, future.result())

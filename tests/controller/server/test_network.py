@@ -226,6 +226,48 @@ def test_a_none_response_sends_nothing_for_that_request():
     run(body)
 
 
+def test_immediate_answers_wait_behind_an_earlier_pending_one():
+    """A handler may answer at once (a plain value) or later (a future): order still holds."""
+    later: list[asyncio.Future] = []
+
+    def handler(ctx, body):
+        if ctx.correlation_id == 1:
+            later.append(asyncio.get_running_loop().create_future())
+            return later[0]
+        return None if ctx.correlation_id == 3 else DescribeClusterResponse(cluster_id="now", controller_id=1)
+
+    async def ordered():
+        listener = await serving(handler)
+        client = await Client.open(listener)
+        for cid in (1, 2, 3, 4):
+            await client.describe_cluster(cid)
+        with pytest.raises(asyncio.TimeoutError):  # answers 2 and 4 are ready but must not pass answer 1
+            await client.frame(timeout=0.3)
+        later[0].set_result(DescribeClusterResponse(cluster_id="late", controller_id=1))
+        assert [cid_of(await client.frame()) for _ in range(3)] == [1, 2, 4]  # 3 answered None: nothing
+        await client.describe_cluster(5)  # nothing pending now: answered at once
+        assert cid_of(await client.frame()) == 5
+        client.close()
+        await listener.close()
+    run(ordered)
+
+
+def test_a_handler_failing_at_once_closes_that_connection(caplog):
+    def handler(ctx, body):
+        raise RuntimeError("boom")
+
+    async def body():
+        listener = await serving(handler)
+        client = await Client.open(listener)
+        await client.describe_cluster(1)
+        assert await client.is_closed()
+        await listener.close()
+    with caplog.at_level(logging.ERROR, logger="kraftsman.server"):
+        run(body)
+    assert [r.getMessage() for r in caplog.records if "boom" in r.getMessage()] and \
+        all("request failed: RuntimeError: boom" in r.getMessage() for r in caplog.records if "boom" in r.getMessage())
+
+
 def test_idle_connections_are_reaped():
     async def body():
         listener = await serving(idle_timeout_ms=150)
