@@ -160,10 +160,7 @@ class Connection:
         """Close the socket, fail every pending request and wait for the reader to end."""
         self._fail(None)
         self._reader_task.cancel()
-        try:
-            await self._reader_task
-        except BaseException:  # noqa: BLE001 - the reader ends by cancellation or its own error
-            pass
+        await asyncio.wait([self._reader_task])  # the reader's end, not its error; our own cancellation propagates
 
     def _fail(self, error) -> None:
         if not self._closed:

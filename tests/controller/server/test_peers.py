@@ -80,6 +80,27 @@ def test_a_server_that_closes_fails_pending_requests():
     run(body)
 
 
+def test_a_task_cancelled_while_closing_a_connection_stays_cancelled():
+    """close() waits for the reader, but must not swallow its own task's cancellation: a loop closing a
+    connection in its error path (the broker simulator's fetcher) would never end, and asyncio.run with it."""
+    async def body():
+        listener = await serving(slow_echo)
+        conn = await Connection.open("127.0.0.1", listener.port)
+        finished = []
+
+        async def closer():
+            await conn.close()
+            finished.append(True)
+        task = asyncio.create_task(closer())
+        await asyncio.sleep(0)  # closer now waits for the reader task
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert finished == [] and conn.closed
+        await listener.close()
+    asyncio.run(asyncio.wait_for(body(), 10))
+
+
 def test_open_to_a_closed_port_raises_oserror():
     async def body():
         listener = await serving(slow_echo)
