@@ -164,13 +164,15 @@ async def failover(quorum: LocalQuorum, rounds: int) -> list[float]:
         leader, pinned = await leader_client(quorum)
         await pinned.close()
         client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=30_000, backoff_ms=2)
-        await check(client, "IncrementalAlterConfigs", 1, alter(["bench-0"], "1"))
+        # a value no round set before: an unchanged config writes no record, so nothing would commit just
+        # before the kill and the followers' fetch timers would have started up to a fetch wait (500 ms) earlier
+        await check(client, "IncrementalAlterConfigs", 1, alter(["bench-0"], str(10_000 + r)))
+        killed = time.perf_counter()  # from the SIGKILL itself, not from reaping the process
         quorum.kill(leader)
-        killed = time.perf_counter()
         # NOT_CONTROLLER per resource until a new leader commits; polled every 2 ms so that the figure
         # measures the quorum rather than the poll interval
         while True:
-            response = await client.request("IncrementalAlterConfigs", 1, alter(["bench-0"], str(r)))
+            response = await client.request("IncrementalAlterConfigs", 1, alter(["bench-0"], str(20_000 + r)))
             if not response.responses[0].error_code:
                 break
             await asyncio.sleep(0.002)
