@@ -200,7 +200,7 @@ class _ServerConnection:
             task.cancel()
         while not self.pending.empty():
             item = self.pending.get_nowait()
-            if isinstance(item, asyncio.Future):
+            if isinstance(item, (asyncio.Future, _Pending)):
                 item.cancel()
         self.writer.close()
 
@@ -267,6 +267,8 @@ class _ServerConnection:
             return self.loop.create_task(self._handle(ctx, body))
         try:
             answer = self.listener.handler(ctx, body)
+            if isinstance(answer, asyncio.Future):
+                return _Pending(ctx, answer)
             if inspect.isawaitable(answer):
                 return self.loop.create_task(_settled(ctx, answer))
             return b"" if answer is None else framing.encode_response(ctx.api_key, ctx.api_version,
@@ -364,7 +366,7 @@ class _ServerConnection:
             await asyncio.sleep(self.listener.security.failure_delay_ms / 1000)  # Kafka's delayed failure
             return task.data
         try:
-            ctx, response = await task
+            ctx, response = (task.ctx, await task.future) if isinstance(task, _Pending) else await task
             if response is None:
                 return None
             return framing.encode_response(ctx.api_key, ctx.api_version, ctx.correlation_id, response)
@@ -376,6 +378,18 @@ class _ServerConnection:
 
 
 _LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
+
+
+class _Pending:
+    """Pair a request with the future of its answer (awaited by the write loop in its turn)."""
+
+    __slots__ = ("ctx", "future")
+
+    def __init__(self, ctx: RequestContext, future: asyncio.Future):
+        self.ctx, self.future = ctx, future
+
+    def cancel(self) -> None:
+        self.future.cancel()
 
 
 async def _settled(ctx: RequestContext, answer):
