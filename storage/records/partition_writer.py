@@ -29,13 +29,17 @@ def _shape(version: int, replicas: int, isr: int) -> tuple[struct.Struct, bytes]
 def write_partition_record(message, version: int) -> bytes | None:
     """Return the frame value of a PartitionRecord of the new-partition shape, or None (see Rules)."""
     replicas, isr = message.replicas, message.isr
-    if (version > 2 or replicas is None or isr is None or len(replicas) > 63 or len(isr) > 63
-            or message.removing_replicas != [] or message.adding_replicas != [] or message.leader_recovery_state
+    if (version > 2 or replicas is None or isr is None or message.removing_replicas != []
+            or message.adding_replicas != [] or message.leader_recovery_state
             or message.eligible_leader_replicas is not None or message.last_known_elr is not None
             or message._unknown_tagged_fields):
         return None
-    fixed, header = _shape(version, len(replicas), len(isr))
-    body = fixed.pack(message.partition_id, message.topic_id, len(replicas) + 1, *replicas, len(isr) + 1, *isr,
+    nr, ni = len(replicas), len(isr)
+    shape = _SHAPES.get((version, nr, ni)) or (nr < 64 and ni < 64 and _shape(version, nr, ni))
+    if not shape:
+        return None
+    fixed, header = shape
+    body = fixed.pack(message.partition_id, message.topic_id, nr + 1, *replicas, ni + 1, *isr,
                       1, 1, message.leader, message.leader_epoch, message.partition_epoch)
     if version == 0:
         return header + body + b"\x00"
