@@ -305,9 +305,11 @@ class ControllerServer:
         env = raft_wire.raft_request_from_wire(name, version, body, self.config.node_id)
         if getattr(body, "leader_endpoints", None):
             self._learn_endpoints(body)
-        finish = lambda reply: raft_wire.add_leader_endpoint(name, version, reply, self._address_of)  # noqa: E731
         now: list = []
         future = None
+
+        def finish(answer):
+            return raft_wire.add_leader_endpoint(name, version, answer, self._address_of)
 
         def reply(answer) -> None:
             if future is None:
