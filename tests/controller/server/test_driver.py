@@ -152,18 +152,25 @@ def test_snapshot_is_encoded_in_the_background_and_stored_when_done():
     assert names and names <= {f"t{i}" for i in range(5)}
 
 
-def test_background_snapshot_older_than_the_latest_is_dropped():
+def _queued_snapshot(log=None):
+    """Return (an active driver with one committed topic, the background job of its own snapshot, and that
+    job's done()): the snapshot is due and queued, not encoded or stored yet."""
     jobs, background, run_jobs = _background_jobs()
-    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background)
+    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background, log=log)
     _until_active(driver, after_tick=run_jobs)
     driver.propose([_topic("a")], lambda e: None)
     driver.flush_proposals()
     for _ in range(3):
         driver.tick()
         run_jobs()
-    driver._write_snapshot()  # the driver's own snapshot: queued, not stored yet
-    assert driver._snapshotting and driver.node.log.latest_snapshot() is None
+    driver._write_snapshot()
+    assert driver._snapshotting and driver.node.log.latest_snapshot() is None and len(jobs) == 1
     fn, done = jobs.pop()
+    return driver, fn, done
+
+
+def test_background_snapshot_older_than_the_latest_is_dropped():
+    driver, fn, done = _queued_snapshot()
     fn()
     driver._write_snapshot(process=False)  # a snapshot the raft asked for meanwhile, stored at once
     newer = driver.node.log.latest_snapshot()
@@ -186,17 +193,8 @@ class _PreparingLog(MemoryLog):
 
 
 def test_background_snapshot_file_is_written_by_the_job_and_only_stored_on_the_driver_thread():
-    jobs, background, run_jobs = _background_jobs()
     log = _PreparingLog()
-    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background, log=log)
-    _until_active(driver, after_tick=run_jobs)
-    driver.propose([_topic("a")], lambda e: None)
-    driver.flush_proposals()
-    for _ in range(3):
-        driver.tick()
-        run_jobs()
-    driver._write_snapshot()
-    fn, done = jobs.pop()
+    _, fn, done = _queued_snapshot(log)
     fn()  # the background thread: encodes and writes (fsyncs) the file
     sid = log.prepared[-1] if log.prepared else None
     assert sid is not None and log.latest_snapshot() is None
@@ -205,17 +203,8 @@ def test_background_snapshot_file_is_written_by_the_job_and_only_stored_on_the_d
 
 
 def test_background_snapshot_dropped_as_stale_discards_its_written_file():
-    jobs, background, run_jobs = _background_jobs()
     log = _PreparingLog()
-    driver, _, _, _ = _driver(snapshot_max_bytes=1 << 30, background=background, log=log)
-    _until_active(driver, after_tick=run_jobs)
-    driver.propose([_topic("a")], lambda e: None)
-    driver.flush_proposals()
-    for _ in range(3):
-        driver.tick()
-        run_jobs()
-    driver._write_snapshot()
-    fn, done = jobs.pop()
+    driver, fn, done = _queued_snapshot(log)
     fn()
     driver._write_snapshot(process=False)  # a snapshot the raft asked for meanwhile, stored at once
     done()
