@@ -442,7 +442,8 @@ def test_authorizer_warns_when_plaintext_traffic_is_not_a_super_user(caplog):
         authz.from_properties(props, lambda: None)
         authz.from_properties(props | {"super.users": "User:admin;User:ANONYMOUS"}, lambda: None)
         authz.from_properties(props, lambda: None, anonymous_listeners=False)
-    assert [r.getMessage().count("User:ANONYMOUS") for r in caplog.records] == [1]
+    warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("authorizer on:")]
+    assert [m.count("User:ANONYMOUS") for m in warnings] == [1]  # other tests' servers may still log meanwhile
 
 
 def test_forwarded_requests_use_the_envelope_principal():
