@@ -128,9 +128,9 @@ class RaftNode:
         return t + self.rng.randint(0, t - 1)
 
     def fetch_timeout(self) -> int:
-        """The fetch timeout plus a little jitter, so followers of a dead leader do not all campaign
-        in the same instant (Kafka's fixed timeout relies on real clocks never being in lockstep)."""
-        return self.cfg.fetch_timeout_ms + self.rng.randint(0, 2 * self.cfg.retry_backoff_ms)
+        """The fetch timeout, fixed as Kafka's is: followers of a dead leader that campaign in the same
+        instant are told apart by the pre-vote tie-break (election.py), not by a random delay."""
+        return self.cfg.fetch_timeout_ms
 
     def election_backoff(self) -> int:
         """Binary exponential backoff after a failed election (Kafka's binaryExponentialElectionBackoffMs)."""

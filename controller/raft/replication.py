@@ -305,7 +305,7 @@ def _find_leader(node) -> None:
     f = node.fetcher
     if node.now < f.next_ms:
         return
-    choices = sorted(node.cfg.bootstrap_voters or node.voters.ids() - {node.node_id})
+    choices = sorted(set(node.cfg.bootstrap_voters or node.voters.ids()) - {node.node_id})
     if not choices:
         return
     f.next_ms = node.now + node.cfg.retry_backoff_ms * 5

@@ -36,7 +36,7 @@ def failover_time(seed: int, max_delay_ms: int = 10) -> int | None:
 def test_survivors_whose_fetch_timers_fire_together_do_not_split_the_vote():
     """Split pre-vote (election.py): when both survivors time out in the same tick and grant each other's
     pre-vote, both run and refuse each other's vote; with the third voter down only their election
-    timeouts end it. A leader must follow the fetch timeout (plus jitter, ticks and round trips) instead."""
+    timeouts end it. A leader must follow the fetch timeout (plus ticks and round trips) instead."""
     times = [failover_time(seed) for seed in range(100)]
     late = [t for t in times if t is None or t > FETCH_TIMEOUT_MS + ELECTION_TIMEOUT_MS // 2]
     assert not late, f"{len(late)}/100 failovers waited for an election timeout: {sorted(late, key=str)[:10]}"
