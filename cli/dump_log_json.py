@@ -15,20 +15,10 @@ import functools
 from kraftsman.storage.protocol.codec import _INTS, default_literal, message_class, reachable_structs
 from kraftsman.storage.protocol.javafmt import jackson_string, java_double
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
-from kraftsman.storage.protocol.uuids import ZERO_UUID, uuid_str
+from kraftsman.storage.protocol.uuids import ZERO_UUID, bounded_memo, uuid_str
 
-_MEMO_LIMIT = 1 << 17
-_UUIDS: dict = {}
-
-
-def quoted_uuid(raw) -> str:
-    """Return '"<base64url>"' for 16 uuid bytes, memoized (the memo is bounded)."""
-    text = _UUIDS.get(raw)
-    if text is None:
-        if len(_UUIDS) >= _MEMO_LIMIT:
-            _UUIDS.clear()
-        text = _UUIDS[bytes(raw)] = '"' + uuid_str(raw) + '"'
-    return text
+# quoted_uuid(raw): '"<base64url>"' for 16 uuid bytes; generated renderers read the memo (_U) first
+quoted_uuid, _UUIDS = bounded_memo(lambda raw: '"' + uuid_str(raw) + '"', 1 << 17)
 
 
 def _b64(raw) -> str:

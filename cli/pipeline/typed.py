@@ -18,7 +18,7 @@ import json
 
 from kraftsman.storage.protocol.codec import default_literal
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
-from kraftsman.storage.protocol.uuids import uuid_str
+from kraftsman.storage.protocol.uuids import bounded_memo, uuid_str
 
 from .tables import TYPED
 
@@ -28,18 +28,7 @@ TYPED_RECORDS = frozenset({
     "BrokerRegistrationChangeRecord", "TopicRecord", "PartitionRecord", "PartitionChangeRecord",
     "RemoveTopicRecord", "ConfigRecord"})
 NO_TYPED = (None,) * len(TYPED)
-_MEMO_LIMIT = 1 << 16
-_UUIDS: dict = {}
-
-
-def _uuid(raw) -> str:
-    """Return the base64url text of 16 uuid bytes, memoized (topic ids repeat on every partition)."""
-    text = _UUIDS.get(raw)
-    if text is None:
-        if len(_UUIDS) >= _MEMO_LIMIT:
-            _UUIDS.clear()
-        text = _UUIDS[bytes(raw)] = uuid_str(raw)
-    return text
+_uuid, _ = bounded_memo(uuid_str, 1 << 16)  # topic ids repeat on every partition
 
 
 def source_fields(record: str) -> list[str | None]:

@@ -78,6 +78,21 @@ def uuid_str(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw)[:22].decode("ascii")
 
 
+def bounded_memo(render, limit: int):
+    """Return (text(raw), memo): render(raw) of 16 uuid bytes memoized in `memo` (which callers may read
+    directly), cleared whenever it holds `limit` entries."""
+    memo: dict = {}
+
+    def text(raw) -> str:
+        out = memo.get(raw)
+        if out is None:
+            if len(memo) >= limit:
+                memo.clear()
+            out = memo[bytes(raw)] = render(raw)
+        return out
+    return text, memo
+
+
 def _random_v4() -> Uuid:
     b = bytearray(os.urandom(16))
     b[6] = (b[6] & 0x0F) | 0x40
