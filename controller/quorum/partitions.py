@@ -24,6 +24,7 @@ from kraftsman.controller.image.partitions import NO_LEADER_CHANGE, UNASSIGNED, 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
+from kraftsman.storage.records.partition_writer import PARTITION_RECORD  # PartitionRecord's api key
 
 NO_LEADER = -1
 RECOVERED, RECOVERING = 0, 1
@@ -33,7 +34,6 @@ ELR_LEVEL = 23                     # 4.0-IV1: version 2 records (ELR fields; lef
 NO_ISR_SHRINK_BUMP_LEVEL = 12      # 3.6-IV0: no more leader epoch bump on ISR shrink (KAFKA-15021)
 LEADER_RECOVERY_LEVEL = 3          # 3.2-IV0: leader recovery state
 PREFERRED, ONLINE, UNCLEAN = "PREFERRED", "ONLINE", "UNCLEAN"
-PARTITION_RECORD = 3               # PartitionRecord's api key
 
 _CHANGE = codec.message_class("PartitionChangeRecord")
 _PARTITION = codec.message_class("PartitionRecord")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-PARTITION_RECORD = 3
+PARTITION_RECORD = 3  # the api key (metadata.RECORD_API_KEYS['PartitionRecord'])
 _SHAPES: dict[tuple[int, int, int], tuple[struct.Struct, bytes]] = {}
 
 
