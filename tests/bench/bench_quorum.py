@@ -231,16 +231,10 @@ async def load_partitions(quorum: LocalQuorum, size: int, per_topic: int = 1000,
 
 async def failover_by_size(sizes: list[int], rounds: int) -> None:
     """Failover p50 with `size` partitions in the image, one fresh quorum per size."""
-    from kraftsman.controller.server.broker_sim import SimulatedBroker
-
     for size in sizes:
         with fresh_quorum() as (quorum, _):
             _, client = await leader_client(quorum)
-            sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
-            for sim in sims:
-                await sim.start()
-            while any(s.fenced for s in sims):
-                await asyncio.sleep(0.1)
+            sims = await unfenced_brokers(quorum)
             await check(client, "CreateTopics", 7, create(["bench-0"], 1))
             await client.close()
             start = time.perf_counter()
@@ -297,17 +291,23 @@ async def main(args) -> None:
         await failover_by_size(sizes, args.rounds or (2 if args.quick else 5))
 
 
+async def unfenced_brokers(quorum: LocalQuorum) -> list:
+    """Start simulated brokers 1-3 (no metadata fetching) and wait until the quorum unfences them all."""
+    from kraftsman.controller.server.broker_sim import SimulatedBroker
+
+    sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
+    for sim in sims:
+        await sim.start()
+    while any(s.fenced for s in sims):
+        await asyncio.sleep(0.1)
+    return sims
+
+
 async def run_all(quorum, tmp: Path, args) -> None:
     fsync, rtt = fsync_p50(tmp), await rtt_p50()
     print(f"baseline: fsync p50 {fsync * 1e3:.2f} ms, loopback round trip p50 {rtt * 1e3:.3f} ms")
     leader, client = await leader_client(quorum)
-    from kraftsman.controller.server.broker_sim import SimulatedBroker
-
-    base = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
-    for sim in base:
-        await sim.start()
-    while any(s.fenced for s in base):
-        await asyncio.sleep(0.1)
+    base = await unfenced_brokers(quorum)
     await check(client, "CreateTopics", 7, create([f"bench-{i}" for i in range(64)], 1))
     lat = await commit_latency(client, 100 if args.quick else 400)
     p50, p99 = statistics.median(lat), pct(lat, 0.99)
