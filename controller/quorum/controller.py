@@ -20,6 +20,7 @@ import importlib
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
+from . import acls_control, quotas_control, scram_control
 from . import features_control as fc
 from .cluster_control import ClusterControl
 from .context import ControllerContext, ControllerResult, QuorumConfig
@@ -62,6 +63,9 @@ class QuorumController:
             "DescribeCluster": functools.partial(describe_cluster, registration_time=self.cluster.registration_time),
             "AllocateProducerIds": allocate_producer_ids,
         })
+        for module in (acls_control, scram_control, quotas_control):
+            self.handlers.update(module.HANDLERS)
+            self.read_only |= module.READ_ONLY
 
     def is_read_only(self, api_name: str) -> bool:
         """Tell whether `api_name` never writes records."""

@@ -23,7 +23,9 @@ CONTROLLER_APIS = (
     "Fetch", "FetchSnapshot", "BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "ControllerRegistration",
     "CreateTopics", "DeleteTopics", "CreatePartitions", "AlterPartition", "AlterPartitionReassignments",
     "ListPartitionReassignments", "ElectLeaders", "IncrementalAlterConfigs", "AddRaftVoter", "RemoveRaftVoter",
-    "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds", "Envelope",
+    "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds", "Envelope", "DescribeAcls",
+    "CreateAcls", "DeleteAcls", "AlterClientQuotas", "DescribeUserScramCredentials", "AlterUserScramCredentials",
+    "UpdateFeatures",
 )
 # Kafka 3.9's supported feature ranges, as its controllers advertise them (golden ApiVersions frames).
 SUPPORTED_FEATURES = {"kraft.version": (0, 1), "metadata.version": (1, 21)}

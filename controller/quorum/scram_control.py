@@ -1,0 +1,3 @@
+"""(Being written.)"""
+HANDLERS: dict = {}
+READ_ONLY: frozenset = frozenset()
