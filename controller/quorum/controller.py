@@ -20,7 +20,7 @@ import importlib
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import acls_control, quotas_control, scram_control
+from . import acls_control, features_update, quotas_control, scram_control
 from . import features_control as fc
 from .cluster_control import ClusterControl
 from .context import ControllerContext, ControllerResult, QuorumConfig
@@ -63,7 +63,7 @@ class QuorumController:
             "DescribeCluster": functools.partial(describe_cluster, registration_time=self.cluster.registration_time),
             "AllocateProducerIds": allocate_producer_ids,
         })
-        for module in (acls_control, scram_control, quotas_control):
+        for module in (acls_control, scram_control, quotas_control, features_update):
             self.handlers.update(module.HANDLERS)
             self.read_only |= module.READ_ONLY
 

@@ -22,6 +22,8 @@ MIGRATION_LEVEL = 8
 CONTROLLER_REGISTRATION_LEVEL = 15
 DIRECTORY_ASSIGNMENT_LEVEL = 17
 NOOP_RECORD_LEVEL = 5
+# Kafka 3.9's supported feature ranges, as its controllers advertise them (golden ApiVersions frames)
+SUPPORTED_FEATURES = {"kraft.version": (0, 1), "metadata.version": (1, 21)}
 
 
 def metadata_version(image) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from kraftsman.controller.quorum.features_control import SUPPORTED_FEATURES
 from kraftsman.storage.protocol import codec, framing
 
 INVALID_REQUEST = 42
@@ -27,8 +28,6 @@ CONTROLLER_APIS = (
     "CreateAcls", "DeleteAcls", "AlterClientQuotas", "DescribeUserScramCredentials", "AlterUserScramCredentials",
     "UpdateFeatures",
 )
-# Kafka 3.9's supported feature ranges, as its controllers advertise them (golden ApiVersions frames).
-SUPPORTED_FEATURES = {"kraft.version": (0, 1), "metadata.version": (1, 21)}
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 

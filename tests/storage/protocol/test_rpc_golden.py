@@ -30,6 +30,7 @@ CONTROLLER = "0b 434f4e54524f4c4c4552"  # compact "CONTROLLER"
 LOCAL = "0a 3132372e302e302e31"         # compact "127.0.0.1"
 CLUSTER_HEX = "17 5871336d5a38746e543361686251366332526a315677"  # compact CLUSTER_ID (22 chars)
 META_TOPIC = "13 5f5f636c75737465725f6d65746164617461"         # compact "__cluster_metadata"
+MV = "11 6d657461646174612e76657273696f6e"                     # compact "metadata.version"
 
 
 def hexb(text: str) -> bytes:
@@ -447,6 +448,32 @@ HAND = [
         00000000 0000
         01 00 0f 00000001 00000005 02 68 00002385 00   # tag 0 CurrentLeader, size 15 (Port is int32 here)
     """),
+    # ---- UpdateFeatures (57): v0 AllowDowngrade, v1 UpgradeType + ValidateOnly
+    Body("UpdateFeaturesRequest", 0, lambda: M(
+        "UpdateFeaturesRequest", feature_updates=[S("UpdateFeaturesRequest", "FeatureUpdateKey",
+                                                    feature="metadata.version", max_version_level=21,
+                                                    allow_downgrade=True)]), f"""
+        0000ea60 02 {MV} 0015 01 00   # timeoutMs 60000, [metadata.version 21, AllowDowngrade]
+        00
+    """),
+    Body("UpdateFeaturesRequest", 1, lambda: M(
+        "UpdateFeaturesRequest", timeout_ms=30000, validate_only=True, feature_updates=[S(
+            "UpdateFeaturesRequest", "FeatureUpdateKey", feature="metadata.version", max_version_level=17,
+            upgrade_type=2)]), f"""
+        00007530 02 {MV} 0011 02 00   # timeoutMs 30000, [metadata.version 17, SAFE_DOWNGRADE]
+        01 00                         # ValidateOnly
+    """),
+    Body("UpdateFeaturesResponse", 0, lambda: M(
+        "UpdateFeaturesResponse", error_message=None, results=[S(
+            "UpdateFeaturesResponse", "UpdatableFeatureResult", feature="metadata.version", error_code=95,
+            error_message="no")]), f"""
+        00000000 0000 00              # throttle, error, ErrorMessage null
+        02 {MV} 005f 03 6e6f 00 00    # Results [metadata.version INVALID_UPDATE_VERSION "no"]
+    """),
+    Body("UpdateFeaturesResponse", 1, lambda: M(
+        "UpdateFeaturesResponse", error_message=None, results=[S(
+            "UpdateFeaturesResponse", "UpdatableFeatureResult", feature="metadata.version", error_message=None)]),
+         f"00000000 0000 00 02 {MV} 0000 00 00 00"),
 ]
 
 

@@ -35,7 +35,9 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "ConsumerProtocolSubscription", "ConsumerProtocolAssignment", "TransactionLogKey",
              "TransactionLogValue", "ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue",
              # SASL (kafka-cluster's client and the controller's SASL listeners)
-             "SaslHandshakeRequest", "SaslHandshakeResponse", "SaslAuthenticateRequest", "SaslAuthenticateResponse"}
+             "SaslHandshakeRequest", "SaslHandshakeResponse", "SaslAuthenticateRequest", "SaslAuthenticateResponse",
+             # admin APIs Kafka's controllers serve (not in the reference copy)
+             "UpdateFeaturesRequest", "UpdateFeaturesResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
