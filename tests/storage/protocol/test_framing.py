@@ -23,6 +23,7 @@ API_TABLE = {
     32: (4, 4), 33: (2, 2),  # DescribeConfigs and AlterConfigs (Kafka 3.9's specs, not in the reference table)
     67: (0, 0),  # AllocateProducerIds (Kafka 3.9's spec, not in the reference table)
     17: (1, -1), 36: (2, 2),  # SaslHandshake (never flexible) and SaslAuthenticate (kafka-cluster's client)
+    29: (3, 2), 30: (3, 2), 31: (3, 2),  # Describe/Create/DeleteAcls (Kafka 3.9's specs, not in the reference table)
 }
 
 

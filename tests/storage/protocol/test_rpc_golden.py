@@ -474,6 +474,86 @@ HAND = [
         "UpdateFeaturesResponse", error_message=None, results=[S(
             "UpdateFeaturesResponse", "UpdatableFeatureResult", feature="metadata.version", error_message=None)]),
          f"00000000 0000 00 02 {MV} 0000 00 00 00"),
+    # ---- DescribeAcls (29), CreateAcls (30), DeleteAcls (31): v1 adds the pattern type, v2 is flexible
+    Body("DescribeAclsRequest", 0, lambda: M(
+        "DescribeAclsRequest", resource_type_filter=2, resource_name_filter="t", principal_filter=None,
+        host_filter="*", operation=3, permission_type=3), f"""
+        02 {T} ffff 0001 2a 03 03     # TOPIC "t", principal null, host "*", READ, ALLOW
+    """),
+    Body("DescribeAclsRequest", 3, lambda: M(
+        "DescribeAclsRequest", resource_type_filter=2, resource_name_filter="t", pattern_type_filter=4,
+        principal_filter="User:a", host_filter=None, operation=3, permission_type=3), f"""
+        02 {CT} 04 07 557365723a61   # TOPIC "t" PREFIXED, "User:a"
+        00 03 03 00                  # host null, READ, ALLOW, tags
+    """),
+    Body("DescribeAclsResponse", 0, lambda: M(
+        "DescribeAclsResponse", error_message=None, resources=[S(
+            "DescribeAclsResponse", "DescribeAclsResource", resource_type=2, resource_name="t", acls=[S(
+                "DescribeAclsResponse", "AclDescription", principal="User:a", host="*", operation=3,
+                permission_type=3)])]), f"""
+        00000000 0000 ffff 00000001 02 {T}       # throttle, error, message null, [TOPIC "t"
+        00000001 0006 557365723a61 0001 2a 03 03  #   [("User:a", "*", READ, ALLOW)]]
+    """),
+    Body("DescribeAclsResponse", 3, lambda: M(
+        "DescribeAclsResponse", error_code=42, error_message="x", resources=[S(
+            "DescribeAclsResponse", "DescribeAclsResource", resource_type=2, resource_name="t", pattern_type=4,
+            acls=[S("DescribeAclsResponse", "AclDescription", principal="User:a", host="*", operation=3,
+                    permission_type=2)])]), f"""
+        00000000 002a 02 78 02 02 {CT} 04             # INVALID_REQUEST "x", [TOPIC "t" PREFIXED
+        02 07 557365723a61 02 2a 03 02 00 00 00       #   [("User:a", "*", READ, DENY)]], tags
+    """),
+    Body("CreateAclsRequest", 0, lambda: M(
+        "CreateAclsRequest", creations=[S(
+            "CreateAclsRequest", "AclCreation", resource_type=2, resource_name="t", principal="User:a", host="*",
+            operation=3, permission_type=3)]), f"""
+        00000001 02 {T} 0006 557365723a61 0001 2a 03 03
+    """),
+    Body("CreateAclsRequest", 3, lambda: M(
+        "CreateAclsRequest", creations=[S(
+            "CreateAclsRequest", "AclCreation", resource_type=2, resource_name="t", resource_pattern_type=4,
+            principal="User:a", host="*", operation=4, permission_type=2)]), f"""
+        02 02 {CT} 04 07 557365723a61 02 2a 04 02 00 00   # [TOPIC "t" PREFIXED "User:a" "*" WRITE DENY]
+    """),
+    Body("CreateAclsResponse", 0, lambda: M(
+        "CreateAclsResponse", results=[S("CreateAclsResponse", "AclCreationResult", error_message=None), S(
+            "CreateAclsResponse", "AclCreationResult", error_code=42, error_message="x")]), """
+        00000000 00000002 0000 ffff 002a 0001 78
+    """),
+    Body("CreateAclsResponse", 3, lambda: M(
+        "CreateAclsResponse", results=[S("CreateAclsResponse", "AclCreationResult", error_message=None), S(
+            "CreateAclsResponse", "AclCreationResult", error_code=42, error_message="x")]), """
+        00000000 03 0000 00 00 002a 02 78 00 00
+    """),
+    Body("DeleteAclsRequest", 0, lambda: M(
+        "DeleteAclsRequest", filters=[S(
+            "DeleteAclsRequest", "DeleteAclsFilter", resource_type_filter=1, resource_name_filter=None,
+            principal_filter="User:a", host_filter=None, operation=1, permission_type=1)]), """
+        00000001 01 ffff 0006 557365723a61 ffff 01 01   # [ANY, null, "User:a", null, ANY, ANY]
+    """),
+    Body("DeleteAclsRequest", 3, lambda: M(
+        "DeleteAclsRequest", filters=[S(
+            "DeleteAclsRequest", "DeleteAclsFilter", resource_type_filter=2, resource_name_filter="t",
+            pattern_type_filter=2, principal_filter=None, host_filter=None, operation=1, permission_type=1)]), f"""
+        02 02 {CT} 02 00 00 01 01 00 00                 # [TOPIC "t" MATCH, null, null, ANY, ANY]
+    """),
+    Body("DeleteAclsResponse", 0, lambda: M(
+        "DeleteAclsResponse", filter_results=[S(
+            "DeleteAclsResponse", "DeleteAclsFilterResult", error_message=None, matching_acls=[S(
+                "DeleteAclsResponse", "DeleteAclsMatchingAcl", error_message=None, resource_type=2,
+                resource_name="t", principal="User:a", host="*", operation=3, permission_type=3)])]), f"""
+        00000000 00000001 0000 ffff                           # throttle, [(NONE, null,
+        00000001 0000 ffff 02 {T} 0006 557365723a61 0001 2a 03 03   #   [(NONE, null, TOPIC "t" ...)])]
+    """),
+    Body("DeleteAclsResponse", 3, lambda: M(
+        "DeleteAclsResponse", filter_results=[S(
+            "DeleteAclsResponse", "DeleteAclsFilterResult", error_message=None, matching_acls=[S(
+                "DeleteAclsResponse", "DeleteAclsMatchingAcl", error_message=None, resource_type=2,
+                resource_name="t", pattern_type=4, principal="User:a", host="*", operation=3,
+                permission_type=3)])]), f"""
+        00000000 02 0000 00                                   # throttle, [(NONE, null,
+        02 0000 00 02 {CT} 04 07 557365723a61 02 2a 03 03 00  #   [(NONE, null, TOPIC "t" PREFIXED ...)])]
+        00 00                                                 # filter result and top-level tags
+    """),
 ]
 
 

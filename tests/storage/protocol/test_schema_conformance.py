@@ -36,6 +36,9 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "TransactionLogValue", "ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue",
              # SASL (kafka-cluster's client and the controller's SASL listeners)
              "SaslHandshakeRequest", "SaslHandshakeResponse", "SaslAuthenticateRequest", "SaslAuthenticateResponse",
+             # ACL APIs Kafka's controllers serve (not in the reference copy)
+             "DescribeAclsRequest", "DescribeAclsResponse", "CreateAclsRequest", "CreateAclsResponse",
+             "DeleteAclsRequest", "DeleteAclsResponse",
              # admin APIs Kafka's controllers serve (not in the reference copy)
              "UpdateFeaturesRequest", "UpdateFeaturesResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
