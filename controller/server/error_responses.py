@@ -2,7 +2,8 @@
 
 Rules:
 - Responses with a top-level ErrorCode carry the error there (and ErrorMessage when the version has it).
-- Topic- or resource-keyed responses repeat the error for every topic or resource of the request.
+- Topic- or resource-keyed responses repeat the error for every topic or resource of the request
+  (CreateAcls: every creation; DeleteAcls: every filter, with no matching ACLs).
 - The body is an instance of the generated response class; the network layer encodes it at the
   request's version, so fields a version lacks are simply not written.
 """
@@ -64,6 +65,17 @@ def _elect_leaders(cls, request, code, message):
     return cls(error_code=code, replica_election_results=results)
 
 
+def _create_acls(cls, request, code, message):
+    return cls(results=[cls.AclCreationResult(error_code=code, error_message=message)
+                        for _ in request.creations or []])
+
+
+def _delete_acls(cls, request, code, message):
+    return cls(filter_results=[cls.DeleteAclsFilterResult(error_code=code, error_message=message)
+                               for _ in request.filters or []])
+
+
 _PER_TOPIC = {"CreateTopics": _create_topics, "DeleteTopics": _delete_topics,
               "CreatePartitions": _create_partitions, "IncrementalAlterConfigs": _alter_configs,
-              "AlterConfigs": _alter_configs, "ElectLeaders": _elect_leaders}
+              "AlterConfigs": _alter_configs, "ElectLeaders": _elect_leaders,
+              "CreateAcls": _create_acls, "DeleteAcls": _delete_acls}
