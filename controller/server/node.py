@@ -85,6 +85,7 @@ class ControllerServer:
         self._learned_endpoints: dict[int, tuple[str, int]] = {}  # from Raft messages (observers, new voters)
         self._routed_voters = None  # the voter set the router's endpoint map was built from
         self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
+        self.registration = None  # controller_registration.SelfRegistration, once the listeners are bound
         self.stopped = asyncio.Event()    # set once stop() is done, whoever called it
 
     # ------------------------------------------------------------ start-up
@@ -193,12 +194,38 @@ class ControllerServer:
             self.listeners.append(listener)
             await listener.start()
         self.listener = self.listeners[0]
+        self.registration = self._self_registration()
         self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
         self._tasks.append(asyncio.get_running_loop().create_task(_warm_raft_codecs()))
         for listener in self.listeners:
             log.info("node %d serving %s (%s) on %s:%d (cluster %s)", cfg.node_id, listener.name,
                      cfg.security_protocol(listener.name), listener.host, listener.port, self.identity.cluster_id)
         self.driver.process()
+
+    def _self_registration(self):
+        """Return the SelfRegistration of this process: a fresh incarnation, the bound controller listeners."""
+        import uuid
+
+        from kraftsman.storage.protocol.uuids import Uuid
+
+        from .controller_registration import SelfRegistration
+
+        names = self.config.controller_listener_names
+        bound = [(x.name, self.advertised_host(), x.port, self.config.security_protocol(x.name))
+                 for x in self.listeners if x.name in names]
+        return SelfRegistration(self.config.node_id, Uuid(uuid.uuid4().bytes), bound)
+
+    def _maybe_register(self) -> None:
+        """Send this controller's registration when the committed image lacks it (controller_registration)."""
+        reg, now = self.registration, self.driver.node.now
+        if reg is None or not reg.due(self.driver.state.committed, now):
+            return
+        answer = asyncio.ensure_future(self._write("ControllerRegistration", 0, reg.request()))
+
+        def finished(f: asyncio.Future) -> None:
+            ok = not f.cancelled() and f.exception() is None and f.result() is not None
+            reg.finished(f.result().error_code if ok else None, self.driver.node.now)
+        answer.add_done_callback(finished)
 
     def quorum_config(self) -> QuorumConfig:
         c = self.config
@@ -229,6 +256,7 @@ class ControllerServer:
                 self.driver.tick(due)
                 self._refresh_peers()
                 self._periodic()
+                self._maybe_register()
             except Exception:  # a bug: log it and stop serving rather than diverge
                 log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
                 self._fail("raft driver failed")

@@ -43,7 +43,8 @@ def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
 
 @contextlib.contextmanager
 def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None):
-    """Format and start `voters` controller processes under `base`, yield once a leader is elected, stop them."""
+    """Format and start `voters` controller processes under `base`, yield once a leader is elected and every
+    controller has applied the bootstrap metadata, stop them."""
     from kraftsman.cli.local_quorum import LocalQuorum
 
     q = LocalQuorum(base, voters, extra=FAST if extra is None else extra)
@@ -52,9 +53,26 @@ def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None):
     try:
         q.wait_listening()
         loop.run(find_leader(q.addresses()))
+        for address in q.addresses().values():  # each has applied the bootstrap metadata (else reads refuse)
+            wait_for(lambda: finalized_features(address, loop).get("metadata.version"))
         yield q
     finally:
         q.stop()
+
+
+def finalized_features(address, loop: LoopThread) -> dict[str, int]:
+    """Return the finalized feature levels a controller advertises in ApiVersions (its committed image)."""
+    from kraftsman.controller.server.peers import Connection
+    from kraftsman.storage.protocol import codec
+
+    async def ask():
+        conn = await Connection.open(*address, client_id="test", timeout_ms=5000)
+        try:
+            body = codec.message_class("ApiVersionsRequest")(client_software_name="t", client_software_version="1")
+            return await conn.request("ApiVersions", 3, body, timeout_ms=5000)
+        finally:
+            await conn.close()
+    return {f.name: f.max_version_level for f in loop.run(ask()).finalized_features}
 
 
 @contextlib.contextmanager

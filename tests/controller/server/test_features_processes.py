@@ -1,0 +1,73 @@
+"""UpdateFeatures on a real 3-voter quorum: controllers register themselves (KIP-919), metadata.version moves
+down and up as Kafka 3.9 allows, every controller advertises the finalized level, and the log shows it."""
+from __future__ import annotations
+
+import pytest
+
+from kraftsman.controller.server.controller_client import ActiveControllerClient
+from kraftsman.storage.protocol import codec
+
+from .quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for
+
+loop = loop_fixture()
+UPDATE = codec.message_class("UpdateFeaturesRequest")
+
+
+@pytest.fixture(scope="module")
+def quorum(tmp_path_factory, loop):
+    with running_quorum(tmp_path_factory.mktemp("features"), loop) as q:
+        yield q
+
+
+def update_mv(quorum, loop, level: int, upgrade_type: int = 1, validate_only: bool = False):
+    """Send UpdateFeatures v1 for metadata.version to the quorum; return (error code, message) of its result."""
+    async def send():
+        client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=10_000)
+        try:
+            body = UPDATE(validate_only=validate_only, feature_updates=[UPDATE.FeatureUpdateKey(
+                feature="metadata.version", max_version_level=level, upgrade_type=upgrade_type)])
+            return await client.request("UpdateFeatures", 1, body)
+        finally:
+            await client.close()
+    response = loop.run(send())
+    assert response.error_code == 0
+    (result,) = response.results
+    return result.error_code, result.error_message
+
+
+def finalized_mv(address, loop) -> int:
+    """Return the metadata.version a controller advertises in ApiVersions."""
+    return finalized_features(address, loop)["metadata.version"]
+
+
+def test_every_controller_registers_itself_so_feature_changes_are_allowed(quorum, loop):
+    # Kafka refuses feature changes while a voter has not registered (from 3.7-IV0); ours register at start
+    wait_for(lambda: update_mv(quorum, loop, 21, validate_only=True) == (0, None), timeout=30)
+
+
+def test_safe_downgrade_reaches_every_controller_and_a_lossy_one_is_refused(quorum, loop):
+    assert update_mv(quorum, loop, 18, upgrade_type=2) == (0, None)
+    for address in quorum.addresses().values():
+        wait_for(lambda: finalized_mv(address, loop) == 18)
+    code, message = update_mv(quorum, loop, 16, upgrade_type=2)
+    assert (code, message) == (95, "Invalid metadata.version 16. Refusing to perform the requested downgrade "
+                                    "because it might delete metadata information.")
+    assert update_mv(quorum, loop, 21, upgrade_type=2)[0] == 95  # a downgrade type for an upgrade
+    assert update_mv(quorum, loop, 21) == (0, None)
+    for address in quorum.addresses().values():
+        wait_for(lambda: finalized_mv(address, loop) == 21)
+
+
+def test_the_log_shows_the_registrations_and_the_feature_levels(quorum):
+    from kraftsman.controller.image.loader import load_directory
+
+    node = max(quorum.ids)
+    quorum.terminate(node)
+    try:
+        image = load_directory(quorum.partition_dir(node)).image
+    finally:
+        quorum.start(node)
+        quorum.wait_listening()
+    assert sorted(image.cluster.controllers) == sorted(quorum.ids)
+    assert all(r.record.features for r in image.cluster.controllers.values())
+    assert image.features.metadata_version == 21
