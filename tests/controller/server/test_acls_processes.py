@@ -1,0 +1,241 @@
+"""ACLs on a real 3-voter kraftsman quorum, managed with confluent-kafka's AdminClient.
+
+Each voter serves CONTROLLER (PLAINTEXT: Raft, and admin clients as User:ANONYMOUS, a super user) and SECURE
+(SASL_PLAINTEXT with PLAIN users from JAAS), with the StandardAuthorizer on. Clients bootstrap to every voter, so
+writes also reach the active controller through standbys. Tests run in file order and build on each other.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kraftsman.cli.local_quorum import LocalQuorum, free_ports
+from kraftsman.storage.protocol import codec
+
+from .quorum_fixtures import FAST, find_leader, loop_fixture, wait_for
+
+CLUSTER_ID = "QWNsUXVvcnVtQ2x1c3Rlcg"
+JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" '
+        'user_admin="admin-secret";')
+AUTHORIZED = {"authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+              "super.users": "User:admin;User:ANONYMOUS"}
+CLUSTER_AUTHORIZATION_FAILED = 31
+
+loop = loop_fixture()
+
+
+class AclQuorum(LocalQuorum):
+    """A LocalQuorum whose voters also listen on a SASL_PLAINTEXT listener named SECURE."""
+
+    def __init__(self, base, voters: int, **kw):
+        super().__init__(base, voters, **kw)
+        self.secure_ports = dict(zip(self.ids, free_ports(voters)))
+
+    def secure_bootstrap(self) -> str:
+        return ",".join(f"127.0.0.1:{p}" for p in self.secure_ports.values())
+
+    def properties(self, node_id: int) -> dict[str, str]:
+        ports = self.ports[node_id], self.secure_ports[node_id]
+        return super().properties(node_id) | {
+            "listeners": "CONTROLLER://127.0.0.1:{},SECURE://127.0.0.1:{}".format(*ports),
+            "controller.listener.names": "CONTROLLER,SECURE",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_PLAINTEXT",
+            "listener.name.secure.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.secure.plain.sasl.jaas.config": JAAS}
+
+
+@pytest.fixture(scope="module")
+def quorum(tmp_path_factory, loop):
+    q = AclQuorum(tmp_path_factory.mktemp("acls"), 3, cluster_id=CLUSTER_ID, extra=FAST | AUTHORIZED)
+    q.format()
+    q.start()
+    try:
+        q.wait_listening()
+        loop.run(find_leader(q.addresses()))
+        yield q
+    finally:
+        q.stop()
+
+
+def admin(quorum):
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({"bootstrap.servers": quorum.bootstrap(), "socket.timeout.ms": 10000})
+
+
+ALICE = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+         "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" '
+                             'password="alice-secret";'}
+
+
+def as_alice(quorum, node_id: int, api: str, body):
+    """Send one v3 request to a voter's SECURE listener as User:alice (kraftsman's client: librdkafka would
+    follow the Metadata answer to the PLAINTEXT CONTROLLER listener)."""
+    from kraftsman.controller.server import sync_client as sc
+
+    deadline = time.monotonic() + 10
+    config = sc.ClientConfig.from_properties(ALICE)
+    with sc.SyncConnection.open("127.0.0.1", quorum.secure_ports[node_id], config, deadline) as conn:
+        return conn.request(api, 3, body, deadline)
+
+
+def binding(rt, name, pt, principal, op, perm, host="*"):
+    from confluent_kafka.admin import AclBinding
+
+    return AclBinding(rt, name, pt, principal, host, op, perm)
+
+
+def acl_filter(rt, name, pt, principal=None, op=None, perm=None, host=None):
+    from confluent_kafka.admin import AclBindingFilter, AclOperation, AclPermissionType
+
+    return AclBindingFilter(rt, name, pt, principal, host, op or AclOperation.ANY, perm or AclPermissionType.ANY)
+
+
+def described(client, f, expected=None) -> set:
+    """Return the ACLs that DescribeAcls answers for `f`; given `expected`, first poll (up to 10 s) until they
+    are that: a voter answers from its own committed image, which may trail the active controller's."""
+    def once() -> set:
+        return {as_tuple(b) for b in client.describe_acls(f, request_timeout=10).result(20)}
+    if expected is not None:
+        try:
+            wait_for(lambda: once() == expected, timeout=10)
+        except AssertionError:
+            pass  # the caller's assertion shows the difference
+    return once()
+
+
+def as_tuple(b) -> tuple:
+    return (b.restype, b.name, b.resource_pattern_type, b.principal, b.host, b.operation, b.permission_type)
+
+
+def _acls():
+    from confluent_kafka.admin import AclOperation as Op
+    from confluent_kafka.admin import AclPermissionType as Perm
+    from confluent_kafka.admin import ResourcePatternType as Pt
+    from confluent_kafka.admin import ResourceType as Rt
+
+    return [binding(Rt.TOPIC, "orders", Pt.LITERAL, "User:bob", Op.READ, Perm.ALLOW),
+            binding(Rt.TOPIC, "ord", Pt.PREFIXED, "User:bob", Op.WRITE, Perm.ALLOW),
+            binding(Rt.TOPIC, "*", Pt.LITERAL, "User:carol", Op.DESCRIBE, Perm.DENY, host="10.0.0.9"),
+            binding(Rt.GROUP, "g1", Pt.LITERAL, "User:bob", Op.READ, Perm.ALLOW)]
+
+
+def test_create_acls_then_describe_them_with_match_and_literal_filters(quorum):
+    from confluent_kafka.admin import ResourcePatternType as Pt
+    from confluent_kafka.admin import ResourceType as Rt
+
+    client = admin(quorum)
+    futures = client.create_acls(_acls(), request_timeout=15)
+    for f in futures.values():
+        assert f.result(20) is None
+    everything = {as_tuple(b) for b in _acls()}
+    assert described(client, acl_filter(Rt.ANY, None, Pt.ANY), everything) == everything
+    for f, expected in ((acl_filter(Rt.TOPIC, "orders", Pt.MATCH), _acls()[:3]),
+                        (acl_filter(Rt.TOPIC, "orders", Pt.LITERAL), _acls()[:1]),
+                        (acl_filter(Rt.TOPIC, None, Pt.PREFIXED), _acls()[1:2])):
+        # MATCH: LITERAL "orders", LITERAL "*" and PREFIXED "ord" all apply to topic "orders"
+        assert described(client, f, {as_tuple(b) for b in expected}) == {as_tuple(b) for b in expected}
+
+
+def test_creating_the_same_acls_again_succeeds_and_adds_nothing(quorum):
+    from confluent_kafka.admin import ResourcePatternType as Pt
+    from confluent_kafka.admin import ResourceType as Rt
+
+    client = admin(quorum)
+    for f in client.create_acls(_acls()[:2], request_timeout=15).values():
+        assert f.result(20) is None
+    everything = {as_tuple(b) for b in _acls()}
+    assert described(client, acl_filter(Rt.ANY, None, Pt.ANY), everything) == everything
+
+
+def test_invalid_creations_get_kafkas_errors_and_the_valid_one_lands(quorum):
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka.admin import AclOperation as Op
+    from confluent_kafka.admin import AclPermissionType as Perm
+    from confluent_kafka.admin import ResourcePatternType as Pt
+    from confluent_kafka.admin import ResourceType as Rt
+
+    client = admin(quorum)
+    no_colon = binding(Rt.TOPIC, "t", Pt.LITERAL, "dave", Op.READ, Perm.ALLOW)
+    bad_cluster = binding(Rt.BROKER, "my-cluster", Pt.LITERAL, "User:dave", Op.ALTER, Perm.ALLOW)
+    good = binding(Rt.TOPIC, "t", Pt.LITERAL, "User:dave", Op.READ, Perm.ALLOW)
+    futures = client.create_acls([no_colon, bad_cluster, good], request_timeout=15)
+    assert futures[good].result(20) is None
+    for bad, message in ((no_colon, "Could not parse principal from `dave` (no colon is present separating the "
+                                    "principal type from the principal name)"),
+                         (bad_cluster, "The only valid name for the CLUSTER resource is kafka-cluster")):
+        with pytest.raises(KafkaException) as e:
+            futures[bad].result(20)
+        error = e.value.args[0]
+        assert (error.code(), error.str()) == (KafkaError.INVALID_REQUEST, message)
+    assert described(client, acl_filter(Rt.TOPIC, "t", Pt.LITERAL), {as_tuple(good)}) == {as_tuple(good)}
+
+
+def test_delete_acls_by_overlapping_filters_removes_each_once(quorum):
+    from confluent_kafka.admin import AclOperation as Op
+    from confluent_kafka.admin import AclPermissionType as Perm
+    from confluent_kafka.admin import ResourcePatternType as Pt
+    from confluent_kafka.admin import ResourceType as Rt
+
+    client = admin(quorum)
+    by_topic = acl_filter(Rt.TOPIC, "orders", Pt.MATCH, principal="User:bob")
+    by_principal = acl_filter(Rt.ANY, None, Pt.ANY, principal="User:bob")
+    futures = client.delete_acls([by_topic, by_principal], request_timeout=15)
+    assert {as_tuple(b) for b in futures[by_topic].result(20)} == {as_tuple(b) for b in _acls()[:2]}
+    assert {as_tuple(b) for b in futures[by_principal].result(20)} == {as_tuple(b) for b in _acls()[:2] + _acls()[3:]}
+    left = {as_tuple(_acls()[2]), as_tuple(binding(Rt.TOPIC, "t", Pt.LITERAL, "User:dave", Op.READ, Perm.ALLOW))}
+    assert described(client, acl_filter(Rt.ANY, None, Pt.ANY), left) == left
+
+
+def test_an_acl_lets_a_sasl_principal_do_what_was_denied(quorum):
+    from confluent_kafka.admin import AclOperation as Op
+    from confluent_kafka.admin import AclPermissionType as Perm
+    from confluent_kafka.admin import ResourcePatternType as Pt
+    from confluent_kafka.admin import ResourceType as Rt
+
+    describe = codec.message_class("DescribeAclsRequest")(resource_type_filter=1, resource_name_filter=None,
+                                                         pattern_type_filter=1, principal_filter=None,
+                                                         host_filter=None, operation=1, permission_type=1)
+    for node_id in quorum.ids:
+        denied = as_alice(quorum, node_id, "DescribeAcls", describe)
+        assert (denied.error_code, denied.resources) == (CLUSTER_AUTHORIZATION_FAILED, [])
+    grant = binding(Rt.BROKER, "kafka-cluster", Pt.LITERAL, "User:alice", Op.DESCRIBE, Perm.ALLOW)
+    client = admin(quorum)
+    for f in client.create_acls([grant], request_timeout=15).values():
+        assert f.result(20) is None
+    for node_id in quorum.ids:  # each voter authorizes from its own committed image
+        allowed = wait_for(lambda: (lambda r: r if r.error_code == 0 else None)(
+            as_alice(quorum, node_id, "DescribeAcls", describe)))
+        assert ("User:alice", 4, "kafka-cluster") in {(a.principal, r.resource_type, r.resource_name)
+                                                      for r in allowed.resources for a in r.acls}
+    creation = codec.message_class("CreateAclsRequest").AclCreation(
+        resource_type=2, resource_name="mine", resource_pattern_type=3, principal="User:alice", host="*",
+        operation=2, permission_type=3)
+    refused = as_alice(quorum, quorum.ids[0], "CreateAcls",   # DESCRIBE does not imply ALTER
+                       codec.message_class("CreateAclsRequest")(creations=[creation, creation]))
+    assert [r.error_code for r in refused.results] == [CLUSTER_AUTHORIZATION_FAILED] * 2
+
+
+def test_every_voter_holds_the_acls_in_its_image(quorum, loop):
+    from kraftsman.controller.image.acls import standard_acl
+    from kraftsman.controller.image.loader import load_directory
+
+    leader, part = loop.run(find_leader(quorum.addresses()))
+    wait_for(lambda: all(v.log_end_offset >= part.high_watermark
+                         for v in loop.run(find_leader(quorum.addresses()))[1].current_voters))
+    follower = next(i for i in quorum.ids if i != leader)
+    assert quorum.terminate(follower) == 0
+    try:
+        image = load_directory(quorum.partition_dir(follower)).image
+        texts = sorted(standard_acl(message) for message, _ in image.acls.entries.values())
+    finally:
+        quorum.start(follower)
+        quorum.wait_listening()
+    assert texts == sorted([
+        "StandardAcl(resourceType=TOPIC, resourceName=*, patternType=LITERAL, principal=User:carol, host=10.0.0.9, "
+        "operation=DESCRIBE, permissionType=DENY)",
+        "StandardAcl(resourceType=TOPIC, resourceName=t, patternType=LITERAL, principal=User:dave, host=*, "
+        "operation=READ, permissionType=ALLOW)",
+        "StandardAcl(resourceType=CLUSTER, resourceName=kafka-cluster, patternType=LITERAL, principal=User:alice, "
+        "host=*, operation=DESCRIBE, permissionType=ALLOW)"])
