@@ -554,6 +554,72 @@ HAND = [
         02 0000 00 02 {CT} 04 07 557365723a61 02 2a 03 03 00  #   [(NONE, null, TOPIC "t" PREFIXED ...)])]
         00 00                                                 # filter result and top-level tags
     """),
+    # ---- AlterClientQuotas (49): v1 is flexible; OpData.Value is a float64
+    Body("AlterClientQuotasRequest", 0, lambda: M(
+        "AlterClientQuotasRequest", validate_only=True, entries=[S(
+            "AlterClientQuotasRequest", "EntryData",
+            entity=[S("AlterClientQuotasRequest", "EntityData", entity_type="user", entity_name=None)],
+            ops=[S("AlterClientQuotasRequest", "OpData", key="k", value=1024.0, remove=False)])]), """
+        00000001 00000001 0004 75736572 ffff   # [([user=null],
+        00000001 0001 6b 4090000000000000 00   #   [k = 1024.0, set])]
+        01                                     # ValidateOnly
+    """),
+    Body("AlterClientQuotasRequest", 1, lambda: M(
+        "AlterClientQuotasRequest", entries=[S(
+            "AlterClientQuotasRequest", "EntryData",
+            entity=[S("AlterClientQuotasRequest", "EntityData", entity_type="user", entity_name="u")],
+            ops=[S("AlterClientQuotasRequest", "OpData", key="k", value=1024.0, remove=True)])]), """
+        02 02 05 75736572 02 75 00             # [([user=u],
+        02 02 6b 4090000000000000 01 00 00     #   [k, remove])]
+        00 00                                  # ValidateOnly false, tags
+    """),
+    Body("AlterClientQuotasResponse", 0, lambda: M(
+        "AlterClientQuotasResponse", entries=[S(
+            "AlterClientQuotasResponse", "EntryData", error_code=42, error_message="x",
+            entity=[S("AlterClientQuotasResponse", "EntityData", entity_type="ip", entity_name=None)])]), """
+        00000000 00000001 002a 0001 78         # throttle, [(INVALID_REQUEST, "x",
+        00000001 0002 6970 ffff                #   [ip=null])]
+    """),
+    Body("AlterClientQuotasResponse", 1, lambda: M(
+        "AlterClientQuotasResponse", entries=[S(
+            "AlterClientQuotasResponse", "EntryData", error_message=None,
+            entity=[S("AlterClientQuotasResponse", "EntityData", entity_type="ip", entity_name=None)])]),
+         "00000000 02 0000 00 02 03 6970 00 00 00 00"),
+    # ---- DescribeUserScramCredentials (50) and AlterUserScramCredentials (51): v0 only, flexible
+    Body("DescribeUserScramCredentialsRequest", 0, lambda: M(
+        "DescribeUserScramCredentialsRequest", users=[S("DescribeUserScramCredentialsRequest", "UserName",
+                                                        name="a")]),
+         "02 02 61 00 00"),                    # [("a")], tags
+    Body("DescribeUserScramCredentialsResponse", 0, lambda: M(
+        "DescribeUserScramCredentialsResponse", error_message=None, results=[S(
+            "DescribeUserScramCredentialsResponse", "DescribeUserScramCredentialsResult", user="a",
+            error_message=None, credential_infos=[
+                S("DescribeUserScramCredentialsResponse", "CredentialInfo", mechanism=1, iterations=4096),
+                S("DescribeUserScramCredentialsResponse", "CredentialInfo", mechanism=2, iterations=8192)])]), """
+        00000000 0000 00                       # throttle, NONE, message null
+        02 02 61 0000 00                       # [("a", NONE, null,
+        03 01 00001000 00 02 00002000 00       #   [(SHA-256, 4096), (SHA-512, 8192)])]
+        00 00                                  # result and top-level tags
+    """),
+    Body("AlterUserScramCredentialsRequest", 0, lambda: M(
+        "AlterUserScramCredentialsRequest",
+        deletions=[S("AlterUserScramCredentialsRequest", "ScramCredentialDeletion", name="a", mechanism=1)],
+        upsertions=[S("AlterUserScramCredentialsRequest", "ScramCredentialUpsertion", name="b", mechanism=2,
+                      iterations=4096, salt=b"s", salted_password=b"pw")]), """
+        02 02 61 01 00                         # Deletions [("a", SHA-256)]
+        02 02 62 02 00001000 02 73 03 7077 00  # Upsertions [("b", SHA-512, 4096, salt "s", "pw")]
+        00
+    """),
+    Body("AlterUserScramCredentialsResponse", 0, lambda: M(
+        "AlterUserScramCredentialsResponse", results=[
+            S("AlterUserScramCredentialsResponse", "AlterUserScramCredentialsResult", user="a", error_message=None),
+            S("AlterUserScramCredentialsResponse", "AlterUserScramCredentialsResult", user="b", error_code=93,
+              error_message="x")]), """
+        00000000 03                            # throttle, [
+        02 61 0000 00 00                       #   ("a", NONE, null),
+        02 62 005d 02 78 00                    #   ("b", UNACCEPTABLE_CREDENTIAL, "x")]
+        00
+    """),
 ]
 
 

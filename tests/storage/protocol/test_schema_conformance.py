@@ -40,7 +40,10 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "DescribeAclsRequest", "DescribeAclsResponse", "CreateAclsRequest", "CreateAclsResponse",
              "DeleteAclsRequest", "DeleteAclsResponse",
              # admin APIs Kafka's controllers serve (not in the reference copy)
-             "UpdateFeaturesRequest", "UpdateFeaturesResponse"}
+             "UpdateFeaturesRequest", "UpdateFeaturesResponse",
+             "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse",
+             "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse",
+             "AlterClientQuotasRequest", "AlterClientQuotasResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
