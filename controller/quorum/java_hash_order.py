@@ -1,0 +1,84 @@
+"""Java's HashMap iteration order, where Kafka's responses or records follow it.
+
+Rules:
+- A key's hash is Java's hashCode: String.hashCode over UTF-16 code units; a map (ClientQuotaEntity) hashes
+  as the sum of key ^ value hashes, null as 0. HashMap spreads it (h ^ h >>> 16); bucket = hash & (capacity - 1).
+- Capacity starts at tableSizeFor(initial capacity) (16 by default) and doubles whenever the size passes
+  0.75 of it; it never shrinks. Entries of one bucket keep insertion order (a re-put keeps its place).
+- Kafka's maps here never hold 8 entries in one bucket, so treeified bins are not modelled.
+- java_sorted sorts strings as Java's String.compareTo does (by UTF-16 code unit).
+"""
+from __future__ import annotations
+
+_MASK = 0xFFFFFFFF
+
+
+def string_hash(text: str | None) -> int:
+    """Return Java's String.hashCode of `text` as an unsigned 32-bit int (0 for null)."""
+    if text is None:
+        return 0
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & _MASK
+    return h
+
+
+def entity_hash(entity) -> int:
+    """Return the hashCode of a Map<String, String> given as (key, value) pairs (AbstractMap.hashCode)."""
+    return sum(string_hash(k) ^ string_hash(v) for k, v in entity) & _MASK
+
+
+def _table_size_for(capacity: int) -> int:
+    size = 1
+    while size < capacity:
+        size <<= 1
+    return size
+
+
+class JavaHashMap:
+    """A dict that iterates in the order a java.util.HashMap with the same history would."""
+
+    __slots__ = ("_entries", "_capacity", "_hash")
+
+    def __init__(self, initial_capacity: int | None = None, hash_of=string_hash):
+        self._entries: dict = {}
+        self._capacity = 16 if initial_capacity is None else _table_size_for(initial_capacity)
+        self._hash = hash_of
+
+    def __contains__(self, key) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key, default=None):
+        """Return the value of `key`, or `default`."""
+        return self._entries.get(key, default)
+
+    def put(self, key, value) -> None:
+        """Set `key` (a new key goes last in its bucket), growing the table as HashMap.putVal does."""
+        self._entries[key] = value
+        while len(self._entries) > int(self._capacity * 0.75):
+            self._capacity <<= 1
+
+    def pop(self, key, default=None):
+        """Remove `key` and return its value, or `default`."""
+        return self._entries.pop(key, default)
+
+    def _bucket(self, key) -> int:
+        h = self._hash(key)
+        return (h ^ (h >> 16)) & (self._capacity - 1)
+
+    def keys(self) -> list:
+        """Return the keys in Java's iteration order."""
+        return sorted(self._entries, key=self._bucket)
+
+    def items(self) -> list:
+        """Return (key, value) pairs in Java's iteration order."""
+        return [(k, self._entries[k]) for k in self.keys()]
+
+
+def java_sorted(texts) -> list:
+    """Return `texts` sorted as Java's natural String order."""
+    return sorted(texts, key=lambda t: t.encode("utf-16-be", "surrogatepass"))
