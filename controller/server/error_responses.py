@@ -6,6 +6,9 @@ Rules:
   (CreateAcls: every creation; DeleteAcls: every filter, with no matching ACLs).
 - The body is an instance of the generated response class; the network layer encodes it at the
   request's version, so fields a version lacks are simply not written.
+- SCRAM and quota responses follow their Kafka getErrorResponse: AlterUserScramCredentials one result per
+  distinct user (Java-sorted), DescribeUserScramCredentials the top-level error plus one nameless result per
+  listed user, AlterClientQuotas one entry per request entry with its entity parts as sent.
 """
 from __future__ import annotations
 
@@ -75,7 +78,28 @@ def _delete_acls(cls, request, code, message):
                                for _ in request.filters or []])
 
 
+def _alter_scram(cls, request, code, message):
+    users = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
+    return cls(results=[cls.AlterUserScramCredentialsResult(user=u, error_code=code, error_message=message)
+                        for u in sorted(users, key=lambda u: u.encode("utf-16-be", "surrogatepass"))])
+
+
+def _describe_scram(cls, request, code, message):
+    results = [cls.DescribeUserScramCredentialsResult(error_code=code, error_message=message)
+               for _ in request.users or ()]
+    return cls(error_code=code, error_message=message, results=results)
+
+
+def _alter_quotas(cls, request, code, message):
+    return cls(entries=[cls.EntryData(error_code=code, error_message=message,
+                                      entity=[cls.EntityData(entity_type=e.entity_type, entity_name=e.entity_name)
+                                              for e in entry.entity])
+                        for entry in request.entries])
+
+
 _PER_TOPIC = {"CreateTopics": _create_topics, "DeleteTopics": _delete_topics,
               "CreatePartitions": _create_partitions, "IncrementalAlterConfigs": _alter_configs,
               "AlterConfigs": _alter_configs, "ElectLeaders": _elect_leaders,
-              "CreateAcls": _create_acls, "DeleteAcls": _delete_acls}
+              "CreateAcls": _create_acls, "DeleteAcls": _delete_acls,
+              "AlterUserScramCredentials": _alter_scram, "DescribeUserScramCredentials": _describe_scram,
+              "AlterClientQuotas": _alter_quotas}
