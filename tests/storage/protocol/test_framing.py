@@ -25,6 +25,7 @@ API_TABLE = {
     17: (1, -1), 36: (2, 2),  # SaslHandshake (never flexible) and SaslAuthenticate (kafka-cluster's client)
     29: (3, 2), 30: (3, 2), 31: (3, 2),  # Describe/Create/DeleteAcls (Kafka 3.9's specs, not in the reference table)
     49: (1, 1), 50: (0, 0), 51: (0, 0),  # AlterClientQuotas, Describe/AlterUserScramCredentials (Kafka 3.9's specs)
+    57: (1, 0),  # UpdateFeatures (Kafka 3.9's spec, not in the reference table)
 }
 
 
