@@ -10,8 +10,10 @@ Rules:
   (default false).
 - Which operation each API needs follows Kafka 3.9's ControllerApis: Raft and broker-lifecycle RPCs need
   CLUSTER_ACTION on CLUSTER; UnregisterBroker, DescribeCluster, voter changes, reassignments, elections
-  need ALTER on CLUSTER; DescribeQuorum DESCRIBE on CLUSTER. Topic and config APIs are checked per
-  resource but answered as a whole (one denied resource denies the request: coarser than Kafka).
+  need ALTER on CLUSTER, as do UpdateFeatures, Create/DeleteAcls and AlterUserScramCredentials; DescribeQuorum,
+  DescribeAcls and DescribeUserScramCredentials DESCRIBE on CLUSTER; AlterClientQuotas ALTER_CONFIGS on CLUSTER.
+  Topic and config APIs are checked per resource but answered as a whole (one denied resource denies the
+  request: coarser than Kafka).
 - Metadata (served by kraftsman's controller for admin clients) is open to everyone, as on a Kafka broker;
   its answer keeps only the topics the principal may DESCRIBE (a topic asked by name and not allowed comes
   back with TOPIC_AUTHORIZATION_FAILED and no partitions).
@@ -43,7 +45,9 @@ CLUSTER_APIS = {
     **dict.fromkeys(("UnregisterBroker", "DescribeCluster", "AddRaftVoter", "RemoveRaftVoter", "ElectLeaders",
                      "AlterPartitionReassignments", "UpdateFeatures", "CreateAcls", "DeleteAcls",
                      "AlterUserScramCredentials"), "ALTER"),
-    **dict.fromkeys(("DescribeQuorum", "ListPartitionReassignments", "DescribeAcls"), "DESCRIBE"),
+    **dict.fromkeys(("DescribeQuorum", "ListPartitionReassignments", "DescribeAcls", "DescribeUserScramCredentials"),
+                    "DESCRIBE"),
+    "AlterClientQuotas": "ALTER_CONFIGS",
 }
 TOPIC_APIS = {"CreateTopics": "CREATE", "DeleteTopics": "DELETE", "CreatePartitions": "ALTER"}
 CONFIG_APIS = {"IncrementalAlterConfigs": "ALTER_CONFIGS", "AlterConfigs": "ALTER_CONFIGS",

@@ -20,6 +20,18 @@ MESSAGES = {41: "This is not the correct controller for this cluster.",
             7: "The request timed out."}
 
 
+SECURITY_DISABLED = 54
+# AclApis without an authorizer: every ACL API answers SECURITY_DISABLED with these texts
+NO_AUTHORIZER = {"CreateAcls": "No Authorizer is configured.", "DeleteAcls": "No Authorizer is configured.",
+                 "DescribeAcls": "No Authorizer is configured on the broker"}
+
+
+def security_disabled(api_name: str, request):
+    """Return the SECURITY_DISABLED answer of an ACL API on a controller without an authorizer, else None."""
+    message = NO_AUTHORIZER.get(api_name)
+    return None if message is None else error_response(api_name, request, SECURITY_DISABLED, message)
+
+
 def error_response(api_name: str, request, code: int, message: str | None = None):
     """Return the `<api>Response` that answers every part of `request` with error `code`."""
     cls = codec.message_class(f"{api_name}Response")

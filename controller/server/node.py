@@ -379,6 +379,8 @@ class ControllerServer:
             denial = request_denial(self.authorizer, rctx, body)
             if denial is not None:
                 return denial
+        elif name in errors.NO_AUTHORIZER:
+            return errors.security_disabled(name, body)
         if name in RAFT_APIS:
             return self.raft_request(name, rctx.api_version, body)
         if self.quorum is None or name not in self.quorum.handlers:

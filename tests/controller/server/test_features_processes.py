@@ -1,5 +1,6 @@
-"""UpdateFeatures on a real 3-voter quorum: controllers register themselves (KIP-919), metadata.version moves
-down and up as Kafka 3.9 allows, every controller advertises the finalized level, and the log shows it."""
+"""UpdateFeatures on a real 3-voter quorum without an authorizer: controllers register themselves (KIP-919),
+metadata.version moves down and up as Kafka 3.9 allows, every controller advertises the finalized level, and the
+log shows it; the ACL APIs answer SECURITY_DISABLED, as Kafka's do without an authorizer."""
 from __future__ import annotations
 
 import pytest
@@ -71,3 +72,23 @@ def test_the_log_shows_the_registrations_and_the_feature_levels(quorum):
     assert sorted(image.cluster.controllers) == sorted(quorum.ids)
     assert all(r.record.features for r in image.cluster.controllers.values())
     assert image.features.metadata_version == 21
+
+
+def test_acl_apis_without_an_authorizer_answer_security_disabled(quorum, loop):
+    create = codec.message_class("CreateAclsRequest")
+    describe = codec.message_class("DescribeAclsRequest")
+    creation = create.AclCreation(resource_type=2, resource_name="t", resource_pattern_type=3, principal="User:a",
+                                  host="*", operation=3, permission_type=3)
+
+    async def ask():
+        client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=10_000)
+        try:
+            created = await client.request("CreateAcls", 3, create(creations=[creation]))
+            described = await client.request("DescribeAcls", 3, describe(
+                resource_type_filter=1, pattern_type_filter=1, operation=1, permission_type=1))
+            return created, described
+        finally:
+            await client.close()
+    created, described = loop.run(ask())
+    assert [(r.error_code, r.error_message) for r in created.results] == [(54, "No Authorizer is configured.")]
+    assert (described.error_code, described.error_message) == (54, "No Authorizer is configured on the broker")

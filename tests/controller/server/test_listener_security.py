@@ -436,6 +436,19 @@ def test_authorizer_super_users_acls_and_deny():
     assert (result.error_code, result.resource_name) == (29, "prod")
 
 
+@pytest.mark.parametrize("api, operation", [
+    ("UpdateFeatures", "ALTER"), ("CreateAcls", "ALTER"), ("DeleteAcls", "ALTER"), ("DescribeAcls", "DESCRIBE"),
+    ("AlterUserScramCredentials", "ALTER"), ("DescribeUserScramCredentials", "DESCRIBE"),
+    ("AlterClientQuotas", "ALTER_CONFIGS")])
+def test_admin_apis_need_kafkas_cluster_operation(api, operation):
+    auth = authz.StandardAuthorizer(frozenset(), acls=lambda: [_acl("User:ops", operation)])
+    body = codec.message_class(f"{api}Request")()
+    assert authz.request_denial(auth, _ctx(api, "User:ops"), body) is None
+    assert authz.request_denial(auth, _ctx(api, "User:dev"), body) is not None  # CLUSTER_AUTHORIZATION_FAILED
+    weaker = authz.StandardAuthorizer(frozenset(), acls=lambda: [_acl("User:ops", "CLUSTER_ACTION")])
+    assert authz.request_denial(weaker, _ctx(api, "User:ops"), body) is not None
+
+
 def test_authorizer_warns_when_plaintext_traffic_is_not_a_super_user(caplog):
     props = {"authorizer.class.name": authz.AUTHORIZERS[0], "super.users": "User:admin"}
     with caplog.at_level("WARNING", logger="kraftsman.server"):
