@@ -34,6 +34,7 @@ KAFKA_SCRIPT_VARIABLES = frozenset({
 # Console script -> the tool name in its variables (also the umbrella's sub-command).
 TOOLS = {"kafka-storage": "storage", "kafka-cluster": "cluster", "kafka-dump-log": "dump_log",
          "kafka-metadata-shell": "shell", "kafka-controller": "controller", "kafka-metadata-quorum": "quorum",
+         "kafka-features": "features",
          "kafka-metadata-export": "pipeline", "kraftsman-demo": "demo"}
 SERVER_PROPERTIES_TOOLS = frozenset({"kafka-storage", "kafka-controller"})
 

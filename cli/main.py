@@ -18,6 +18,8 @@ SUBCOMMANDS = {
     "cluster": ("kraftsman.cli.cluster_tool", "kafka-cluster", "Show the cluster id, list endpoints, unregister brokers."),
     "quorum": ("kraftsman.cli.metadata_quorum", "kafka-metadata-quorum",
                "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
+    "features": ("kraftsman.cli.features_tool", "kafka-features",
+                 "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
     "controller": ("kraftsman.cli.controller", "kafka-controller", "Run a KRaft controller in the foreground."),
     "demo": ("kraftsman.cli.demo", "kraftsman-demo", "Write and decode a small metadata log."),
     "pipeline": ("kraftsman.cli.pipeline.command", "kafka-metadata-export",

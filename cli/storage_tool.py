@@ -414,9 +414,16 @@ def _format_json(spec, config: ServerConfig, fplan, messages: list[str], problem
 # ---------------------------------------------------------------- lookups
 
 def _version_mapping(args, env: Environment) -> int:
+    env.stdout.write(version_mapping_text(args.release_version))
+    return ExitStatus.OK
+
+
+def version_mapping_text(release_version: str | None) -> str:
+    """Return the `version-mapping` lines for a release (default: the latest production one); raise Failure
+    with Kafka's text for an unknown release (kafka-features prints the same)."""
     from kraftsman.storage import features as ft
 
-    text = args.release_version or str(ft.LATEST_PRODUCTION)
+    text = release_version or str(ft.LATEST_PRODUCTION)
     try:
         mv = ft.from_version_string(text)
     except ft.FeatureError:
@@ -424,8 +431,7 @@ def _version_mapping(args, env: Environment) -> int:
                       f"{ft.MINIMUM_BOOTSTRAP_VERSION} to {ft.LATEST_PRODUCTION}") from None
     lines = [f"metadata.version={mv.level} ({text})"]
     lines += [f"{name}={level}" for name, level in ft.default_levels(mv).items()]
-    env.stdout.write("\n".join(lines) + "\n")
-    return ExitStatus.OK
+    return "\n".join(lines) + "\n"
 
 
 def _feature_dependencies(args, env: Environment) -> int:
@@ -444,11 +450,12 @@ def _feature_dependencies(args, env: Environment) -> int:
             deps = ft.dependencies_of(name, level)
         except ft.FeatureError as e:
             raise Failure(str(e)) from None
-        env.stdout.write(_dependency_text(name, level, deps))
+        env.stdout.write(dependency_text(name, level, deps))
     return ExitStatus.OK
 
 
-def _dependency_text(name: str, level: int, deps) -> str:
+def dependency_text(name: str, level: int, deps) -> str:
+    """Return the `feature-dependencies` text of `name=level` and its (feature, level) dependencies."""
     from kraftsman.storage import features as ft
 
     if name == ft.METADATA_VERSION:

@@ -99,6 +99,16 @@ CASES = [
     ("kafka-metadata-quorum", ["--bootstrap-controller", "CLOSED", "remove-controller", "-i", "1", "-d", "y"], 1),
     ("kafka-metadata-quorum", ["--bootstrap-controller", "CLOSED", "remove-controller", "-i", "1", "-d",
                                "AAAAAAAAAAAAAAAAAAAAAA"], 69),
+    ("kafka-features", ["--bogus"], 1),
+    ("kafka-features", ["--bootstrap-controller", "CLOSED", "describe"], 69),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "upgrade", "--release-version", "3.9-IV0"], 69),
+    ("kafka-features", ["--bootstrap-server", "no-port", "describe"], 1),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "--command-config", "MISSING", "version-mapping"], 1),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "--command-config", "GARBAGE", "describe"], 1),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "--command-config", "DIR", "describe"], 1),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "upgrade"], 1),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "disable", "--feature", "x", "--feature", "x"], 1),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "--output", "json", "upgrade", "--unsafe"], 64),
     ("kafka-metadata-export", ["--bogus"], 64),
     ("kafka-metadata-export", ["-o", "OUT"], 64),
     ("kafka-metadata-export", ["--conf", "no-equals-sign", "-o", "OUT", "GARBAGE_LOG"], 64),
@@ -166,7 +176,8 @@ def test_bad_flag_through_the_console_script(name):
 UNREADABLE = [("kafka-storage", ["info", "-c", "FILE"]), ("kafka-controller", ["--config", "FILE"]),
               ("kafka-cluster", ["cluster-id", "-b", "CLOSED", "-c", "FILE"]),
               ("kafka-metadata-quorum", ["--bootstrap-server", "CLOSED", "--command-config", "FILE", "describe",
-                                         "--status"])]
+                                         "--status"]),
+              ("kafka-features", ["--bootstrap-server", "CLOSED", "--command-config", "FILE", "describe"])]
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,

@@ -19,13 +19,14 @@ from kraftsman.shell.commands import COMMANDS as SHELL_COMMANDS
 from ..controller.server.sync_fakes import FakeServer, body
 from .test_cluster_tool import RANGES as CLUSTER_RANGES
 from .test_cluster_tool import describe_handler, kc, unregister_handler
+from .test_features_tool import features_server, kf, update_server
 from .test_metadata_quorum import DIR, RANGES as QUORUM_RANGES, VOTER_RANGES, controller_config  # noqa: F401 (fixture)
 from .test_metadata_quorum import handler as quorum_handler
 from .test_metadata_quorum import mq, voter_handler
 from .test_metadata_shell_cli import shell
 from .test_storage_tool import CID, config, storage
 
-SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl"}
+SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features"}
 
 
 def schema(name: str) -> dict:
@@ -248,6 +249,43 @@ def test_quorum_bad_flags_print_no_json():
     assert (status, out) == (64, "") and "invalid int value" in err
 
 
+# ---------------------------------------------------------------- kafka-features
+
+
+def test_features_outputs():
+    check = Checker("features", one_line=True)
+    j = ("--output", "json")
+    with features_server() as server:
+        assert check(kf("--bootstrap-controller", server.address, "describe", *j), 0, "describe")["features"]
+    with features_server(epoch=-1) as server:
+        doc = check(kf("--bootstrap-server", server.address, *j, "describe"), 0, "describe")
+        assert doc["finalized_features_epoch"] is None
+    with update_server({"kraft.version": (95, "no")}) as server:
+        c = ("--bootstrap-controller", server.address, *j)
+        check(kf(*c, "upgrade", "--feature", "group.version=1"), 0, "update")
+        doc = check(kf(*c, "upgrade", "--release-version", "3.9-IV0", "--dry-run"), 1, "update")
+        assert [r["error"] for r in doc["results"]] == ["no", None]
+        assert check(kf(*c, "downgrade", "--metadata", "3.8"), 0, "update")["warnings"]
+        check(kf(*c, "disable", "--feature", "group.version", "--unsafe"), 0, "update")
+        check(kf(*c, "disable"), 64, "error")
+        check(kf(*c, "upgrade", "--release-version", "1.0"), 64, "error")
+    check(kf("--bootstrap-server", "127.0.0.1:1", "version-mapping", *j), 0, "version_mapping")
+    check(kf("--bootstrap-server", "127.0.0.1:1", "version-mapping", "--release-version", "3.3", *j), 0)
+    check(kf("--bootstrap-server", "127.0.0.1:1", "feature-dependencies", "--feature", "kraft.version=1",
+             "--feature", "metadata.version=21", *j), 0, "feature_dependencies")
+    check(kf("--bootstrap-server", "127.0.0.1:1", "feature-dependencies", "--feature", "x=1", *j), 64, "error")
+    with FakeServer() as server:
+        closed = server.address
+    check(kf("--bootstrap-controller", closed, "--timeout", "2", "describe", *j), 69, "error")
+    check(kf("--bootstrap-server", "a:1", "--command-config", "/nonexistent", "describe", *j), 1, "error")
+    check.all_seen()
+
+
+def test_features_bad_flags_print_no_json():
+    status, out, err = kf("--bootstrap-server", "a:1", "--output", "json", "upgrade", "--unsafe")
+    assert (status, out) == (64, "") and "unrecognized arguments: --unsafe" in err
+
+
 # ---------------------------------------------------------------- kafka-metadata-shell cat --output json
 
 
@@ -287,6 +325,9 @@ VALID = {
     "cluster": {"command": "unregister", "status": 0, "broker_id": 7, "result": "unregistered"},
     "metadata-quorum": {"command": "remove-controller", "status": 0, "controller_id": 3, "directory_id": DIR[3],
                         "dry_run": False},
+    "features": {"command": "downgrade", "status": 0, "dry_run": True, "warnings": [],
+                 "results": [{"feature": "metadata.version", "level": 20, "upgrade_type": "safe_downgrade",
+                              "error": None}]},
 }
 
 
@@ -316,7 +357,7 @@ def test_every_json_output_has_a_schema():
     for shell_command in SHELL_COMMANDS.values():
         if any("--output" in o.flags and "json" in o.choices for o in shell_command.spec.options):
             needed.add("metadata-shell")
-    assert {"storage", "cluster", "metadata-quorum", "dump-log-jsonl", "metadata-shell"} <= needed
+    assert {"storage", "cluster", "metadata-quorum", "dump-log-jsonl", "metadata-shell", "features"} <= needed
     shipped = {p.name.removesuffix(".schema.json")
                for p in resources.files("kraftsman.cli").joinpath("schemas").iterdir() if p.name.endswith(".json")}
     assert needed <= shipped, f"JSON outputs without a schema in cli/schemas/: {sorted(needed - shipped)}"
