@@ -54,6 +54,13 @@ EXAMPLES = {
                               "kafka-metadata-shell --snapshot 00000000000000000100-0000000001.checkpoint"),
                              ("List the topics of a log directory as of offset 200:",
                               "kafka-metadata-shell --directory /var/lib/kafka --offset 200 ls /image/topics")),
+    "kafka-features": (("Show the feature levels of a cluster:", "kafka-features --bootstrap-controller localhost:9093 "
+                                                                  "describe"),
+                       ("Check, then make, the upgrade to a release after a rolling upgrade:",
+                        "kafka-features --bootstrap-controller localhost:9093 upgrade --release-version 3.9-IV0 "
+                        "--dry-run"),
+                       ("List the feature levels a release sets:", "kafka-features --bootstrap-server localhost:9092 "
+                                                                   "version-mapping --release-version 3.8")),
     "kafka-controller": (("Run a controller in the foreground:", "kafka-controller -c controller.properties"),),
     "kraftsman-demo": (("Run the demo and keep its files:", "kraftsman-demo --directory /tmp/kraftsman-demo"),),
 }

@@ -25,6 +25,7 @@ _kraftsman_kraftsman() {
             "|shell") node="shell" ;;
             "|cluster") node="cluster" ;;
             "|quorum") node="quorum" ;;
+            "|features") node="features" ;;
             "|controller") node="controller" ;;
             "|demo") node="demo" ;;
             "|pipeline") node="pipeline" ;;
@@ -39,7 +40,13 @@ _kraftsman_kraftsman() {
             "quorum|describe") node="quorum describe" ;;
             "quorum|add-controller") node="quorum add-controller" ;;
             "quorum|remove-controller") node="quorum remove-controller" ;;
-            "storage info|-c"|"storage info|--config"|"storage info|--output"|"storage format|-c"|"storage format|--config"|"storage format|--output"|"storage format|-t"|"storage format|--cluster-id"|"storage format|-S"|"storage format|--add-scram"|"storage format|-r"|"storage format|--release-version"|"storage format|-f"|"storage format|--feature"|"storage format|-I"|"storage format|--initial-controllers"|"storage version-mapping|-r"|"storage version-mapping|--release-version"|"storage feature-dependencies|-f"|"storage feature-dependencies|--feature"|"storage random-uuid|--count"|"dump-log|--files"|"dump-log|--key-decoder-class"|"dump-log|--max-bytes"|"dump-log|--max-message-size"|"dump-log|--output"|"dump-log|--value-decoder-class"|"shell|-s"|"shell|--snapshot"|"shell|-d"|"shell|--directory"|"shell|--offset"|"shell|--controllers"|"shell|-C"|"shell|--bootstrap-controller"|"shell|-c"|"shell|--config"|"shell|--timeout"|"cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server"|"cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller"|"cluster cluster-id|-c"|"cluster cluster-id|--config"|"cluster cluster-id|--output"|"cluster cluster-id|--timeout"|"cluster unregister|-b"|"cluster unregister|--bootstrap-server"|"cluster unregister|-C"|"cluster unregister|--bootstrap-controller"|"cluster unregister|-c"|"cluster unregister|--config"|"cluster unregister|--output"|"cluster unregister|--timeout"|"cluster unregister|-i"|"cluster unregister|--id"|"cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server"|"cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller"|"cluster list-endpoints|-c"|"cluster list-endpoints|--config"|"cluster list-endpoints|--output"|"cluster list-endpoints|--timeout"|"quorum|--bootstrap-server"|"quorum|--bootstrap-controller"|"quorum|--command-config"|"quorum|--output"|"quorum|--timeout"|"quorum describe|--output"|"quorum describe|--timeout"|"quorum add-controller|--output"|"quorum add-controller|--timeout"|"quorum remove-controller|-i"|"quorum remove-controller|--controller-id"|"quorum remove-controller|-d"|"quorum remove-controller|--controller-directory-id"|"quorum remove-controller|--output"|"quorum remove-controller|--timeout"|"controller|-c"|"controller|--config"|"controller|--override"|"controller|--log-level"|"demo|--directory"|"demo|--voters"|"pipeline|-o"|"pipeline|--output-dir"|"pipeline|--format"|"pipeline|--master"|"pipeline|--conf"|"pipeline|--split-bytes") i=$((i + 1)) ;;
+            "features|describe") node="features describe" ;;
+            "features|upgrade") node="features upgrade" ;;
+            "features|downgrade") node="features downgrade" ;;
+            "features|disable") node="features disable" ;;
+            "features|version-mapping") node="features version-mapping" ;;
+            "features|feature-dependencies") node="features feature-dependencies" ;;
+            "storage info|-c"|"storage info|--config"|"storage info|--output"|"storage format|-c"|"storage format|--config"|"storage format|--output"|"storage format|-t"|"storage format|--cluster-id"|"storage format|-S"|"storage format|--add-scram"|"storage format|-r"|"storage format|--release-version"|"storage format|-f"|"storage format|--feature"|"storage format|-I"|"storage format|--initial-controllers"|"storage version-mapping|-r"|"storage version-mapping|--release-version"|"storage feature-dependencies|-f"|"storage feature-dependencies|--feature"|"storage random-uuid|--count"|"dump-log|--files"|"dump-log|--key-decoder-class"|"dump-log|--max-bytes"|"dump-log|--max-message-size"|"dump-log|--output"|"dump-log|--value-decoder-class"|"shell|-s"|"shell|--snapshot"|"shell|-d"|"shell|--directory"|"shell|--offset"|"shell|--controllers"|"shell|-C"|"shell|--bootstrap-controller"|"shell|-c"|"shell|--config"|"shell|--timeout"|"cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server"|"cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller"|"cluster cluster-id|-c"|"cluster cluster-id|--config"|"cluster cluster-id|--output"|"cluster cluster-id|--timeout"|"cluster unregister|-b"|"cluster unregister|--bootstrap-server"|"cluster unregister|-C"|"cluster unregister|--bootstrap-controller"|"cluster unregister|-c"|"cluster unregister|--config"|"cluster unregister|--output"|"cluster unregister|--timeout"|"cluster unregister|-i"|"cluster unregister|--id"|"cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server"|"cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller"|"cluster list-endpoints|-c"|"cluster list-endpoints|--config"|"cluster list-endpoints|--output"|"cluster list-endpoints|--timeout"|"quorum|--bootstrap-server"|"quorum|--bootstrap-controller"|"quorum|--command-config"|"quorum|--output"|"quorum|--timeout"|"quorum describe|--output"|"quorum describe|--timeout"|"quorum add-controller|--output"|"quorum add-controller|--timeout"|"quorum remove-controller|-i"|"quorum remove-controller|--controller-id"|"quorum remove-controller|-d"|"quorum remove-controller|--controller-directory-id"|"quorum remove-controller|--output"|"quorum remove-controller|--timeout"|"features|--bootstrap-server"|"features|--bootstrap-controller"|"features|--command-config"|"features|--output"|"features|--timeout"|"features describe|--output"|"features describe|--timeout"|"features upgrade|--metadata"|"features upgrade|--release-version"|"features upgrade|--feature"|"features upgrade|--output"|"features upgrade|--timeout"|"features downgrade|--metadata"|"features downgrade|--release-version"|"features downgrade|--feature"|"features downgrade|--output"|"features downgrade|--timeout"|"features disable|--feature"|"features disable|--output"|"features disable|--timeout"|"features version-mapping|--release-version"|"features version-mapping|--output"|"features version-mapping|--timeout"|"features feature-dependencies|--feature"|"features feature-dependencies|--output"|"features feature-dependencies|--timeout"|"controller|-c"|"controller|--config"|"controller|--override"|"controller|--log-level"|"demo|--directory"|"demo|--voters"|"pipeline|-o"|"pipeline|--output-dir"|"pipeline|--format"|"pipeline|--master"|"pipeline|--conf"|"pipeline|--split-bytes") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -98,6 +105,32 @@ _kraftsman_kraftsman() {
         "quorum remove-controller|-d"|"quorum remove-controller|--controller-directory-id") :; return 0 ;;
         "quorum remove-controller|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
         "quorum remove-controller|--timeout") :; return 0 ;;
+        "features|--bootstrap-server") :; return 0 ;;
+        "features|--bootstrap-controller") :; return 0 ;;
+        "features|--command-config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "features|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features|--timeout") :; return 0 ;;
+        "features describe|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features describe|--timeout") :; return 0 ;;
+        "features upgrade|--metadata") :; return 0 ;;
+        "features upgrade|--release-version") :; return 0 ;;
+        "features upgrade|--feature") :; return 0 ;;
+        "features upgrade|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features upgrade|--timeout") :; return 0 ;;
+        "features downgrade|--metadata") :; return 0 ;;
+        "features downgrade|--release-version") :; return 0 ;;
+        "features downgrade|--feature") :; return 0 ;;
+        "features downgrade|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features downgrade|--timeout") :; return 0 ;;
+        "features disable|--feature") :; return 0 ;;
+        "features disable|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features disable|--timeout") :; return 0 ;;
+        "features version-mapping|--release-version") :; return 0 ;;
+        "features version-mapping|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features version-mapping|--timeout") :; return 0 ;;
+        "features feature-dependencies|--feature") :; return 0 ;;
+        "features feature-dependencies|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "features feature-dependencies|--timeout") :; return 0 ;;
         "controller|-c"|"controller|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "controller|--override") :; return 0 ;;
         "controller|--log-level") COMPREPLY=($(compgen -W "DEBUG INFO WARN ERROR" -- "$cur")); return 0 ;;
@@ -110,7 +143,7 @@ _kraftsman_kraftsman() {
         "pipeline|--split-bytes") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum controller demo pipeline" ;;
+        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum features controller demo pipeline" ;;
         "storage") flags="-h --help"; subs="info format version-mapping feature-dependencies random-uuid" ;;
         "storage info") flags="-h --help -c --config --output"; subs="" ;;
         "storage format") flags="-h --help -c --config --output -t --cluster-id -S --add-scram -g --ignore-formatted -r --release-version -f --feature -s --standalone -N --no-initial-controllers -I --initial-controllers"; subs="" ;;
@@ -127,6 +160,13 @@ _kraftsman_kraftsman() {
         "quorum describe") flags="-h --help --status --replication --human-readable --output --timeout"; subs="" ;;
         "quorum add-controller") flags="-h --help --dry-run --output --timeout"; subs="" ;;
         "quorum remove-controller") flags="-h --help -i --controller-id -d --controller-directory-id --dry-run --output --timeout"; subs="" ;;
+        "features") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe upgrade downgrade disable version-mapping feature-dependencies" ;;
+        "features describe") flags="-h --help --output --timeout"; subs="" ;;
+        "features upgrade") flags="-h --help --metadata --release-version --feature --dry-run --output --timeout"; subs="" ;;
+        "features downgrade") flags="-h --help --metadata --release-version --feature --unsafe --dry-run --output --timeout"; subs="" ;;
+        "features disable") flags="-h --help --feature --unsafe --dry-run --output --timeout"; subs="" ;;
+        "features version-mapping") flags="-h --help --release-version --output --timeout"; subs="" ;;
+        "features feature-dependencies") flags="-h --help --feature --output --timeout"; subs="" ;;
         "controller") flags="-h --help -c --config --override --log-level --version"; subs="" ;;
         "demo") flags="-h --help --directory --voters"; subs="" ;;
         "pipeline") flags="-o --output-dir --format --master --conf --split-bytes --verbose -h --help"; subs="" ;;
