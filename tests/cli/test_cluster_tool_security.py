@@ -17,10 +17,11 @@ import pytest
 
 from kraftsman.cli import cluster_tool, storage_tool
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.local_quorum import LocalQuorum, free_ports
+from kraftsman.cli.local_quorum import LocalQuorum
 from kraftsman.controller.server.broker_sim import SimulatedBroker
 
-from ..controller.server.quorum_fixtures import FAST, LoopThread, find_leader, running_brokers, wait_for
+from ..controller.server.quorum_fixtures import FAST, LoopThread, SecureListenerQuorum, find_leader, running_brokers, \
+    wait_for
 
 BROKER_IDS = (201, 202, 203)
 CLUSTER_ID = "U2VjdXJlQ2x1c3RlcjAxMg"
@@ -69,28 +70,13 @@ def loop():
     runner.close()
 
 
-class SecureQuorum(LocalQuorum):
-    """A LocalQuorum whose voters also listen on a SASL_SSL listener named SECURE."""
-
-    def __init__(self, base, voters: int, **kw):
-        super().__init__(base, voters, **kw)
-        self.secure_ports = dict(zip(self.ids, free_ports(voters)))
-
-    def secure_bootstrap(self) -> str:
-        return ",".join(f"127.0.0.1:{p}" for p in self.secure_ports.values())
-
-    def properties(self, node_id: int) -> dict[str, str]:
-        return super().properties(node_id) | {
-            "listeners": f"CONTROLLER://127.0.0.1:{self.ports[node_id]},SECURE://127.0.0.1:{self.secure_ports[node_id]}"}
-
-
 @pytest.fixture(scope="module")
 def secure(tmp_path_factory, loop):
     """Yield (quorum, SASL_SSL bootstrap list, directory of the client files)."""
     pytest.importorskip("cryptography")
     base = tmp_path_factory.mktemp("cluster-tool-security")
     _make_pki(base)
-    q = SecureQuorum(base / "quorum", 3, cluster_id=CLUSTER_ID, extra=FAST)
+    q = SecureListenerQuorum(base / "quorum", 3, cluster_id=CLUSTER_ID, extra=FAST)
     q.extra |= {
         "controller.listener.names": "CONTROLLER,SECURE",
         "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_SSL",

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from kraftsman.cli.local_quorum import LocalQuorum, free_ports
 from kraftsman.controller.server.controller_client import describe_quorum, find_leader  # noqa: F401
 from ...loop_thread import LoopThread  # noqa: F401  (re-exported to the test modules)
 
@@ -42,12 +43,10 @@ def wait_for(predicate, timeout: float = 20, interval: float = 0.1):
 
 
 @contextlib.contextmanager
-def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None):
-    """Format and start `voters` controller processes under `base`, yield once a leader is elected and every
-    controller has applied the bootstrap metadata, stop them."""
-    from kraftsman.cli.local_quorum import LocalQuorum
-
-    q = LocalQuorum(base, voters, extra=FAST if extra is None else extra)
+def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None, quorum_class=None, **options):
+    """Format and start `voters` controller processes under `base` (a LocalQuorum, or `quorum_class` built with
+    `options`), yield once a leader is elected and every controller has applied the bootstrap metadata, stop them."""
+    q = (quorum_class or LocalQuorum)(base, voters, extra=FAST if extra is None else extra, **options)
     q.format()
     q.start()
     try:
@@ -93,3 +92,22 @@ def running_brokers(quorum, loop: LoopThread, broker_ids, *, unfenced: bool = Tr
     finally:
         for sim in sims:
             loop.run(sim.stop())
+
+
+
+class SecureListenerQuorum(LocalQuorum):
+    """A LocalQuorum whose voters also listen on a second listener named SECURE (its protocol, SASL and TLS
+    settings come from the quorum's `extra` properties)."""
+
+    def __init__(self, base, voters: int, **kw):
+        super().__init__(base, voters, **kw)
+        self.secure_ports = dict(zip(self.ids, free_ports(voters)))
+
+    def secure_bootstrap(self) -> str:
+        """Return the SECURE listeners as a bootstrap list."""
+        return ",".join(f"127.0.0.1:{p}" for p in self.secure_ports.values())
+
+    def properties(self, node_id: int) -> dict[str, str]:
+        ports = self.ports[node_id], self.secure_ports[node_id]
+        return super().properties(node_id) | {
+            "listeners": "CONTROLLER://127.0.0.1:{},SECURE://127.0.0.1:{}".format(*ports)}

@@ -10,10 +10,9 @@ import time
 
 import pytest
 
-from kraftsman.cli.local_quorum import LocalQuorum, free_ports
 from kraftsman.storage.protocol import codec
 
-from .quorum_fixtures import FAST, find_leader, loop_fixture, wait_for
+from .quorum_fixtures import FAST, SecureListenerQuorum, find_leader, loop_fixture, running_quorum, wait_for
 
 CLUSTER_ID = "QWNsUXVvcnVtQ2x1c3Rlcg"
 JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" '
@@ -25,37 +24,16 @@ CLUSTER_AUTHORIZATION_FAILED = 31
 loop = loop_fixture()
 
 
-class AclQuorum(LocalQuorum):
-    """A LocalQuorum whose voters also listen on a SASL_PLAINTEXT listener named SECURE."""
-
-    def __init__(self, base, voters: int, **kw):
-        super().__init__(base, voters, **kw)
-        self.secure_ports = dict(zip(self.ids, free_ports(voters)))
-
-    def secure_bootstrap(self) -> str:
-        return ",".join(f"127.0.0.1:{p}" for p in self.secure_ports.values())
-
-    def properties(self, node_id: int) -> dict[str, str]:
-        ports = self.ports[node_id], self.secure_ports[node_id]
-        return super().properties(node_id) | {
-            "listeners": "CONTROLLER://127.0.0.1:{},SECURE://127.0.0.1:{}".format(*ports),
-            "controller.listener.names": "CONTROLLER,SECURE",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_PLAINTEXT",
-            "listener.name.secure.sasl.enabled.mechanisms": "PLAIN",
-            "listener.name.secure.plain.sasl.jaas.config": JAAS}
+SECURE = {"controller.listener.names": "CONTROLLER,SECURE",
+          "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_PLAINTEXT",
+          "listener.name.secure.sasl.enabled.mechanisms": "PLAIN", "listener.name.secure.plain.sasl.jaas.config": JAAS}
 
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    q = AclQuorum(tmp_path_factory.mktemp("acls"), 3, cluster_id=CLUSTER_ID, extra=FAST | AUTHORIZED)
-    q.format()
-    q.start()
-    try:
-        q.wait_listening()
-        loop.run(find_leader(q.addresses()))
+    with running_quorum(tmp_path_factory.mktemp("acls"), loop, extra=FAST | AUTHORIZED | SECURE,
+                        quorum_class=SecureListenerQuorum, cluster_id=CLUSTER_ID) as q:
         yield q
-    finally:
-        q.stop()
 
 
 def admin(quorum):

@@ -13,43 +13,26 @@ import time
 
 import pytest
 
-from kraftsman.cli.local_quorum import LocalQuorum, free_ports
 from kraftsman.controller.server import observer as ob
 from kraftsman.controller.server import sync_client as sc
 from kraftsman.controller.server.controller_client import ActiveControllerClient
 from kraftsman.storage.protocol import codec
 
-from .quorum_fixtures import FAST, find_leader, loop_fixture, wait_for
+from .quorum_fixtures import FAST, SecureListenerQuorum, loop_fixture, running_quorum, wait_for
 
 loop = loop_fixture()
 
 
-class SaslQuorum(LocalQuorum):
-    """A LocalQuorum whose voters also listen on a SASL_PLAINTEXT listener named SECURE."""
-
-    def __init__(self, base, voters: int, **kw):
-        super().__init__(base, voters, **kw)
-        self.secure_ports = dict(zip(self.ids, free_ports(voters)))
-
-    def properties(self, node_id: int) -> dict[str, str]:
-        return super().properties(node_id) | {
-            "listeners": f"CONTROLLER://127.0.0.1:{self.ports[node_id]},SECURE://127.0.0.1:{self.secure_ports[node_id]}"}
+SECURE = {"controller.listener.names": "CONTROLLER,SECURE",
+          "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_PLAINTEXT",
+          "listener.name.secure.sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512"}
 
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    q = SaslQuorum(tmp_path_factory.mktemp("scram-quota"), 3, extra=dict(FAST))
-    q.extra |= {"controller.listener.names": "CONTROLLER,SECURE",
-                "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_PLAINTEXT",
-                "listener.name.secure.sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512"}
-    q.format()
-    q.start()
-    try:
-        q.wait_listening()
-        loop.run(find_leader(q.addresses()))
+    with running_quorum(tmp_path_factory.mktemp("scram-quota"), loop, extra=FAST | SECURE,
+                        quorum_class=SecureListenerQuorum) as q:
         yield q
-    finally:
-        q.stop()
 
 
 def admin(quorum):
