@@ -76,9 +76,11 @@ class FeaturesDelta:
         self.metadata_version = image.metadata_version
         self.finalized = None
         self.zk_migration_state = image.zk_migration_state
+        self.replays = 0  # records replayed here: apply() returns the same image while 0
 
     def replay_feature_level(self, message) -> None:
         """Apply a FeatureLevelRecord (level 0 removes the feature)."""
+        self.replays += 1
         if message.name == METADATA_VERSION:
             self.metadata_version = message.feature_level
             return
@@ -91,9 +93,12 @@ class FeaturesDelta:
 
     def replay_zk_migration_state(self, message) -> None:
         """Apply a ZkMigrationStateRecord."""
+        self.replays += 1
         self.zk_migration_state = message.zk_migration_state
 
     def apply(self) -> FeaturesImage:
-        """Return the resulting FeaturesImage."""
+        """Return the resulting FeaturesImage (the same object when no record was replayed)."""
+        if not self.replays:
+            return self.image
         finalized = self.image.finalized if self.finalized is None else self.finalized
         return FeaturesImage(self.metadata_version, finalized, self.zk_migration_state)

@@ -13,6 +13,8 @@ Rules:
   garbage collector to walk than a follower.
 - A snapshot holds exactly the committed image at `offset` (image.write()), in Kafka's .checkpoint
   layout (raft.snapshot.build_snapshot) so kafka-dump-log and the shell read it.
+- `features_epoch` is the last offset of the committed batch (or loaded snapshot) that last replayed a
+  feature record, as Kafka's FeaturesPublisher takes it for ApiVersions' FinalizedFeaturesEpoch; -1 before.
 """
 from __future__ import annotations
 
@@ -53,6 +55,10 @@ class _Lazy:
         for record, value in zip(records, values):
             replay(record, value)
 
+    def feature_replays(self) -> int:
+        """Return how many feature records the pending delta replayed."""
+        return self._delta.features.replays if self._delta is not None else 0
+
     @property
     def image(self) -> MetadataImage:
         if self._delta is not None:
@@ -71,6 +77,7 @@ class MetadataState:
         self.last_epoch = 0
         self.last_timestamp = -1
         self.bytes_since_snapshot = 0
+        self.features_epoch = -1    # last offset of the batch or snapshot that last changed the features
 
     # ------------------------------------------------------------ committed side
     @property
@@ -85,9 +92,15 @@ class MetadataState:
             while marks and marks[0][0] < batch.next_offset:
                 marks.pop(0)
             if marks and marks[0][0] == batch.next_offset:
-                self._committed = _Lazy(marks.pop(0)[1])
+                adopted = marks.pop(0)[1]
+                if adopted.features is not self._committed.image.features:
+                    self.features_epoch = batch.last_offset
+                self._committed = _Lazy(adopted)
             else:
+                before = self._committed.feature_replays()
                 self._committed.replay_values(batch.values())
+                if self._committed.feature_replays() != before:
+                    self.features_epoch = batch.last_offset
         self.offset, self.last_epoch = batch.next_offset, batch.epoch
         self.bytes_since_snapshot += len(batch.data)
         self.last_timestamp = _MAX_TIMESTAMP.unpack_from(batch.data, 35)[0]
@@ -101,6 +114,7 @@ class MetadataState:
         lazy.provenance = Provenance(sid.end_offset - 1, sid.epoch, -1)
         self._committed = lazy
         self.offset, self.last_epoch = sid.end_offset, sid.epoch
+        self.features_epoch = sid.end_offset - 1
         self.bytes_since_snapshot = 0
         self._marks.clear()
         if self._pending is not None:

@@ -239,8 +239,8 @@ class ControllerServer:
         """Return the ApiVersions data this controller advertises (finalized features from the image)."""
         from . import api_versions
 
-        features = self.driver.state.committed.features
-        return api_versions.controller_api_versions(features)
+        state = self.driver.state
+        return api_versions.controller_api_versions(state.committed.features, finalized_epoch=state.features_epoch)
 
     # ------------------------------------------------------------ ticking
     async def _tick_loop(self) -> None:

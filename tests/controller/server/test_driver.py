@@ -233,6 +233,29 @@ def test_adopted_committed_image_equals_a_replay_of_the_log():
     assert ours == theirs and len(ours) == 4
 
 
+def test_features_epoch_is_the_last_offset_of_the_batch_that_last_set_a_feature():
+    driver, _, _, _ = _driver()
+    _until_active(driver)
+    assert driver.state.features_epoch == -1
+    batches = []
+    for records in ([_topic("a")], [ApiMessageAndVersion(FeatureLevel(name="metadata.version", feature_level=20), 0),
+                                    _topic("b", 1)], [_topic("c", 2)]):
+        driver.propose(records, lambda e: None)
+        driver.flush_proposals()
+        driver.tick()
+        batches.append(driver.state.offset - 1)
+    assert driver.state.features_epoch == batches[1]  # the leader adopts its pending images
+    replayed = MetadataState()
+    for batch in driver.node.log.read(0, 1 << 30):
+        replayed.apply_batch(batch)
+    assert replayed.features_epoch == batches[1]      # a follower replays the same batches
+    restored = MetadataState()
+    restored.load_snapshot(driver.state.build_snapshot(
+        S.SnapshotId(driver.state.offset, driver.state.last_epoch), driver.node.voter_history.at(driver.state.offset),
+        0, 0))
+    assert restored.features_epoch == driver.state.offset - 1  # a snapshot counts as one change at its end
+
+
 def test_background_fsync_gates_the_leaders_own_vote_on_the_high_watermark():
     jobs, background, run_jobs = _background_jobs()
     driver, _, _, _ = _driver(background=background)
