@@ -35,6 +35,15 @@ class ToolParser(argparse.ArgumentParser):
         raise UsageError(f"{self.format_usage()}{self.prog}: error: {message}")
 
 
+def kraftsman_flags(parser: argparse.ArgumentParser, output="text", timeout=None) -> None:
+    """Add kraftsman's --output (text | json) and --timeout flags (argparse.SUPPRESS defaults on a sub-command
+    that also accepts them after its name)."""
+    parser.add_argument("--output", choices=("text", "json"), default=output,
+                        help="kraftsman: print text (Kafka's) or one JSON object.")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=timeout,
+                        help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")
+
+
 def parse_arguments(parser: argparse.ArgumentParser, tool: str, argv: list[str], env: Environment):
     """Parse `argv` as Kafka's argparse4j tools do; return (namespace, None), or (None, exit status) after
     printing a usage error (1, or 64 with --output json) or the help (-h)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 
-from .admin_tool import Context, Failure, ToolParser, fail, parse_arguments
+from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
 from .common import Environment
 
 PROG = "kafka-cluster"
@@ -37,10 +37,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bootstrap-server", "-b", help=SERVER_HELP)
     group.add_argument("--bootstrap-controller", "-C", help=CONTROLLER_HELP)
     parser.add_argument("--config", "-c", help="A property file containing configurations for the Admin client.")
-    parser.add_argument("--output", choices=("text", "json"), default="text",
-                        help="kraftsman: print text (Kafka's) or one JSON object.")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")
+    kraftsman_flags(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:

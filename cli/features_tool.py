@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 
-from .admin_tool import Context, Failure, ToolParser, fail, parse_arguments
+from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
 from .common import Environment
 
 PROG = "kafka-features"
@@ -43,13 +43,6 @@ DEPENDENCIES_HELP = ("Look up dependencies for a given feature version. If the f
 COMMAND_NAMES = ("describe", "upgrade", "downgrade", "disable", "version-mapping", "feature-dependencies")
 
 
-def _kraftsman_flags(parser: argparse.ArgumentParser, output, timeout) -> None:
-    parser.add_argument("--output", choices=("text", "json"), default=output,
-                        help="kraftsman: print text (Kafka's) or one JSON object.")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=timeout,
-                        help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of kafka-features."""
     parser = ToolParser(prog=PROG, description="This tool manages feature flags in Kafka.")
@@ -58,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
     parser.add_argument("--command-config", dest="config", metavar="FILE",
                         help="Property file containing configs to be passed to Admin Client.")
-    _kraftsman_flags(parser, "text", None)
+    kraftsman_flags(parser, "text", None)
     sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}", parser_class=ToolParser)
     sub.required = True
     sub.add_parser("describe", help="Describes the current active feature flags.")
@@ -67,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_disable(sub)
     _add_lookups(sub)
     for child in sub.choices.values():          # also accepted after the sub-command
-        _kraftsman_flags(child, argparse.SUPPRESS, argparse.SUPPRESS)
+        kraftsman_flags(child, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser
 
 

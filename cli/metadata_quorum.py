@@ -23,7 +23,7 @@ import argparse
 import os
 import time
 
-from .admin_tool import Context, Failure, ToolParser, fail, parse_arguments
+from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
 from .cluster_tool import ERROR_NAMES
 from .common import Environment, ExitStatus
 
@@ -43,13 +43,6 @@ QUORUM_ERROR_NAMES = ERROR_NAMES | {3: "UNKNOWN_TOPIC_OR_PARTITION", 6: "NOT_LEA
                                     126: "DUPLICATE_VOTER", 127: "VOTER_NOT_FOUND"}
 
 
-def _kraftsman_flags(parser: argparse.ArgumentParser, output, timeout) -> None:
-    parser.add_argument("--output", choices=("text", "json"), default=output,
-                        help="kraftsman: print text (Kafka's) or one JSON object.")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=timeout,
-                        help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of kafka-metadata-quorum."""
     parser = ToolParser(prog=PROG, description="This tool describes kraft metadata quorum status.")
@@ -57,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--bootstrap-server", help=SERVER_HELP)
     group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
     parser.add_argument("--command-config", dest="config", metavar="FILE", help=CONFIG_HELP)
-    _kraftsman_flags(parser, "text", None)
+    kraftsman_flags(parser, "text", None)
     sub = parser.add_subparsers(dest="command", metavar="{describe,add-controller,remove-controller}",
                                 parser_class=ToolParser)
     sub.required = True
@@ -68,16 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
     replication.add_argument("--replication", action="store_true",
                              help="Detailed information about the status of replication")
     replication.add_argument("--human-readable", action="store_true", help="Human-readable output")
-    _kraftsman_flags(describe, argparse.SUPPRESS, argparse.SUPPRESS)   # also accepted after the sub-command
+    kraftsman_flags(describe, argparse.SUPPRESS, argparse.SUPPRESS)   # also accepted after the sub-command
     add = sub.add_parser("add-controller", help="Add a controller to the KRaft controller cluster")
     add.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
-    _kraftsman_flags(add, argparse.SUPPRESS, argparse.SUPPRESS)
+    kraftsman_flags(add, argparse.SUPPRESS, argparse.SUPPRESS)
     remove = sub.add_parser("remove-controller", help="Remove a controller from the KRaft controller cluster")
     remove.add_argument("--controller-id", "-i", type=int, required=True, help="The id of the controller to remove.")
     remove.add_argument("--controller-directory-id", "-d", required=True,
                         help="The directory ID of the controller to remove.")
     remove.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
-    _kraftsman_flags(remove, argparse.SUPPRESS, argparse.SUPPRESS)
+    kraftsman_flags(remove, argparse.SUPPRESS, argparse.SUPPRESS)
     return parser
 
 
