@@ -355,20 +355,35 @@ class ControllerServer:
         return future
 
     # ------------------------------------------------------------ controller traffic
-    def context(self, api_version: int, pending: bool = False) -> ControllerContext:
+    def context(self, api_version: int, pending: bool = False, listener: str | None = None) -> ControllerContext:
         d = self.driver
         return ControllerContext(
             image=d.state.pending if pending else d.state.committed, now_ms=d.node.now, api_version=api_version,
             next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
             leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
-            controllers=self.controller_nodes(), config=self.quorum.config, rng=self.rng)
+            controllers=self.controller_nodes(listener), config=self.quorum.config, rng=self.rng)
 
-    def controller_nodes(self) -> tuple[ControllerNode, ...]:
-        endpoints = dict(self.peer_endpoints())
+    def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
+        """Return the voters as clients should reach them: on the first controller listener, or on `listener`
+        (the one a request came in on) at the endpoints the controllers registered for it (KIP-919), as
+        Kafka's DescribeCluster does; a voter with no endpoint there is left out."""
         ep = self.config.controller_listener()
-        endpoints[self.config.node_id] = (self.advertised_host(), self.listener.port if self.listener else ep.port)
+        if listener is None or listener == ep.name:
+            endpoints = dict(self.peer_endpoints())
+            endpoints[self.config.node_id] = (self.advertised_host(), self.listener.port if self.listener else ep.port)
+        else:
+            endpoints = self._registered_endpoints(listener)
         return tuple(ControllerNode(i, h, p) for i, (h, p) in sorted(endpoints.items())
                      if i >= 0 and i in self.driver.node.voters)
+
+    def _registered_endpoints(self, listener: str) -> dict[int, tuple[str, int]]:
+        """Return each registered controller's endpoint on `listener`, and this node's own."""
+        out = {cid: (e.host, e.port) for cid, reg in self.driver.state.committed.cluster.controllers.items()
+               for e in reg.record.end_points if e.name == listener}
+        own = next((x for x in self.listeners if x.name == listener), None)
+        if own is not None:
+            out[self.config.node_id] = (self.advertised_host(), own.port)
+        return out
 
     def handle(self, rctx, body):
         """Serve one request from the listener: return its response (None: no answer) or an awaitable of it."""
@@ -386,7 +401,7 @@ class ControllerServer:
         if self.quorum is None or name not in self.quorum.handlers:
             return None
         if self.quorum.is_read_only(name):
-            response = self.quorum.handle(name, self.context(rctx.api_version), body).response
+            response = self.quorum.handle(name, self.context(rctx.api_version, listener=rctx.listener), body).response
             if self.authorizer is not None and name == "Metadata":
                 from .authorizer import filter_metadata
 

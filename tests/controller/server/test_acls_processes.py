@@ -217,3 +217,19 @@ def test_every_voter_holds_the_acls_in_its_image(quorum, loop):
         "operation=READ, permissionType=ALLOW)",
         "StandardAcl(resourceType=CLUSTER, resourceName=kafka-cluster, patternType=LITERAL, principal=User:alice, "
         "host=*, operation=DESCRIBE, permissionType=ALLOW)"])
+
+
+def test_an_admin_client_on_the_sasl_listener_is_sent_to_that_listener_of_every_voter(quorum):
+    from confluent_kafka.admin import AdminClient
+
+    # Metadata and DescribeCluster name each controller's endpoint on the listener the request came in on,
+    # from the controllers' registrations (KIP-919); before, the PLAINTEXT ports came back and SASL broke there
+    admin_client = AdminClient({"bootstrap.servers": quorum.secure_bootstrap(), "security.protocol": "SASL_PLAINTEXT",
+                                "sasl.mechanism": "PLAIN", "sasl.username": "admin", "sasl.password": "admin-secret",
+                                "socket.timeout.ms": 10000})
+    wait_for(lambda: {b.port for b in admin_client.list_topics(timeout=10).brokers.values()}
+             == set(quorum.secure_ports.values()), timeout=30)
+    cluster = admin_client.describe_cluster().result(timeout=10)
+    assert {n.port for n in cluster.nodes} == set(quorum.secure_ports.values())
+    topics = admin_client.list_topics(timeout=10).topics
+    assert isinstance(topics, dict)
