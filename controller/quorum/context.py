@@ -63,6 +63,7 @@ class ControllerContext:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     principal: str = "User:ANONYMOUS"
     listener: str = "CONTROLLER"
+    kraft_version: int = 0  # the Raft layer's kraft.version (KRaftVersionRecord), not a FeatureLevelRecord
 
 
 class ControllerResult(NamedTuple):

@@ -14,8 +14,9 @@ Rules:
   the finalized levels with every update of the request applied.
 - Version 0's AllowDowngrade means a safe downgrade (UpdateFeaturesRequest.getFeature); from version 1
   UpgradeType says it: 1 upgrade, 2 safe downgrade, 3 unsafe downgrade.
-- kraft.version is the Raft layer's (KRaftVersionRecord): Kafka 3.9 would write a FeatureLevelRecord for it
-  that nothing reads; kraftsman refuses the update instead and says why.
+- kraft.version is the Raft layer's (KRaftVersionRecord, ctx.kraft_version): Kafka 3.9 would write a
+  FeatureLevelRecord for it that nothing reads; kraftsman accepts the level it already has (no record) and
+  refuses any other, saying why.
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def update_features(ctx: ControllerContext, request) -> ControllerResult:
                                                             error_message=str(e)))
             continue
         results.append(_RESPONSE.UpdatableFeatureResult(feature=name, error_code=0, error_message=None))
-        records.append(ApiMessageAndVersion(_FEATURE_LEVEL(name=name, feature_level=level), 0))
+        if name != ft.KRAFT_VERSION:  # the level it has: nothing to write
+            records.append(ApiMessageAndVersion(_FEATURE_LEVEL(name=name, feature_level=level), 0))
     validate_only = ctx.api_version >= 1 and request.validate_only
     return ControllerResult([] if validate_only else records, _RESPONSE(results=results))
 
@@ -84,10 +86,10 @@ def _check(ctx: ControllerContext, name: str, level: int, upgrade_type: int, pro
         raise _invalid(name, level, "Can't downgrade to a newer version.")
     if name == METADATA_VERSION:
         _check_metadata_version(ctx, level, current, upgrade_type == UNSAFE_DOWNGRADE)
-    elif name == ft.KRAFT_VERSION:
+    elif name == ft.KRAFT_VERSION and level != current:
         raise _invalid(name, level, "kraft.version is kept by the Raft layer (KRaftVersionRecord), not by "
                                     "FeatureLevelRecords; kraftsman does not change it through UpdateFeatures.")
-    else:
+    elif name != ft.KRAFT_VERSION:
         _check_dependencies(name, level, proposed)
 
 
@@ -95,6 +97,8 @@ def proposed_current(ctx: ControllerContext, name: str) -> int:
     """Return the finalized level of `name` (metadata.version: 1 when unset; others: 0)."""
     if name == METADATA_VERSION:
         return metadata_version(ctx.image)
+    if name == ft.KRAFT_VERSION:
+        return ctx.kraft_version
     return ctx.image.features.finalized.get(name, 0)
 
 

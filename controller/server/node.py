@@ -361,7 +361,8 @@ class ControllerServer:
             image=d.state.pending if pending else d.state.committed, now_ms=d.node.now, api_version=api_version,
             next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
             leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
-            controllers=self.controller_nodes(listener), config=self.quorum.config, rng=self.rng)
+            controllers=self.controller_nodes(listener), config=self.quorum.config, rng=self.rng,
+            kraft_version=d.node.kraft_version)
 
     def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
         """Return the voters as clients should reach them: on the first controller listener, or on `listener`

@@ -122,9 +122,13 @@ def test_a_voter_that_has_not_registered_refuses_every_change_from_3_7_iv0():
 
 def test_dependencies_are_checked_against_the_levels_the_request_leaves():
     image = registered(21, feature(1, "transaction.version"))
-    # with this controller's support, kraft.version is the only non-MV feature; its update is refused
+    # kraft.version is the Raft layer's: the level it has is accepted without a record, another one refused
     _, results = answer(image, update(("kraft.version", 1)))
     assert results[0][1] == INVALID and "KRaftVersionRecord" in results[0][2]
+    result, results = answer(image, update(("kraft.version", 0, 2)))
+    assert results == [("kraft.version", 0, None)] and result.records == []
+    result = update_features(at(ctx(image, version=1), kraft_version=1), update(("kraft.version", 1)))
+    assert result.response.results[0].error_code == 0 and result.records == []
     # removing a feature (level 0) this controller does not run is allowed; an unknown one is not found
     result, results = answer(image, update(("transaction.version", 0, 2), ("no.such.feature", 0, 2)))
     assert results == [("no.such.feature", INVALID, "Invalid update version 0 for feature no.such.feature. "
