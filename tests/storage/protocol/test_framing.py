@@ -26,6 +26,7 @@ API_TABLE = {
     29: (3, 2), 30: (3, 2), 31: (3, 2),  # Describe/Create/DeleteAcls (Kafka 3.9's specs, not in the reference table)
     49: (1, 1), 50: (0, 0), 51: (0, 0),  # AlterClientQuotas, Describe/AlterUserScramCredentials (Kafka 3.9's specs)
     57: (1, 0),  # UpdateFeatures (Kafka 3.9's spec, not in the reference table)
+    73: (0, 0),  # AssignReplicasToDirs (KIP-858, Kafka 3.9's spec, not in the reference table)
 }
 
 

@@ -474,6 +474,33 @@ HAND = [
         "UpdateFeaturesResponse", error_message=None, results=[S(
             "UpdateFeaturesResponse", "UpdatableFeatureResult", feature="metadata.version", error_message=None)]),
          f"00000000 0000 00 02 {MV} 0000 00 00 00"),
+    # ---- AssignReplicasToDirs (73, KIP-858): v0 only, flexible
+    Body("AssignReplicasToDirsRequest", 0, lambda: M(
+        "AssignReplicasToDirsRequest", broker_id=1, broker_epoch=8, directories=[S(
+            "AssignReplicasToDirsRequest", "DirectoryData", id=U1, topics=[S(
+                "AssignReplicasToDirsRequest", "TopicData", topic_id=Uuid(b"\x22" * 16), partitions=[
+                    S("AssignReplicasToDirsRequest", "PartitionData", partition_index=0),
+                    S("AssignReplicasToDirsRequest", "PartitionData", partition_index=2)])])]), f"""
+        00000001 0000000000000008     # BrokerId 1, BrokerEpoch 8
+        02 {"11" * 16}                # Directories [(U1,
+        02 {"22" * 16}                #   Topics [(topic id,
+        03 00000000 00 00000002 00    #     Partitions [0, 2])])]
+        00 00 00                      # topic, directory and top-level tags
+    """),
+    Body("AssignReplicasToDirsResponse", 0, lambda: M(
+        "AssignReplicasToDirsResponse", directories=[S(
+            "AssignReplicasToDirsResponse", "DirectoryData", id=U1, topics=[S(
+                "AssignReplicasToDirsResponse", "TopicData", topic_id=Uuid(b"\x22" * 16), partitions=[
+                    S("AssignReplicasToDirsResponse", "PartitionData", partition_index=0),
+                    S("AssignReplicasToDirsResponse", "PartitionData", partition_index=2, error_code=6)])])]),
+         f"""
+        00000000 0000                 # ThrottleTimeMs, ErrorCode NONE
+        02 {"11" * 16}                # Directories [(U1,
+        02 {"22" * 16}                #   Topics [(topic id,
+        03 00000000 0000 00           #     Partitions [(0, NONE),
+        00000002 0006 00              #                 (2, NOT_LEADER_OR_FOLLOWER)])])]
+        00 00 00                      # topic, directory and top-level tags
+    """),
     # ---- DescribeAcls (29), CreateAcls (30), DeleteAcls (31): v1 adds the pattern type, v2 is flexible
     Body("DescribeAclsRequest", 0, lambda: M(
         "DescribeAclsRequest", resource_type_filter=2, resource_name_filter="t", principal_filter=None,

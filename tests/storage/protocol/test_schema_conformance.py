@@ -43,7 +43,9 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "UpdateFeaturesRequest", "UpdateFeaturesResponse",
              "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse",
              "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse",
-             "AlterClientQuotasRequest", "AlterClientQuotasResponse"}
+             "AlterClientQuotasRequest", "AlterClientQuotasResponse",
+             # KIP-858 directory assignment, which Kafka 3.9's controllers serve (not in the reference copy)
+             "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
