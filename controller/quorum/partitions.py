@@ -8,7 +8,8 @@ Rules:
   remaining replica (PartitionReassignmentReplicas.maybeCompleteReassignment), elect a leader,
   bump the leader epoch when replicas are removed, set the ISR (never to empty: ELR is not implemented),
   bump the leader epoch on an ISR shrink before 3.6-IV0 (KAFKA-15021), then the assignment changes
-  (directories only when metadata.version supports them).
+  (directories only when metadata.version supports them: on a replicas change, or when target_directories,
+  Kafka's setDirectory, moves a replica to another directory).
 - A valid new leader is in the target ISR and acceptable (registered, unfenced, not shutting down,
   unless the caller's predicate says otherwise). Unclean election picks the first acceptable replica,
   sets the ISR to it alone and the leader recovery state to RECOVERING.
@@ -126,6 +127,7 @@ class PartitionChangeBuilder:
         self.target_removing = list(partition.removing_replicas)
         self.target_adding = list(partition.adding_replicas)
         self.target_lrs = partition.leader_recovery_state
+        self.target_directories: dict[int, bytes] = {}  # replica -> directory (Kafka's setDirectory)
         self.election = ONLINE
 
     def build(self) -> ApiMessageAndVersion | None:
@@ -201,11 +203,14 @@ class PartitionChangeBuilder:
 
     def _set_assignment_changes(self, record) -> None:
         partition = self.partition
-        if self.target_replicas and self.target_replicas != partition.replicas:
-            if record_version(self.image) >= 1:
-                current = dict(zip(partition.replicas, partition.directories))
-                record.directories = [current[r] if r in current else default_dir(self.image, r)
-                                      for r in self.target_replicas]
+        replicas_change = bool(self.target_replicas) and self.target_replicas != partition.replicas
+        if (replicas_change or self.target_directories) and record_version(self.image) >= 1:
+            current = dict(zip(partition.replicas, partition.directories))
+            current.update(self.target_directories)
+            directories = [current[r] if r in current else default_dir(self.image, r) for r in self.target_replicas]
+            if replicas_change or directories != partition.directories:
+                record.directories = directories
+        if replicas_change:
             record.replicas = list(self.target_replicas)
         if self.target_removing != partition.removing_replicas:
             record.removing_replicas = list(self.target_removing)

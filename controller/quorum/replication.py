@@ -9,6 +9,7 @@ Rules:
 from __future__ import annotations
 
 from .configs import alter_configs, describe_configs, incremental_alter_configs
+from .directories import assign_replicas_to_dirs
 from .elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
 from .metadata import metadata
 from .reassignment import alter_partition, alter_partition_reassignments, list_partition_reassignments
@@ -26,6 +27,7 @@ HANDLERS = {
     "AlterConfigs": alter_configs,
     "DescribeConfigs": describe_configs,
     "Metadata": metadata,
+    "AssignReplicasToDirs": assign_replicas_to_dirs,
 }
 
 READ_ONLY = {"ListPartitionReassignments", "DescribeConfigs", "Metadata"}

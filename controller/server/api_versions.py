@@ -26,7 +26,7 @@ CONTROLLER_APIS = (
     "ListPartitionReassignments", "ElectLeaders", "IncrementalAlterConfigs", "AddRaftVoter", "RemoveRaftVoter",
     "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds", "Envelope", "DescribeAcls",
     "CreateAcls", "DeleteAcls", "AlterClientQuotas", "DescribeUserScramCredentials", "AlterUserScramCredentials",
-    "UpdateFeatures",
+    "UpdateFeatures", "AssignReplicasToDirs",
 )
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
