@@ -9,6 +9,7 @@ Rules:
   needs instead (benchmarks of many brokers).
 - crash() stops every task without a word, as a SIGKILL would; stop() shuts down politely.
 - Counters (heartbeats sent, late heartbeats, errors) let benchmarks check that no lease was missed.
+- `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
 - `security` (a secure_connect.ClientSecurity) makes every connection log in (TLS, SASL) as a broker
   configured for a secured controller listener does; None is PLAINTEXT.
 """
@@ -37,7 +38,7 @@ class SimulatedBroker:
 
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
-                 timeout_ms: int = 10_000, security=None):
+                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1):
         self.broker_id, self.cluster_id, self.rack = broker_id, cluster_id, rack
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
@@ -50,7 +51,8 @@ class SimulatedBroker:
         self.client = client_class(self.controllers, client_id=f"broker-{broker_id}", timeout_ms=timeout_ms)
         self.client.security = security
         self.incarnation_id = random_uuid()
-        self.directory_id = Uuid(os.urandom(16))
+        self.directory_ids = [Uuid(os.urandom(16)) for _ in range(log_dirs)]  # JBOD: several log dirs
+        self.directory_id = self.directory_ids[0]
         self.broker_epoch = -1
         self.fenced = True
         self.caught_up = False
@@ -76,7 +78,7 @@ class SimulatedBroker:
                    listeners=[Reg.Listener(name="PLAINTEXT", host="localhost", port=self.port, security_protocol=0)],
                    features=[Reg.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
                              for n, lo, hi in FEATURES],
-                   rack=self.rack, is_migrating_zk_broker=False, log_dirs=[self.directory_id],
+                   rack=self.rack, is_migrating_zk_broker=False, log_dirs=list(self.directory_ids),
                    previous_broker_epoch=self.broker_epoch)
         response = await self.client.request("BrokerRegistration", 4, body)
         if response.error_code == 0:
