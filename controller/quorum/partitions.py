@@ -27,10 +27,11 @@ from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 from kraftsman.storage.records.partition_writer import PARTITION_RECORD  # PartitionRecord's api key
 
+from .features_control import DIRECTORY_ASSIGNMENT_LEVEL  # metadata.version 3.7-IV2
+
 NO_LEADER = -1
 RECOVERED, RECOVERING = 0, 1
 MIGRATING = Uuid.from_longs(0, 2)  # DirectoryId.MIGRATING: a broker that registered no log directory
-DIRECTORY_ASSIGNMENT_LEVEL = 17    # metadata.version 3.7-IV2
 ELR_LEVEL = 23                     # 4.0-IV1: version 2 records (ELR fields; left null here)
 NO_ISR_SHRINK_BUMP_LEVEL = 12      # 3.6-IV0: no more leader epoch bump on ISR shrink (KAFKA-15021)
 LEADER_RECOVERY_LEVEL = 3          # 3.2-IV0: leader recovery state
