@@ -14,9 +14,13 @@ Rules:
 """
 from __future__ import annotations
 
+import asyncio
+import uuid
+
 from kraftsman.controller.image.render import SECURITY_PROTOCOLS
 from kraftsman.controller.quorum.features_control import CONTROLLER_REGISTRATION_LEVEL, SUPPORTED_FEATURES
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.uuids import Uuid
 
 RETRY_BACKOFF_MS = 1000
 _PROTOCOL_IDS = {name: code for code, name in SECURITY_PROTOCOLS.items()}
@@ -55,3 +59,28 @@ class SelfRegistration:
         self.in_flight = False
         if error_code != 0:
             self._retry_at_ms = now_ms + RETRY_BACKOFF_MS
+
+    def send_if_due(self, image, clock, write) -> None:
+        """Send the registration through `write(api, version, body)` (an awaitable answer) when due;
+        `clock()` is the controller's time in ms."""
+        if not self.due(image, clock()):
+            return
+        answer = asyncio.ensure_future(write("ControllerRegistration", 0, self.request()))
+
+        def finished(f: asyncio.Future) -> None:
+            ok = not f.cancelled() and f.exception() is None and f.result() is not None
+            self.finished(f.result().error_code if ok else None, clock())
+        answer.add_done_callback(finished)
+
+
+def for_listeners(node_id: int, host: str, listeners, names, protocol_of) -> SelfRegistration:
+    """Return a process's SelfRegistration: a fresh incarnation and its bound listeners named in `names`
+    (controller.listener.names), each with `protocol_of(name)`."""
+    bound = [(x.name, host, x.port, protocol_of(x.name)) for x in listeners if x.name in names]
+    return SelfRegistration(node_id, Uuid(uuid.uuid4().bytes), bound)
+
+
+def registered_endpoints(image, listener: str) -> dict[int, tuple[str, int]]:
+    """Return controller id -> (host, port) of the registered controllers' endpoints on `listener`."""
+    return {cid: (e.host, e.port) for cid, reg in image.cluster.controllers.items()
+            for e in reg.record.end_points if e.name == listener}

@@ -43,8 +43,8 @@ from kraftsman.controller.raft.records import Batch
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
+from . import controller_registration, local_storage
 from . import error_responses as errors
-from . import local_storage
 from .config import ControllerConfig
 from .driver import RaftDriver
 from .metadata_state import MetadataState
@@ -194,38 +194,14 @@ class ControllerServer:
             self.listeners.append(listener)
             await listener.start()
         self.listener = self.listeners[0]
-        self.registration = self._self_registration()
+        self.registration = controller_registration.for_listeners(
+            cfg.node_id, self.advertised_host(), self.listeners, cfg.controller_listener_names, cfg.security_protocol)
         self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
         self._tasks.append(asyncio.get_running_loop().create_task(_warm_raft_codecs()))
         for listener in self.listeners:
             log.info("node %d serving %s (%s) on %s:%d (cluster %s)", cfg.node_id, listener.name,
                      cfg.security_protocol(listener.name), listener.host, listener.port, self.identity.cluster_id)
         self.driver.process()
-
-    def _self_registration(self):
-        """Return the SelfRegistration of this process: a fresh incarnation, the bound controller listeners."""
-        import uuid
-
-        from kraftsman.storage.protocol.uuids import Uuid
-
-        from .controller_registration import SelfRegistration
-
-        names = self.config.controller_listener_names
-        bound = [(x.name, self.advertised_host(), x.port, self.config.security_protocol(x.name))
-                 for x in self.listeners if x.name in names]
-        return SelfRegistration(self.config.node_id, Uuid(uuid.uuid4().bytes), bound)
-
-    def _maybe_register(self) -> None:
-        """Send this controller's registration when the committed image lacks it (controller_registration)."""
-        reg, now = self.registration, self.driver.node.now
-        if reg is None or not reg.due(self.driver.state.committed, now):
-            return
-        answer = asyncio.ensure_future(self._write("ControllerRegistration", 0, reg.request()))
-
-        def finished(f: asyncio.Future) -> None:
-            ok = not f.cancelled() and f.exception() is None and f.result() is not None
-            reg.finished(f.result().error_code if ok else None, self.driver.node.now)
-        answer.add_done_callback(finished)
 
     def quorum_config(self) -> QuorumConfig:
         c = self.config
@@ -256,7 +232,7 @@ class ControllerServer:
                 self.driver.tick(due)
                 self._refresh_peers()
                 self._periodic()
-                self._maybe_register()
+                self.registration.send_if_due(self.driver.state.committed, lambda: self.driver.node.now, self._write)
             except Exception:  # a bug: log it and stop serving rather than diverge
                 log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
                 self._fail("raft driver failed")
@@ -373,18 +349,12 @@ class ControllerServer:
             endpoints = dict(self.peer_endpoints())
             endpoints[self.config.node_id] = (self.advertised_host(), self.listener.port if self.listener else ep.port)
         else:
-            endpoints = self._registered_endpoints(listener)
+            endpoints = controller_registration.registered_endpoints(self.driver.state.committed, listener)
+            own = next((x for x in self.listeners if x.name == listener), None)
+            if own is not None:
+                endpoints[self.config.node_id] = (self.advertised_host(), own.port)
         return tuple(ControllerNode(i, h, p) for i, (h, p) in sorted(endpoints.items())
                      if i >= 0 and i in self.driver.node.voters)
-
-    def _registered_endpoints(self, listener: str) -> dict[int, tuple[str, int]]:
-        """Return each registered controller's endpoint on `listener`, and this node's own."""
-        out = {cid: (e.host, e.port) for cid, reg in self.driver.state.committed.cluster.controllers.items()
-               for e in reg.record.end_points if e.name == listener}
-        own = next((x for x in self.listeners if x.name == listener), None)
-        if own is not None:
-            out[self.config.node_id] = (self.advertised_host(), own.port)
-        return out
 
     def handle(self, rctx, body):
         """Serve one request from the listener: return its response (None: no answer) or an awaitable of it."""
