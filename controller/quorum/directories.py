@@ -20,21 +20,15 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.image.image import MetadataImage
 from kraftsman.controller.image.partitions import UNASSIGNED
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 
 from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
+from .elections import leave_isr
 from .features_control import DIRECTORY_ASSIGNMENT_LEVEL, metadata_version
-from .partitions import (
-    MIGRATING,
-    UNCLEAN,
-    PartitionChangeBuilder,
-    is_active,
-    unclean_enabled,
-)
+from .partitions import MIGRATING, NO_LEADER, PartitionChangeBuilder
 
 LOST = Uuid.from_longs(0, 1)  # DirectoryId.LOST
 
@@ -76,25 +70,6 @@ def _assign_one(ctx: ControllerContext, broker_id: int, directory: bytes, topic,
     return E.NONE
 
 
-def _leave_isr(image: MetadataImage, broker_id: int, topic_partitions, config) -> list:
-    """Return the records that take `broker_id` out of the ISR and leadership of the given partitions."""
-    def acceptable(r: int) -> bool:
-        """Tell whether replica r may lead: active and not the broker whose directory is offline."""
-        return r != broker_id and is_active(image, r)
-    records = []
-    for topic_id, partition_id in topic_partitions:
-        topic = image.topics.by_id[topic_id]
-        partition = topic.partition(partition_id)
-        builder = PartitionChangeBuilder(image, partition, topic_id, partition_id, acceptable)
-        if unclean_enabled(image, config.unclean_leader_election, topic.name):
-            builder.election = UNCLEAN
-        builder.target_isr = [r for r in partition.isr if r != broker_id]
-        record = builder.build()
-        if record is not None:
-            records.append(record)
-    return records
-
-
 def assign_replicas_to_dirs(ctx: ControllerContext, request) -> ControllerResult:
     """Handle AssignReplicasToDirs (v0)."""
     cls = codec.message_class("AssignReplicasToDirsResponse")
@@ -118,5 +93,5 @@ def assign_replicas_to_dirs(ctx: ControllerContext, request) -> ControllerResult
                 parts.append(cls.PartitionData(partition_index=p.partition_index, error_code=code))
             topics.append(cls.TopicData(topic_id=req_topic.topic_id, partitions=parts))
         out.append(cls.DirectoryData(id=req_dir.id, topics=topics))
-    records += _leave_isr(ctx.image, broker_id, offline, ctx.config)
+    records += leave_isr(ctx, broker_id, NO_LEADER, [(ctx.image.topics.by_id[t], p) for t, p in offline])
     return ControllerResult(records, cls(throttle_time_ms=0, error_code=E.NONE, directories=out))

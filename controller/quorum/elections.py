@@ -65,25 +65,32 @@ def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:
 
 
 def _updates(ctx: ControllerContext, remove: int, add: int, wanted) -> list:
-    """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects."""
+    """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects, by topic name."""
+    selected = []
+    for name in sorted(ctx.image.topics.by_name):
+        topic = ctx.image.topics.by_name[name]
+        selected += [(topic, pid) for pid in sorted(topic.partitions) if wanted(topic.partition(pid))]
+    return leave_isr(ctx, remove, add, selected)
+
+
+def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions) -> list:
+    """Return the PartitionChangeRecords that take `remove` out of the ISR and leadership of `partitions`
+    ((topic, partition id) pairs): leaders among active replicas or `add` (generateLeaderAndIsrUpdates)."""
     def acceptable(r: int) -> bool:
         """Tell whether replica r may lead (Kafka's isAcceptableLeader of generateLeaderAndIsrUpdates)."""
         return r != remove and (r == add or is_active(ctx.image, r))
-    records = []
-    for name in sorted(ctx.image.topics.by_name):
-        topic = ctx.image.topics.by_name[name]
-        unclean = unclean_enabled(ctx.image, ctx.config.unclean_leader_election, name)
-        for partition_id in sorted(topic.partitions):
-            partition = topic.partition(partition_id)
-            if not wanted(partition):
-                continue
-            builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, partition_id, acceptable)
-            if unclean:
-                builder.election = UNCLEAN
-            builder.target_isr = [r for r in partition.isr if r != remove]
-            record = builder.build()
-            if record is not None:
-                records.append(record)
+    records, unclean = [], {}
+    for topic, partition_id in partitions:
+        if topic.name not in unclean:
+            unclean[topic.name] = unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name)
+        partition = topic.partition(partition_id)
+        builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, partition_id, acceptable)
+        if unclean[topic.name]:
+            builder.election = UNCLEAN
+        builder.target_isr = [r for r in partition.isr if r != remove]
+        record = builder.build()
+        if record is not None:
+            records.append(record)
     return records
 
 
