@@ -13,7 +13,8 @@ import pytest
 from kraftsman.cli import cluster_tool
 from kraftsman.cli.common import Environment, run_command
 
-from ..controller.server.quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for
+from ..controller.server.quorum_fixtures import (loop_fixture, running_brokers, running_quorum,
+                                                 stopped_follower, wait_for)
 from ..controller.server.sync_fakes import FakeServer, http_server
 
 BROKER_IDS = (101, 102, 103)
@@ -85,26 +86,14 @@ def test_fenced_broker_is_unregistered_and_its_record_reaches_a_voters_log(quoru
 def _assert_unregister_record_in_a_follower_log(quorum, loop, broker_id):
     from kraftsman.cli import dump_log
 
-    leader, part = loop.run(find_leader(quorum.addresses()))
-    follower = next(i for i in quorum.ids if i != leader)
-    target = part.high_watermark
-
-    def caught_up():
-        _, now = loop.run(find_leader(quorum.addresses()))
-        return {v.replica_id: v.log_end_offset for v in now.current_voters}[follower] >= target
-    wait_for(caught_up, timeout=15)
-    assert quorum.terminate(follower) == 0
-    try:
+    with stopped_follower(quorum, loop, timeout=15) as follower:
         segments = sorted(quorum.partition_dir(follower).glob("*.log"))
         out, err = io.StringIO(), io.StringIO()
         status = dump_log.run(["--cluster-metadata-decoder", "--files", ",".join(map(str, segments))],
                               Environment(stdout=out, stderr=err))
-        assert status == 0, err.getvalue()
-        lines = [line.replace(" ", "") for line in out.getvalue().splitlines()]
-        assert any('"UNREGISTER_BROKER_RECORD"' in line and f'"brokerId":{broker_id}' in line for line in lines)
-    finally:
-        quorum.start(follower)
-        quorum.wait_listening()
+    assert status == 0, err.getvalue()
+    lines = [line.replace(" ", "") for line in out.getvalue().splitlines()]
+    assert any('"UNREGISTER_BROKER_RECORD"' in line and f'"brokerId":{broker_id}' in line for line in lines)
 
 
 def test_unreachable_and_foreign_servers_exit_69_within_the_timeout(quorum):

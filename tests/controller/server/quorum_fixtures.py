@@ -59,6 +59,27 @@ def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None, quorum_c
         q.stop()
 
 
+
+@contextlib.contextmanager
+def stopped_follower(quorum, loop: LoopThread, timeout: float = 30):
+    """Yield the id of a follower stopped with SIGTERM (exit 0) once its log reached the leader's high
+    watermark, so that its files hold everything committed so far; start it again afterwards."""
+    leader, part = loop.run(find_leader(quorum.addresses()))
+    follower = next(i for i in quorum.ids if i != leader)
+    target = part.high_watermark
+
+    def caught_up() -> bool:
+        _, now = loop.run(find_leader(quorum.addresses()))
+        return {v.replica_id: v.log_end_offset for v in now.current_voters}[follower] >= target
+    wait_for(caught_up, timeout=timeout)
+    assert quorum.terminate(follower) == 0
+    try:
+        yield follower
+    finally:
+        quorum.start(follower)
+        quorum.wait_listening()
+
+
 def finalized_features(address, loop: LoopThread) -> dict[str, int]:
     """Return the finalized feature levels a controller advertises in ApiVersions (its committed image)."""
     from kraftsman.controller.server.peers import Connection

@@ -12,7 +12,8 @@ import pytest
 
 from kraftsman.storage.protocol import codec
 
-from .quorum_fixtures import FAST, SecureListenerQuorum, find_leader, loop_fixture, running_quorum, wait_for
+from .quorum_fixtures import (FAST, SecureListenerQuorum, loop_fixture, running_quorum, stopped_follower,
+                              wait_for)
 
 CLUSTER_ID = "QWNsUXVvcnVtQ2x1c3Rlcg"
 JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" '
@@ -199,17 +200,9 @@ def test_every_voter_holds_the_acls_in_its_image(quorum, loop):
     from kraftsman.controller.image.acls import standard_acl
     from kraftsman.controller.image.loader import load_directory
 
-    leader, part = loop.run(find_leader(quorum.addresses()))
-    wait_for(lambda: all(v.log_end_offset >= part.high_watermark
-                         for v in loop.run(find_leader(quorum.addresses()))[1].current_voters))
-    follower = next(i for i in quorum.ids if i != leader)
-    assert quorum.terminate(follower) == 0
-    try:
+    with stopped_follower(quorum, loop) as follower:
         image = load_directory(quorum.partition_dir(follower)).image
-        texts = sorted(standard_acl(message) for message, _ in image.acls.entries.values())
-    finally:
-        quorum.start(follower)
-        quorum.wait_listening()
+    texts = sorted(standard_acl(message) for message, _ in image.acls.entries.values())
     assert texts == sorted([
         "StandardAcl(resourceType=TOPIC, resourceName=*, patternType=LITERAL, principal=User:carol, host=10.0.0.9, "
         "operation=DESCRIBE, permissionType=DENY)",

@@ -5,11 +5,10 @@ import pytest
 from kraftsman.storage.protocol import codec
 
 from .quorum_fixtures import (
-    find_leader,
     loop_fixture,
     running_brokers,
     running_quorum,
-    wait_for,
+    stopped_follower,
 )
 
 loop = loop_fixture()
@@ -57,20 +56,8 @@ def test_a_jbod_broker_assigns_a_replica_to_its_second_directory(quorum, loop):
                 for p in t.partitions] == [(0, 0), (5, 3)]  # partition 5 does not exist
         assert (response.directories[0].id, response.directories[0].topics[0].topic_id) == (second, topic_id)
 
-    leader, part = loop.run(find_leader(quorum.addresses()))
-    follower = next(i for i in quorum.ids if i != leader)
-    committed = part.high_watermark
-
-    def caught_up():
-        _, p = loop.run(find_leader(quorum.addresses()))
-        return {v.replica_id: v.log_end_offset for v in p.current_voters}[follower] >= committed
-    wait_for(caught_up, timeout=30)
-    assert quorum.terminate(follower) == 0
-    try:
+    with stopped_follower(quorum, loop) as follower:
         image = load_directory(quorum.partition_dir(follower)).image
-    finally:
-        quorum.start(follower)
-        quorum.wait_listening()
     registration = image.cluster.brokers[201].record
     assert sorted(map(bytes, registration.log_dirs)) == sorted([bytes(first), bytes(second)])
     partition = image.topics.by_name["jbod"].partition(0)

@@ -8,7 +8,7 @@ import pytest
 from kraftsman.controller.server.controller_client import ActiveControllerClient
 from kraftsman.storage.protocol import codec
 
-from .quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for
+from .quorum_fixtures import finalized_features, loop_fixture, running_quorum, stopped_follower, wait_for
 
 loop = loop_fixture()
 UPDATE = codec.message_class("UpdateFeaturesRequest")
@@ -59,16 +59,11 @@ def test_safe_downgrade_reaches_every_controller_and_a_lossy_one_is_refused(quor
         wait_for(lambda: finalized_mv(address, loop) == 21)
 
 
-def test_the_log_shows_the_registrations_and_the_feature_levels(quorum):
+def test_the_log_shows_the_registrations_and_the_feature_levels(quorum, loop):
     from kraftsman.controller.image.loader import load_directory
 
-    node = max(quorum.ids)
-    quorum.terminate(node)
-    try:
-        image = load_directory(quorum.partition_dir(node)).image
-    finally:
-        quorum.start(node)
-        quorum.wait_listening()
+    with stopped_follower(quorum, loop) as follower:
+        image = load_directory(quorum.partition_dir(follower)).image
     assert sorted(image.cluster.controllers) == sorted(quorum.ids)
     assert all(r.record.features for r in image.cluster.controllers.values())
     assert image.features.metadata_version == 21
