@@ -30,6 +30,7 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
+from .java_hash_order import java_order
 from .topics import new_topic_id
 
 UNKNOWN, ANY, MATCH, LITERAL, PREFIXED = 0, 1, 2, 3, 4      # PatternType; UNKNOWN and ANY are 0 and 1 in all four
@@ -88,15 +89,11 @@ def image_acls(image) -> list[tuple[bytes, Acl]]:
     return [(key, acl_of(message)) for key, (message, _version) in image.acls.entries.items()]
 
 
-def _utf16(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")  # Java's String.compareTo order
-
-
 def sorted_acls(acls) -> list[Acl]:
     """Return `acls` in StandardAcl.compareTo order (resource name descending)."""
-    out = sorted(acls, key=lambda a: (a.pattern_type, a.operation, _utf16(a.principal), _utf16(a.host),
+    out = sorted(acls, key=lambda a: (a.pattern_type, a.operation, java_order(a.principal), java_order(a.host),
                                       a.permission_type))
-    out.sort(key=lambda a: _utf16(a.resource_name), reverse=True)
+    out.sort(key=lambda a: java_order(a.resource_name), reverse=True)
     out.sort(key=lambda a: a.resource_type)
     return out
 

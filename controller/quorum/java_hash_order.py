@@ -79,6 +79,11 @@ class JavaHashMap:
         return [(k, self._entries[k]) for k in self.keys()]
 
 
+def java_order(text: str) -> bytes:
+    """Return the sort key of `text` in Java's natural String order (String.compareTo: UTF-16 code units)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
 def java_sorted(texts) -> list:
     """Return `texts` sorted as Java's natural String order."""
-    return sorted(texts, key=lambda t: t.encode("utf-16-be", "surrogatepass"))
+    return sorted(texts, key=java_order)

@@ -12,6 +12,7 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.controller.quorum.java_hash_order import java_sorted
 from kraftsman.storage.protocol import codec
 
 NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, REQUEST_TIMED_OUT = 41, -1, 7
@@ -93,7 +94,7 @@ def _delete_acls(cls, request, code, message):
 def _alter_scram(cls, request, code, message):
     users = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
     return cls(results=[cls.AlterUserScramCredentialsResult(user=u, error_code=code, error_message=message)
-                        for u in sorted(users, key=lambda u: u.encode("utf-16-be", "surrogatepass"))])
+                        for u in java_sorted(users)])
 
 
 def _describe_scram(cls, request, code, message):
