@@ -80,8 +80,9 @@ class Connection:
                    timeout_ms: int = 30_000) -> "Connection":
         """Connect to host:port within timeout_ms (raises OSError or RequestTimeout)."""
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_ms / 1000)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(timeout_ms / 1000):  # not wait_for: 3.11's swallows a cancel that
+                reader, writer = await asyncio.open_connection(host, port)  # meets the connect's end
+        except TimeoutError:
             raise RequestTimeout(f"connecting to {host}:{port} timed out after {timeout_ms} ms") from None
         return cls(reader, writer, host=host, port=port, client_id=client_id, timeout_ms=timeout_ms)
 
@@ -111,8 +112,9 @@ class Connection:
         try:
             if not future.done():
                 await self.writer.drain()
-            return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(timeout):
+                return await future
+        except TimeoutError:
             raise RequestTimeout(f"{api_name} v{version} to {self.host}:{self.port} got no response "
                                  f"within {timeout * 1000:.0f} ms") from None
         except ConnectionClosed:

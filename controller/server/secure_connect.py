@@ -114,9 +114,9 @@ async def open_connection(host: str, port: int, security: ClientSecurity | None,
 
 async def _open_tls(host: str, port: int, context, client_id, timeout_ms: int) -> Connection:
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port, ssl=context, server_hostname=host), timeout_ms / 1000)
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(timeout_ms / 1000):  # not wait_for (see peers.Connection.open)
+            reader, writer = await asyncio.open_connection(host, port, ssl=context, server_hostname=host)
+    except TimeoutError:
         raise RequestTimeout(f"connecting to {host}:{port} (TLS) timed out after {timeout_ms} ms") from None
     except ssl.SSLError as e:
         raise AuthenticationError(f"TLS handshake with {host}:{port} failed: {e.reason or e}") from None

@@ -101,6 +101,37 @@ def test_a_task_cancelled_while_closing_a_connection_stays_cancelled():
     asyncio.run(asyncio.wait_for(body(), 10))
 
 
+def test_an_open_cancelled_as_its_connect_completes_stays_cancelled(monkeypatch):
+    """Python 3.11's asyncio.wait_for returns the result when a cancel meets the inner connect's end; a peer's
+    send loop opening a connection while the node stops then never ends, and neither does the controller's
+    SIGTERM shutdown. Each cancel that lands must raise, whatever step of the open it meets."""
+    async def body():
+        listener = await serving(slow_echo)
+        real, swallowed, landed = asyncio.open_connection, [], 0
+        for steps in range(8):
+            pair = await real("127.0.0.1", listener.port)
+
+            async def instant(host, port, **kwargs):
+                return pair
+            monkeypatch.setattr(asyncio, "open_connection", instant)
+            task = asyncio.create_task(Connection.open("127.0.0.1", listener.port))
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            if not task.cancel():  # it had already finished: nothing to swallow
+                (await task).abort()
+                continue
+            landed += 1
+            try:
+                (await task).abort()
+                swallowed.append(steps)
+            except asyncio.CancelledError:
+                pair[1].close()
+            monkeypatch.setattr(asyncio, "open_connection", real)
+        await listener.close()
+        assert landed >= 1 and swallowed == []
+    run(body)
+
+
 def test_open_to_a_closed_port_raises_oserror():
     async def body():
         listener = await serving(slow_echo)
