@@ -56,6 +56,7 @@ TICK_MS = 20
 # a high watermark alone reaches parked followers within this, or sooner with the next records: a commit
 # then costs each follower one fetch round, not two (each round is a wake-up of every process on this host)
 HW_LINGER_MS = 5
+STOP_GRACE_S = 5  # SIGTERM: the network gets this long to close before the log is closed regardless
 GC_THRESHOLDS = (20_000, 20, 20)  # gen0: allocations; gen1, gen2: collections of the generation below
 FORWARDED = "kraftsman-forwarded-by-"
 
@@ -442,18 +443,13 @@ class ControllerServer:
         if self._stopping:
             return
         self._stopping = True
-        for listener in self.listeners:
-            await listener.close()
-        for task in self._tasks:
-            task.cancel()
-        if self.driver is not None:
-            self.driver.stop()
-        if self.router is not None:
-            await self.router.close()
-        for conn in self._forward_conns.values():
-            result = conn.close()
-            if asyncio.iscoroutine(result):
-                await result
+        try:
+            async with asyncio.timeout(STOP_GRACE_S):
+                await self._close_network()
+        except TimeoutError:
+            log.warning("node %d: the network did not close within %d s; closing the log anyway",
+                        self.config.node_id, STOP_GRACE_S)
+            self._halt_driver()
         try:
             self._close_log()
         finally:
@@ -461,6 +457,25 @@ class ControllerServer:
                 self._lock.close()
             self.stopped.set()
         log.info("node %d stopped", self.config.node_id)
+
+    async def _close_network(self) -> None:
+        """Close the listeners, stop the ticks and the Raft driver, then close the peer and forward connections."""
+        for listener in self.listeners:
+            await listener.close()
+        self._halt_driver()
+        if self.router is not None:
+            await self.router.close()
+        for conn in self._forward_conns.values():
+            result = conn.close()
+            if asyncio.iscoroutine(result):
+                await result
+
+    def _halt_driver(self) -> None:
+        """Cancel the tick tasks and stop the Raft driver (nothing more reaches the log)."""
+        for task in self._tasks:
+            task.cancel()
+        if self.driver is not None and not self.driver.stopped:
+            self.driver.stop()
 
     def _close_log(self) -> None:
         """Flush (unless the node failed: the disk may be what failed) and close the log's files."""

@@ -177,3 +177,37 @@ def test_a_raft_step_that_fails_on_a_peer_response_stops_the_controller():
 
     asyncio.run(deliver())
     assert stopped == [True]
+
+
+def test_a_network_close_that_hangs_still_lets_sigterm_close_the_log(tmp_path, monkeypatch):
+    """A peer task that misses its cancel (Python 3.11's wait_for could swallow one) made router.close() wait
+    for good, so a SIGTERM'd controller never exited. The network now gets STOP_GRACE_S; then the driver
+    stops and the log closes regardless."""
+    import asyncio
+    import time
+
+    from kraftsman.cli.local_quorum import LocalQuorum
+    from kraftsman.controller.server import node as node_module
+    from kraftsman.controller.server.config import from_properties
+    from kraftsman.controller.server.node import ControllerServer
+
+    quorum = LocalQuorum(tmp_path, 1)
+    quorum.format()
+    server = ControllerServer(from_properties(quorum.properties(1)))
+    monkeypatch.setattr(node_module, "STOP_GRACE_S", 0.3)
+
+    async def body():
+        await server.start()
+        closed = []
+
+        async def hang():
+            await asyncio.Event().wait()
+        server.router.close = hang
+        server._close_log = lambda: closed.append(True)
+        started = time.monotonic()
+        await server.stop()
+        return closed, time.monotonic() - started
+
+    closed, took = asyncio.run(body())
+    assert closed == [True] and server.stopped.is_set() and server.driver.stopped
+    assert 0.3 <= took < 3
