@@ -4,6 +4,7 @@ Rules:
 - Logs go to stderr in Kafka's log4j layout (`[time] LEVEL message (logger)`); stdout stays empty.
 - SIGTERM and SIGINT stop the controller cleanly (listener closed, pending requests failed, log
   flushed) and exit 0; a second signal exits at once with 130.
+- SIGQUIT logs every thread's and task's stack and goes on (a JVM's thread dump, for a hang).
 - Configuration and storage problems are one line on stderr with exit code 1, before any socket opens.
 """
 from __future__ import annotations
@@ -15,11 +16,13 @@ from .env_overrides import with_environment
 
 PROG = "kafka-controller"
 DESCRIPTION = "Run a KRaft controller (process.roles=controller) in the foreground."
+SIGNALS = ("SIGTERM or SIGINT stops it cleanly (exit 0; a second one exits at once with 130). SIGQUIT logs the stack "
+           "of every thread and task to stderr, and the controller goes on (as a JVM's thread dump).")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of kafka-controller."""
-    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog=PROG, description=f"{DESCRIPTION} {SIGNALS}")
     parser.add_argument("-c", "--config", required=True, metavar="FILE",
                         help="the server .properties file (process.roles=controller)")
     parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
@@ -72,6 +75,7 @@ async def _serve(config) -> int:
     from kraftsman.controller.server.local_storage import StorageStartError
     from kraftsman.storage.errors import StorageError
     from kraftsman.controller.server.node import ControllerServer
+    from kraftsman.controller.server.stack_dump import log_stacks
 
     server = ControllerServer(config)
     try:
@@ -82,6 +86,7 @@ async def _serve(config) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, _on_signal, stop)
+    loop.add_signal_handler(signal.SIGQUIT, log_stacks)
     try:
         await server.start()
     except OSError as e:

@@ -130,13 +130,16 @@ class LocalQuorum:
             proc.wait()
 
     def terminate(self, node_id: int, timeout: float = 10) -> int:
-        """SIGTERM one voter and wait; return its exit code."""
+        """SIGTERM one voter and wait; return its exit code. One that does not stop in time gets SIGQUIT (its
+        stacks go to its log: see log_tail) and then SIGKILL."""
         proc = self.procs[node_id]
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGQUIT)
+                time.sleep(1)
                 proc.kill()
                 proc.wait()
         return proc.returncode

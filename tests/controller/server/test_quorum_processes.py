@@ -6,6 +6,7 @@ leaves the quorum healthy for the next.
 from __future__ import annotations
 
 import io
+import signal
 
 import pytest
 
@@ -124,9 +125,12 @@ def test_restarted_voter_catches_up_and_its_log_decodes(quorum, loop):
 
     leader, _ = loop.run(find_leader(quorum.addresses()))
     follower = next(i for i in quorum.ids if i != leader)
-    assert quorum.terminate(follower) == 0  # SIGTERM: clean shutdown, exit 0
-    quorum.start(follower)
-    quorum.wait_listening()
+    try:
+        status = quorum.terminate(follower)  # SIGTERM: clean shutdown, exit 0
+        assert status == 0, quorum.log_tail(follower, 60)
+    finally:
+        quorum.start(follower)  # a failure here must not leave the voter down for the next tests
+        quorum.wait_listening()
 
     def caught_up():
         _, part = loop.run(find_leader(quorum.addresses()))
@@ -148,6 +152,19 @@ def test_restarted_voter_catches_up_and_its_log_decodes(quorum, loop):
     finally:
         quorum.start(follower)
         quorum.wait_listening()
+
+
+def test_sigquit_logs_every_stack_and_the_controller_goes_on(quorum, loop):
+    node = quorum.ids[-1]
+    log_file = quorum.node_dir(node) / "controller.log"
+    before = log_file.stat().st_size
+    quorum.procs[node].send_signal(signal.SIGQUIT)
+    wait_for(lambda: "asyncio tasks:" in log_file.read_text(errors="replace")[before:])
+    dump = log_file.read_text(errors="replace")[before:]
+    assert "stack dump (SIGQUIT)" in dump and 'Thread "MainThread"' in dump
+    assert "in _tick_loop" in dump  # a task, with the coroutine it waits in
+    assert quorum.procs[node].poll() is None
+    loop.run(find_leader(quorum.addresses()))
 
 
 def _voter_ends(loop, quorum):
