@@ -86,6 +86,30 @@ class ControllerConfig:
         """Return the security protocol of a listener (PLAINTEXT when not mapped)."""
         return self.security_protocols.get(listener) or "PLAINTEXT"
 
+    def raft_config(self, cluster_id: str, directory_id, host: str, *, tick_ms: int, high_watermark_linger_ms: int):
+        """Return the raft core's RaftConfig: this node advertised at `host` on the first controller listener."""
+        from kraftsman.controller.raft.config import RaftConfig
+
+        name, port = self.controller_listener().name, self.controller_listener().port
+        return RaftConfig(
+            node_id=self.node_id, voters=tuple(sorted(self.static_voters)), cluster_id=cluster_id,
+            directory_id=directory_id, endpoints=((name, host, port),),
+            static_endpoints=tuple((i, ((name, *hp),)) for i, hp in sorted(self.static_voters.items())),
+            bootstrap_voters=tuple(-2 - i for i in range(len(self.bootstrap_servers))), tick_ms=tick_ms,
+            election_timeout_ms=self.election_timeout_ms, election_backoff_max_ms=self.election_backoff_max_ms,
+            retry_backoff_ms=max(self.retry_backoff_ms, tick_ms), fetch_timeout_ms=self.fetch_timeout_ms,
+            request_timeout_ms=self.request_timeout_ms, high_watermark_linger_ms=high_watermark_linger_ms)
+
+    def quorum_config(self):
+        """Return the quorum controller's QuorumConfig."""
+        from kraftsman.controller.quorum.context import QuorumConfig
+
+        return QuorumConfig(session_timeout_ms=self.session_timeout_ms, heartbeat_interval_ms=self.heartbeat_interval_ms,
+                            default_replication_factor=self.default_replication_factor,
+                            num_partitions=self.num_partitions, min_insync_replicas=self.min_insync_replicas,
+                            unclean_leader_election=self.unclean_leader_election,
+                            delete_topic_enable=self.delete_topic_enable)
+
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _INTS = {

@@ -33,7 +33,6 @@ import logging
 from kraftsman.controller.raft import replication
 from kraftsman.controller.raft.core import NotLeaderError, RaftNode
 from kraftsman.controller.raft.log import SnapshotId
-from kraftsman.controller.raft.state import LEADER
 from kraftsman.storage.records.metadata import write_metadata_records
 
 from .metadata_state import MetadataState

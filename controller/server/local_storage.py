@@ -10,6 +10,7 @@ Rules:
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from kraftsman.storage.protocol.uuids import ZERO_UUID, Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .config import ControllerConfig
+
+log = logging.getLogger("kraftsman.server")
 
 QuorumStateData = codec.message_class("QuorumStateData")
 
@@ -68,6 +71,27 @@ def bootstrap_records(config: ControllerConfig) -> list[ApiMessageAndVersion]:
     level = ft.from_version_string("3.9-IV0").level
     cls = codec.message_class("FeatureLevelRecord")
     return [ApiMessageAndVersion(cls(name="metadata.version", feature_level=level), 0)]
+
+
+def bootstrap_transaction(config: ControllerConfig) -> list[ApiMessageAndVersion]:
+    """Return bootstrap_records() in Begin/EndTransactionRecord, as Kafka 3.9 writes the bootstrap records."""
+    begin = codec.message_class("BeginTransactionRecord")(name="Bootstrap records")
+    end = codec.message_class("EndTransactionRecord")()
+    return [ApiMessageAndVersion(begin, 0), *bootstrap_records(config), ApiMessageAndVersion(end, 0)]
+
+
+def close_log(store, *, flush: bool, node_id: int) -> None:
+    """Flush the log (unless told not to: after a failure the disk may be what failed) and close its files."""
+    if store is None:
+        return
+    try:
+        if flush:
+            store.flush()
+    except OSError as e:
+        log.error("node %d: final flush failed: %s", node_id, e)
+    close = getattr(store, "close", None)
+    if close is not None:
+        close()
 
 
 def read_quorum_state(partition_dir: Path):

@@ -16,13 +16,12 @@ Rules:
   the same file); each gets its TLS/SASL settings from listener_security, and with an authorizer
   (authorizer.py) every request is checked against the connection's principal before it is served.
 - stop() closes the listener first, then fails pending requests, then closes the log: nothing is
-  acknowledged after the process starts shutting down.
-- Peers are reached at the addresses of controller.quorum.voters, of the voter set (VotersRecord endpoints),
-  of the bootstrap servers (ids -2, -3, ...), and, for nodes known by none of those, at addresses learned
-  from Raft messages (a response's NodeEndpoints, a BeginQuorumEpoch's LeaderEndpoints): an observer started
-  with controller.quorum.bootstrap.servers learns the leader's this way. Learned addresses are taken before
-  the message reaches the core (which may fetch from the new leader at once); the router's map is rebuilt
-  whenever the voter set changes. Raft responses name their leader's endpoint (raft_wire).
+  acknowledged after the process starts shutting down. The network gets STOP_GRACE_S to close; the log
+  is closed after that whatever still hangs.
+- Peers are reached where peer_endpoints says (configured, voter set, learned from Raft messages). Learned
+  addresses are taken before the message reaches the core (which may fetch from the new leader at once);
+  the router's map is rebuilt whenever the voter set changes. Raft responses name their leader's endpoint.
+- A standby relays writes to the active controller (forwarding, one hop).
 - start() sets the process's garbage collector thresholds to GC_THRESHOLDS: a CreateTopics request keeps
   some ten objects per partition alive until it returns; with Python's default (700, 10, 10) they are
   promoted through every generation and the collections cost about as much as the handler itself.
@@ -35,19 +34,18 @@ import logging
 import random
 import time
 
-from kraftsman.controller.quorum.context import ControllerContext, ControllerNode, QuorumConfig
-from kraftsman.controller.raft.config import RaftConfig
+from kraftsman.controller.quorum.context import ControllerContext, ControllerNode
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import Snapshot, SnapshotId
 from kraftsman.controller.raft.records import Batch
-from kraftsman.storage.protocol import codec
-from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import controller_registration, local_storage
 from . import error_responses as errors
 from .config import ControllerConfig
 from .driver import RaftDriver
+from .forwarding import WriteForwarder
 from .metadata_state import MetadataState
+from .peer_endpoints import PeerEndpoints
 
 log = logging.getLogger("kraftsman.server")
 RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
@@ -58,7 +56,6 @@ TICK_MS = 20
 HW_LINGER_MS = 5
 STOP_GRACE_S = 5  # SIGTERM: the network gets this long to close before the log is closed regardless
 GC_THRESHOLDS = (20_000, 20, 20)  # gen0: allocations; gen1, gen2: collections of the generation below
-FORWARDED = "kraftsman-forwarded-by-"
 
 
 def _snapshot(end_offset: int, epoch: int, data: bytes) -> Snapshot:
@@ -82,9 +79,8 @@ class ControllerServer:
         self._tasks: list[asyncio.Task] = []
         self._flush_scheduled = False
         self._stopping = False
-        self._forward_conns: dict[int, object] = {}
-        self._learned_endpoints: dict[int, tuple[str, int]] = {}  # from Raft messages (observers, new voters)
-        self._routed_voters = None  # the voter set the router's endpoint map was built from
+        self.forwarder = None  # forwarding.WriteForwarder, once started
+        self.endpoints = None  # peer_endpoints.PeerEndpoints, once the node is open
         self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
         self.registration = None  # controller_registration.SelfRegistration, once the listeners are bound
         self.stopped = asyncio.Event()    # set once stop() is done, whoever called it
@@ -97,21 +93,14 @@ class ControllerServer:
 
         cfg = self.config
         self.identity = local_storage.read_identity(cfg)
+        self.endpoints = PeerEndpoints(cfg, self.advertised_host())
         self._lock = lock_directory(cfg.metadata_log_dir)
         cfg.partition_dir.mkdir(parents=True, exist_ok=True)
         self.log_store = FileLog.open(cfg.partition_dir, batch_type=Batch, snapshot_type=_snapshot,
                                       segment_bytes=cfg.segment_bytes)
         saved = local_storage.read_quorum_state(cfg.partition_dir)
-        listener = cfg.controller_listener()
-        bootstrap_ids = tuple(-2 - i for i in range(len(cfg.bootstrap_servers)))
-        raft_cfg = RaftConfig(
-            node_id=cfg.node_id, voters=tuple(sorted(cfg.static_voters)), cluster_id=self.identity.cluster_id,
-            directory_id=self.identity.directory_id, endpoints=((listener.name, self.advertised_host(), listener.port),),
-            static_endpoints=tuple((i, ((listener.name, *hp),)) for i, hp in sorted(cfg.static_voters.items())),
-            bootstrap_voters=bootstrap_ids, tick_ms=TICK_MS, election_timeout_ms=cfg.election_timeout_ms,
-            election_backoff_max_ms=cfg.election_backoff_max_ms, retry_backoff_ms=max(cfg.retry_backoff_ms, TICK_MS),
-            fetch_timeout_ms=cfg.fetch_timeout_ms, request_timeout_ms=cfg.request_timeout_ms,
-            high_watermark_linger_ms=HW_LINGER_MS)
+        raft_cfg = cfg.raft_config(self.identity.cluster_id, self.identity.directory_id, self.advertised_host(),
+                                   tick_ms=TICK_MS, high_watermark_linger_ms=HW_LINGER_MS)
         node = RaftNode(raft_cfg, self.log_store, self.rng, saved, now=int(time.time() * 1000))
         self.driver = RaftDriver(
             node, MetadataState(), send=self._send_raft,
@@ -141,45 +130,54 @@ class ControllerServer:
         return host if host not in ("", "0.0.0.0", "::") else "localhost"
 
     def peer_endpoints(self) -> dict[int, tuple[str, int]]:
-        """Return where to reach each voter (and the bootstrap servers as ids -2, -3, ..., and nodes learned
-        from Raft messages)."""
-        out = dict(self.config.static_voters)
-        name = self.config.controller_listener().name
-        for voter in self.driver.node.voters.nodes():
-            for ep_name, host, port in voter.endpoints:
-                if ep_name == name:
-                    out.setdefault(voter.voter_id, (host, port))
-        for node_id, address in self._learned_endpoints.items():
-            out.setdefault(node_id, address)
-        for i, address in enumerate(self.config.bootstrap_servers):
-            out[-2 - i] = address
-        out.pop(self.config.node_id, None)
-        return out
+        """Return where to reach each peer (peer_endpoints.PeerEndpoints.table)."""
+        return self.endpoints.table(self.driver.node.voters)
 
     async def start(self) -> None:
         """Open storage, bind the listener, connect to peers and start ticking."""
         from kraftsman.controller.quorum.controller import QuorumController
 
-        from . import authorizer, listener_security
-        from .network import Listener
-        from .peers import PeerRouter
+        from . import raft_wire
         from .secure_connect import for_peers
 
         if self.driver is None:
             self.open_node()
         gc.set_threshold(*GC_THRESHOLDS)
         cfg = self.config
-        self.quorum = QuorumController(self.quorum_config())
+        self.quorum = QuorumController(cfg.quorum_config())
         self.client_security = for_peers(cfg)
-        self._routed_voters = self.driver.node.voters
-        if self.client_security is None:
-            self.router = PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
-                                     client_id=f"raft-client-{cfg.node_id}")
-        else:
-            from .secure_peers import SecurePeerRouter
+        self.forwarder = WriteForwarder(cfg.node_id, self.client_security, cfg.request_timeout_ms)
+        self.router = self._open_router()
+        await self._bind_listeners()
+        self.registration = controller_registration.for_listeners(
+            cfg.node_id, self.advertised_host(), self.listeners, cfg.controller_listener_names, cfg.security_protocol)
+        self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
+        self._tasks.append(asyncio.get_running_loop().create_task(raft_wire.warm_codecs()))
+        for listener in self.listeners:
+            log.info("node %d serving %s (%s) on %s:%d (cluster %s)", cfg.node_id, listener.name,
+                     cfg.security_protocol(listener.name), listener.host, listener.port, self.identity.cluster_id)
+        self.driver.process()
 
-            self.router = SecurePeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
-                                           client_id=f"raft-client-{cfg.node_id}", security=self.client_security)
+    def _open_router(self):
+        """Return the PeerRouter (SecurePeerRouter when peers log in) over the current endpoint map."""
+        from .peers import PeerRouter
+
+        cfg = self.config
+        self.endpoints.routed_voters = self.driver.node.voters
+        if self.client_security is None:
+            return PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
+                              client_id=f"raft-client-{cfg.node_id}")
+        from .secure_peers import SecurePeerRouter
+
+        return SecurePeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
+                                client_id=f"raft-client-{cfg.node_id}", security=self.client_security)
+
+    async def _bind_listeners(self) -> None:
+        """Set up the authorizer, then bind every listener, the first controller listener first."""
+        from . import authorizer, listener_security
+        from .network import Listener
+
+        cfg = self.config
         ep = cfg.controller_listener()
         committed = lambda: self.driver.state.committed  # noqa: E731
         anonymous = any(p in ("PLAINTEXT", "SSL") for p in map(cfg.security_protocol, (e.name for e in cfg.listeners)))
@@ -195,22 +193,6 @@ class ControllerServer:
             self.listeners.append(listener)
             await listener.start()
         self.listener = self.listeners[0]
-        self.registration = controller_registration.for_listeners(
-            cfg.node_id, self.advertised_host(), self.listeners, cfg.controller_listener_names, cfg.security_protocol)
-        self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
-        self._tasks.append(asyncio.get_running_loop().create_task(_warm_raft_codecs()))
-        for listener in self.listeners:
-            log.info("node %d serving %s (%s) on %s:%d (cluster %s)", cfg.node_id, listener.name,
-                     cfg.security_protocol(listener.name), listener.host, listener.port, self.identity.cluster_id)
-        self.driver.process()
-
-    def quorum_config(self) -> QuorumConfig:
-        c = self.config
-        return QuorumConfig(session_timeout_ms=c.session_timeout_ms, heartbeat_interval_ms=c.heartbeat_interval_ms,
-                            default_replication_factor=c.default_replication_factor, num_partitions=c.num_partitions,
-                            min_insync_replicas=c.min_insync_replicas,
-                            unclean_leader_election=c.unclean_leader_election,
-                            delete_topic_enable=c.delete_topic_enable)
 
     def api_versions(self):
         """Return the ApiVersions data this controller advertises (finalized features from the image)."""
@@ -265,8 +247,8 @@ class ControllerServer:
     def _refresh_peers(self) -> None:
         """Rebuild the router's endpoint map if the voter set changed since it was built."""
         voters = self.driver.node.voters
-        if voters is not self._routed_voters and self.router is not None:
-            self._routed_voters = voters
+        if voters is not self.endpoints.routed_voters and self.router is not None:
+            self.endpoints.routed_voters = voters
             self.router.update_endpoints(self.peer_endpoints())
 
     def _learn_endpoints(self, body) -> None:
@@ -274,14 +256,8 @@ class ControllerServer:
         from . import raft_wire
 
         found = raft_wire.message_endpoints(body, self.config.controller_listener().name)
-        if not found or self.router is None:
-            return
-        known = self.router.endpoints
-        fresh = {i: a for i, a in found.items() if i != self.config.node_id and known.get(i) != a
-                 and self._learned_endpoints.get(i) != a}
-        if fresh:
-            self._learned_endpoints.update(fresh)
-            self._routed_voters = self.driver.node.voters
+        if found and self.router is not None and self.endpoints.learn(found, self.router.endpoints):
+            self.endpoints.routed_voters = self.driver.node.voters
             self.router.update_endpoints(self.peer_endpoints())
 
     def _address_of(self, node_id: int) -> tuple[str, int] | None:
@@ -342,20 +318,9 @@ class ControllerServer:
             kraft_version=d.node.kraft_version)
 
     def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
-        """Return the voters as clients should reach them: on the first controller listener, or on `listener`
-        (the one a request came in on) at the endpoints the controllers registered for it (KIP-919), as
-        Kafka's DescribeCluster does; a voter with no endpoint there is left out."""
-        ep = self.config.controller_listener()
-        if listener is None or listener == ep.name:
-            endpoints = dict(self.peer_endpoints())
-            endpoints[self.config.node_id] = (self.advertised_host(), self.listener.port if self.listener else ep.port)
-        else:
-            endpoints = controller_registration.registered_endpoints(self.driver.state.committed, listener)
-            own = next((x for x in self.listeners if x.name == listener), None)
-            if own is not None:
-                endpoints[self.config.node_id] = (self.advertised_host(), own.port)
-        return tuple(ControllerNode(i, h, p) for i, (h, p) in sorted(endpoints.items())
-                     if i >= 0 and i in self.driver.node.voters)
+        """Return the voters as clients reach them on `listener` (peer_endpoints.PeerEndpoints)."""
+        return self.endpoints.controller_nodes(self.driver.node.voters, self.driver.state.committed,
+                                               self.listeners, listener)
 
     def handle(self, rctx, body):
         """Serve one request from the listener: return its response (None: no answer) or an awaitable of it."""
@@ -381,32 +346,12 @@ class ControllerServer:
             return response
         return self._write(name, rctx.api_version, body, rctx.client_id)
 
-    async def _forward(self, name: str, version: int, body, client_id: str | None):
-        """Send a write to the active controller and relay its answer (one hop; else NOT_CONTROLLER)."""
-        from . import secure_connect
-
-        leader = self.driver.node.leader_id
-        address = self.peer_endpoints().get(leader) if leader is not None else None
-        if address is None or (client_id or "").startswith(FORWARDED):
-            return errors.error_response(name, body, errors.NOT_CONTROLLER)
-        try:
-            conn = self._forward_conns.get(leader)
-            if conn is None or getattr(conn, "closed", False):
-                conn = await secure_connect.open_connection(*address, self.client_security,
-                                                            client_id=f"{FORWARDED}{self.config.node_id}",
-                                                            timeout_ms=self.config.request_timeout_ms)
-                self._forward_conns[leader] = conn
-            return await conn.request(name, version, body, timeout_ms=self.config.request_timeout_ms * 5)
-        except Exception as e:  # the leader went away: the client retries like on NOT_CONTROLLER
-            log.info("node %d: forwarding %s to %d failed: %s", self.config.node_id, name, leader, e)
-            self._forward_conns.pop(leader, None)
-            return errors.error_response(name, body, errors.NOT_CONTROLLER)
-
     def _write(self, name: str, version: int, body, client_id: str | None = None):
         """Return a future of the write's response, set once its records commit (NOT_CONTROLLER if they
         cannot); a standby forwards the write to the active controller."""
         if not self.driver.is_active:
-            return self._forward(name, version, body, client_id)
+            leader = self.driver.node.leader_id
+            return self.forwarder.forward(leader, self.peer_endpoints().get(leader), name, version, body, client_id)
         result = self.quorum.handle(name, self.context(version, pending=True), body)
         future = asyncio.get_running_loop().create_future()
 
@@ -423,7 +368,7 @@ class ControllerServer:
         ctx = self.context(0, pending=True)
         self.quorum.on_activate(ctx)
         if ctx.image.features.metadata_version is None:
-            records = _in_transaction(local_storage.bootstrap_records(self.config), "Bootstrap records")
+            records = local_storage.bootstrap_transaction(self.config)
             self.driver.propose(records, lambda err: None)
             self.driver.flush_proposals()
 
@@ -451,7 +396,8 @@ class ControllerServer:
                         self.config.node_id, STOP_GRACE_S)
             self._halt_driver()
         try:
-            self._close_log()
+            local_storage.close_log(getattr(self, "log_store", None), flush=self.failure is None,
+                                    node_id=self.config.node_id)
         finally:
             if getattr(self, "_lock", None) is not None:
                 self._lock.close()
@@ -465,10 +411,8 @@ class ControllerServer:
         self._halt_driver()
         if self.router is not None:
             await self.router.close()
-        for conn in self._forward_conns.values():
-            result = conn.close()
-            if asyncio.iscoroutine(result):
-                await result
+        if self.forwarder is not None:
+            await self.forwarder.close()
 
     def _halt_driver(self) -> None:
         """Cancel the tick tasks and stop the Raft driver (nothing more reaches the log)."""
@@ -476,37 +420,3 @@ class ControllerServer:
             task.cancel()
         if self.driver is not None and not self.driver.stopped:
             self.driver.stop()
-
-    def _close_log(self) -> None:
-        """Flush (unless the node failed: the disk may be what failed) and close the log's files."""
-        store = getattr(self, "log_store", None)
-        if store is None:
-            return
-        try:
-            if self.failure is None:
-                store.flush()
-        except OSError as e:
-            log.error("node %d: final flush failed: %s", self.config.node_id, e)
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
-
-
-async def _warm_raft_codecs() -> None:
-    """Generate the Raft messages' codecs now, one per event-loop turn, rather than on first use: a voter
-    that has only ever followed would otherwise generate Vote, BeginQuorumEpoch and Fetch-as-leader
-    codecs during a failover, some 10-20 ms each in series with every round trip of the election."""
-    from . import raft_wire
-
-    for api, version in raft_wire.WIRE_VERSIONS.items():
-        for name in (f"{api}Request", f"{api}Response"):
-            for make in (codec.decoder, codec.encoder):
-                await asyncio.sleep(0)
-                make(name, version)
-
-
-def _in_transaction(records, name: str) -> list:
-    """Wrap records in Begin/EndTransactionRecord, as Kafka 3.9 writes the bootstrap records."""
-    begin = codec.message_class("BeginTransactionRecord")(name=name)
-    end = codec.message_class("EndTransactionRecord")()
-    return [ApiMessageAndVersion(begin, 0), *records, ApiMessageAndVersion(end, 0)]

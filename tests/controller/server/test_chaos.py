@@ -187,6 +187,7 @@ def test_a_network_close_that_hangs_still_lets_sigterm_close_the_log(tmp_path, m
     import time
 
     from kraftsman.cli.local_quorum import LocalQuorum
+    from kraftsman.controller.server import local_storage
     from kraftsman.controller.server import node as node_module
     from kraftsman.controller.server.config import from_properties
     from kraftsman.controller.server.node import ControllerServer
@@ -203,7 +204,7 @@ def test_a_network_close_that_hangs_still_lets_sigterm_close_the_log(tmp_path, m
         async def hang():
             await asyncio.Event().wait()
         server.router.close = hang
-        server._close_log = lambda: closed.append(True)
+        monkeypatch.setattr(local_storage, "close_log", lambda store, **kwargs: closed.append(True))
         started = time.monotonic()
         await server.stop()
         return closed, time.monotonic() - started
