@@ -4,7 +4,8 @@ Rules:
 - A peer's address comes, first found first, from controller.quorum.voters, from the voter set (VotersRecord
   endpoints on the controller listener), then from addresses learned from Raft messages (a response's
   NodeEndpoints, a BeginQuorumEpoch's LeaderEndpoints) for nodes none of those name; the bootstrap servers
-  are ids -2, -3, ... This node itself is never a peer.
+  are ids -2, -3, ... This node itself is never a peer. A learned address is forgotten once the node is
+  configured or in the voter set, so the map holds no more than the observers and joining voters heard from.
 - Clients are shown the voters on the listener their request came in on: the controller listener's
   addresses above, or on another listener the endpoints the controllers registered for it (KIP-919); a
   voter with no endpoint there is left out, as Kafka's DescribeCluster leaves it out.
@@ -32,18 +33,19 @@ class PeerEndpoints:
             for ep_name, host, port in voter.endpoints:
                 if ep_name == name:
                     out.setdefault(voter.voter_id, (host, port))
-        for node_id, address in self.learned.items():
-            out.setdefault(node_id, address)
+        for node_id in [i for i in self.learned if i in out]:
+            del self.learned[node_id]  # configured or in the voter set now: that address is the one to use
+        out.update(self.learned)
         for i, address in enumerate(self.config.bootstrap_servers):
             out[-2 - i] = address
         out.pop(self.config.node_id, None)
         return out
 
     def learn(self, found: dict[int, tuple[str, int]], known: dict[int, tuple[str, int]]) -> bool:
-        """Keep the addresses of `found` that neither `known` (the router's map) nor earlier messages had;
-        return whether there were any."""
-        fresh = {i: a for i, a in found.items() if i != self.config.node_id and known.get(i) != a
-                 and self.learned.get(i) != a}
+        """Keep the addresses of `found` for nodes `known` (the router's map) has none for, or only a learned
+        one that changed; return whether there were any."""
+        fresh = {i: a for i, a in found.items() if i != self.config.node_id and self.learned.get(i) != a
+                 and (i not in known or i in self.learned)}  # a configured or voter-set address stays
         self.learned.update(fresh)
         return bool(fresh)
 

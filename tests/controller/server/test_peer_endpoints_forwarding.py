@@ -34,8 +34,11 @@ def test_configured_voters_come_first_then_the_voter_set_then_learned_addresses(
                 (3, (("CONTROLLER", "h3", 9093), ("EXTERNAL", "x", 1))))
     assert peers.learn({3: ("learned", 7), 4: ("h4", 9093), 1: ("me", 1)}, known={})
     assert peers.table(vs) == {2: ("h2", 9093), 3: ("h3", 9093), 4: ("h4", 9093)}
+    assert peers.learned == {4: ("h4", 9093)}  # 3 is in the voter set: its learned address is forgotten
     assert not peers.learn({4: ("h4", 9093)}, known={})  # nothing new: no rebuild of the router's map
-    assert not peers.learn({2: ("h2", 9093)}, known={2: ("h2", 9093)})
+    known = peers.table(vs)
+    assert not peers.learn({2: ("elsewhere", 1), 3: ("elsewhere", 1)}, known)  # configured, voter set: kept
+    assert peers.learn({4: ("h4-moved", 9093)}, known) and peers.table(vs)[4] == ("h4-moved", 9093)
 
 
 def test_clients_see_voters_on_their_listener_and_registered_endpoints_elsewhere():
