@@ -72,8 +72,9 @@ def stopped_follower(quorum, loop: LoopThread, timeout: float = 30):
         _, now = loop.run(find_leader(quorum.addresses()))
         return {v.replica_id: v.log_end_offset for v in now.current_voters}[follower] >= target
     wait_for(caught_up, timeout=timeout)
-    assert quorum.terminate(follower) == 0
     try:
+        status = quorum.terminate(follower)
+        assert status == 0, quorum.log_tail(follower, 60)  # a hung stop shows its SIGQUIT stacks here
         yield follower
     finally:
         quorum.start(follower)
