@@ -27,6 +27,7 @@ API_TABLE = {
     49: (1, 1), 50: (0, 0), 51: (0, 0),  # AlterClientQuotas, Describe/AlterUserScramCredentials (Kafka 3.9's specs)
     57: (1, 0),  # UpdateFeatures (Kafka 3.9's spec, not in the reference table)
     73: (0, 0),  # AssignReplicasToDirs (KIP-858, Kafka 3.9's spec, not in the reference table)
+    38: (3, 2), 39: (2, 2), 40: (2, 2),  # Create/Renew/ExpireDelegationToken (Kafka 3.9's ApiVersions ranges)
 }
 
 

@@ -501,6 +501,54 @@ HAND = [
         00000002 0006 00              #                 (2, NOT_LEADER_OR_FOLLOWER)])])]
         00 00 00                      # topic, directory and top-level tags
     """),
+    # ---- CreateDelegationToken (38): v2 is flexible, v3 adds the owner (request) and the requester (response)
+    Body("CreateDelegationTokenRequest", 0, lambda: M(
+        "CreateDelegationTokenRequest", max_lifetime_ms=3_600_000, renewers=[S(
+            "CreateDelegationTokenRequest", "CreatableRenewers", principal_type="User", principal_name="bob")]), """
+        00000001 0004 55736572 0003 626f62   # Renewers [User:bob]
+        000000000036ee80                     # MaxLifetimeMs 3600000
+    """),
+    Body("CreateDelegationTokenRequest", 3, lambda: M(
+        "CreateDelegationTokenRequest", owner_principal_type=None, owner_principal_name=None, max_lifetime_ms=-1,
+        renewers=[S("CreateDelegationTokenRequest", "CreatableRenewers", principal_type="User",
+                    principal_name="bob")]), """
+        00 00                                # OwnerPrincipalType, OwnerPrincipalName null
+        02 05 55736572 04 626f62 00          # Renewers [User:bob]
+        ffffffffffffffff 00                  # MaxLifetimeMs -1, tags
+    """),
+    Body("CreateDelegationTokenResponse", 0, lambda: M(
+        "CreateDelegationTokenResponse", principal_type="User", principal_name="alice", issue_timestamp_ms=1000,
+        expiry_timestamp_ms=2000, max_timestamp_ms=3000, token_id="t1", hmac=b"\x01\x02"), """
+        0000 0004 55736572 0005 616c696365   # NONE, owner User:alice
+        00000000000003e8 00000000000007d0 0000000000000bb8   # issue, expiry, max
+        0002 7431 00000002 0102 00000000     # TokenId "t1", Hmac, ThrottleTimeMs
+    """),
+    Body("CreateDelegationTokenResponse", 3, lambda: M(
+        "CreateDelegationTokenResponse", error_code=65, principal_type="User", principal_name="alice",
+        token_requester_principal_type="User", token_requester_principal_name="bob", issue_timestamp_ms=-1,
+        expiry_timestamp_ms=-1, max_timestamp_ms=-1, token_id="", hmac=b""), """
+        0041 05 55736572 06 616c696365       # DELEGATION_TOKEN_AUTHORIZATION_FAILED, owner User:alice
+        05 55736572 04 626f62                # requester User:bob
+        ffffffffffffffff ffffffffffffffff ffffffffffffffff
+        01 01 00000000 00                    # TokenId "", Hmac empty, ThrottleTimeMs, tags
+    """),
+    # ---- RenewDelegationToken (39), ExpireDelegationToken (40): v2 is flexible
+    Body("RenewDelegationTokenRequest", 0, lambda: M(
+        "RenewDelegationTokenRequest", hmac=b"\x01\x02", renew_period_ms=100), "00000002 0102 0000000000000064"),
+    Body("RenewDelegationTokenRequest", 2, lambda: M(
+        "RenewDelegationTokenRequest", hmac=b"\x01\x02", renew_period_ms=100), "03 0102 0000000000000064 00"),
+    Body("RenewDelegationTokenResponse", 0, lambda: M(
+        "RenewDelegationTokenResponse", error_code=62, expiry_timestamp_ms=-1), "003e ffffffffffffffff 00000000"),
+    Body("RenewDelegationTokenResponse", 2, lambda: M(
+        "RenewDelegationTokenResponse", expiry_timestamp_ms=2000), "0000 00000000000007d0 00000000 00"),
+    Body("ExpireDelegationTokenRequest", 0, lambda: M(
+        "ExpireDelegationTokenRequest", hmac=b"\x01\x02", expiry_time_period_ms=-1), "00000002 0102 ffffffffffffffff"),
+    Body("ExpireDelegationTokenRequest", 2, lambda: M(
+        "ExpireDelegationTokenRequest", hmac=b"", expiry_time_period_ms=0), "01 0000000000000000 00"),
+    Body("ExpireDelegationTokenResponse", 0, lambda: M(
+        "ExpireDelegationTokenResponse", expiry_timestamp_ms=-1), "0000 ffffffffffffffff 00000000"),
+    Body("ExpireDelegationTokenResponse", 2, lambda: M(
+        "ExpireDelegationTokenResponse", error_code=66, expiry_timestamp_ms=0), "0042 0000000000000000 00000000 00"),
     # ---- DescribeAcls (29), CreateAcls (30), DeleteAcls (31): v1 adds the pattern type, v2 is flexible
     Body("DescribeAclsRequest", 0, lambda: M(
         "DescribeAclsRequest", resource_type_filter=2, resource_name_filter="t", principal_filter=None,

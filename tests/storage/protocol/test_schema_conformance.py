@@ -45,7 +45,10 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse",
              "AlterClientQuotasRequest", "AlterClientQuotasResponse",
              # KIP-858 directory assignment, which Kafka 3.9's controllers serve (not in the reference copy)
-             "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse"}
+             "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse",
+             # delegation-token APIs Kafka 3.9's controllers serve (not in the reference copy)
+             "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "RenewDelegationTokenRequest",
+             "RenewDelegationTokenResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
