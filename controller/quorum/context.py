@@ -35,6 +35,10 @@ class QuorumConfig:
     unclean_leader_election: bool = False     # unclean.leader.election.enable
     max_partitions_per_request: int = 10_000  # Kafka's ReplicationControlManager limit
     delete_topic_enable: bool = True          # delete.topic.enable
+    delegation_token_secret_key: str | None = None          # delegation.token.secret.key (None: tokens disabled)
+    delegation_token_max_lifetime_ms: int = 604_800_000     # delegation.token.max.lifetime.ms
+    delegation_token_expiry_time_ms: int = 86_400_000       # delegation.token.expiry.time.ms
+    delegation_token_expiry_check_interval_ms: int = 3_600_000  # delegation.token.expiry.check.interval.ms
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import importlib
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import acls_control, features_update, quotas_control, scram_control
+from . import acls_control, features_update, quotas_control, scram_control, tokens_control
 from . import features_control as fc
 from .cluster_control import ClusterControl
 from .context import ControllerContext, ControllerResult, QuorumConfig
@@ -52,6 +52,7 @@ class QuorumController:
         self.noop_interval_ms = noop_interval_ms
         self.cluster = ClusterControl(self.config)
         self._last_noop_ms: int | None = None
+        self._last_token_sweep_ms: int | None = None
         replication = _replication()
         self.read_only = CLUSTER_READ_ONLY | frozenset(getattr(replication, "READ_ONLY", ()))
         self.handlers = dict(getattr(replication, "HANDLERS", {}))
@@ -63,7 +64,7 @@ class QuorumController:
             "DescribeCluster": functools.partial(describe_cluster, registration_time=self.cluster.registration_time),
             "AllocateProducerIds": allocate_producer_ids,
         })
-        for module in (acls_control, scram_control, quotas_control, features_update):
+        for module in (acls_control, scram_control, quotas_control, features_update, tokens_control):
             self.handlers.update(module.HANDLERS)
             self.read_only |= module.READ_ONLY
 
@@ -78,22 +79,38 @@ class QuorumController:
     def on_activate(self, ctx: ControllerContext) -> None:
         """Become the active controller: fresh leases, the NoOp clock starts now."""
         self.cluster.on_activate(ctx)
-        self._last_noop_ms = ctx.now_ms
+        self._last_noop_ms = self._last_token_sweep_ms = ctx.now_ms
 
     def on_deactivate(self) -> None:
         """Stop being the active controller."""
         self.cluster.on_deactivate()
-        self._last_noop_ms = None
+        self._last_noop_ms = self._last_token_sweep_ms = None
 
     def periodic(self, ctx: ControllerContext) -> list[ControllerResult]:
-        """Return the periodic results due now: fencing of stale brokers, then a NoOpRecord if due."""
+        """Return the periodic results due now: fencing of stale brokers, expired delegation tokens, then a
+        NoOpRecord if due."""
         results = self.cluster.fence_stale_brokers(ctx)
+        sweep = self._token_sweep(ctx)
+        if sweep is not None:
+            results.append(sweep)
         for result in results:
             ctx = advance(ctx, result.records)
         noop = self._noop(ctx)
         if noop is not None:
             results.append(noop)
         return results
+
+    def _token_sweep(self, ctx: ControllerContext) -> ControllerResult | None:
+        """Remove expired delegation tokens every delegation.token.expiry.check.interval.ms (tokens enabled)."""
+        if not self.config.delegation_token_secret_key or \
+                fc.metadata_version(ctx.image) < tokens_control.DELEGATION_TOKEN_LEVEL:
+            return None
+        if self._last_token_sweep_ms is None:
+            self._last_token_sweep_ms = ctx.now_ms
+        if ctx.now_ms - self._last_token_sweep_ms < self.config.delegation_token_expiry_check_interval_ms:
+            return None
+        self._last_token_sweep_ms = ctx.now_ms
+        return tokens_control.sweep_expired(ctx)
 
     def _noop(self, ctx: ControllerContext) -> ControllerResult | None:
         if self.noop_interval_ms is None or fc.metadata_version(ctx.image) < fc.NOOP_RECORD_LEVEL:

@@ -70,16 +70,23 @@ class _Brokers:
                                      version)
 
 
-def new_topic_id(ctx: ControllerContext, taken: set) -> Uuid:
-    """Return a fresh random topic id from ctx.rng, following Kafka's Uuid.randomUuid rules."""
+def random_uuid(rng) -> Uuid:
+    """Return a random Uuid from `rng` as Kafka's Uuid.randomUuid makes one (version-4 bits; never zero,
+    the metadata topic id, nor one whose text starts with '-')."""
     while True:
-        raw = bytearray(ctx.rng.getrandbits(128).to_bytes(16, "big"))
+        raw = bytearray(rng.getrandbits(128).to_bytes(16, "big"))
         raw[6] = (raw[6] & 0x0F) | 0x40
         raw[8] = (raw[8] & 0x3F) | 0x80
-        topic_id = Uuid(bytes(raw))
-        if topic_id in RESERVED or str(topic_id).startswith("-") or topic_id in taken:
-            continue
-        if topic_id not in ctx.image.topics.by_id:
+        value = Uuid(bytes(raw))
+        if value not in RESERVED and not str(value).startswith("-"):
+            return value
+
+
+def new_topic_id(ctx: ControllerContext, taken: set) -> Uuid:
+    """Return a fresh random topic id from ctx.rng (random_uuid), not taken yet."""
+    while True:
+        topic_id = random_uuid(ctx.rng)
+        if topic_id not in taken and topic_id not in ctx.image.topics.by_id:
             return topic_id
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum import acls_control, features_update, quotas_control, replication, scram_control
+from kraftsman.controller.quorum import acls_control, features_update, quotas_control, replication, scram_control, tokens_control
 from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.quorum.context import QuorumConfig
 
@@ -22,9 +22,9 @@ CLUSTER_APIS = {"BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "Co
 
 def test_handlers_merge_both_sides_and_unknown_apis_raise_key_error():
     q = QuorumController(QuorumConfig())
-    tables = (replication, acls_control, scram_control, quotas_control, features_update)
+    tables = (replication, acls_control, scram_control, quotas_control, features_update, tokens_control)
     assert set(q.handlers) == CLUSTER_APIS.union(*(t.HANDLERS for t in tables))
-    assert "UpdateFeatures" in q.handlers
+    assert "UpdateFeatures" in q.handlers and "CreateDelegationToken" in q.handlers
     with pytest.raises(KeyError):
         q.handle("Produce", ctx(image_of()), None)
 
