@@ -6,7 +6,9 @@ Rules:
   schemas land. Kafka 3.9's own controller list (the golden ApiVersions frames) is the test oracle.
 - Metadata is served by kraftsman's controller for admin clients (KIP-919 style); Kafka 3.9's controller
   does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1. Envelope (forwarding,
-  KIP-590) is unwrapped by the Listener itself.
+  KIP-590) is unwrapped by the Listener itself. Not served, though Kafka 3.9's controller lists them:
+  ControlledShutdown (ZooKeeper brokers during a migration) and DescribeDelegationToken (brokers answer it
+  from their own token cache; no broker forwards it).
 - Features: supported ranges and finalized levels come from arguments; a finalized level of 0 means the
   feature is not set and is not listed (Kafka lists only levels > 0); finalized min level == max level.
 - ClientSoftwareName/Version of ApiVersions v3+ must match Kafka's pattern, else INVALID_REQUEST (42).
@@ -26,7 +28,7 @@ CONTROLLER_APIS = (
     "ListPartitionReassignments", "ElectLeaders", "IncrementalAlterConfigs", "AddRaftVoter", "RemoveRaftVoter",
     "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds", "Envelope", "DescribeAcls",
     "CreateAcls", "DeleteAcls", "AlterClientQuotas", "DescribeUserScramCredentials", "AlterUserScramCredentials",
-    "UpdateFeatures", "AssignReplicasToDirs",
+    "UpdateFeatures", "AssignReplicasToDirs", "CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
 )
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 

@@ -195,14 +195,30 @@ def filter_metadata(authorizer: StandardAuthorizer, rctx, request, response):
 
 
 def _principal_and_host(rctx) -> tuple[str, str]:
-    host = str(rctx.peer[0]) if rctx.peer else "*"
+    return request_principal(rctx), str(rctx.peer[0]) if rctx.peer else "*"
+
+
+def request_principal(rctx) -> str:
+    """Return who made the request: the Envelope's principal when forwarded, else the connection's."""
     if rctx.forwarded_by is not None:
-        return envelope_principal(rctx.principal) or rctx.session_principal, host
-    return rctx.session_principal, host
+        return envelope_principal(rctx.principal) or rctx.session_principal
+    return rctx.session_principal
 
 
 def envelope_principal(data: bytes | None) -> str | None:
     """Decode Kafka's serialized DefaultPrincipalData (int16 version, then type and name as strings)."""
+    fields = _principal_data(data)
+    return None if fields is None else f"{fields[0]}:{fields[1]}"
+
+
+def envelope_token_authenticated(data: bytes | None) -> bool:
+    """Tell whether a serialized DefaultPrincipalData says its principal logged in with a delegation token."""
+    fields = _principal_data(data)
+    return fields is not None and fields[2]
+
+
+def _principal_data(data: bytes | None) -> tuple[str, str, bool] | None:
+    """Return (type, name, token authenticated) of DefaultPrincipalData v0 (flexible), or None."""
     if not data or len(data) < 3:
         return None
     try:
@@ -221,6 +237,6 @@ def envelope_principal(data: bytes | None) -> str | None:
                     break
             parts.append(data[pos:pos + length - 1].decode("utf-8"))
             pos += length - 1
-        return f"{parts[0]}:{parts[1]}"
+        return parts[0], parts[1], pos < len(data) and data[pos] != 0
     except (IndexError, UnicodeDecodeError, struct.error):
         return None

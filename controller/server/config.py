@@ -65,6 +65,10 @@ class ControllerConfig:
     min_insync_replicas: int = 1
     unclean_leader_election: bool = False
     delete_topic_enable: bool = True
+    delegation_token_secret_key: str | None = field(default=None, repr=False)
+    delegation_token_max_lifetime_ms: int = 604_800_000
+    delegation_token_expiry_time_ms: int = 86_400_000
+    delegation_token_expiry_check_interval_ms: int = 3_600_000
     security_protocols: dict = field(default_factory=dict)  # listener name -> PLAINTEXT/SSL/SASL_PLAINTEXT/SASL_SSL
     props: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -108,7 +112,11 @@ class ControllerConfig:
                             default_replication_factor=self.default_replication_factor,
                             num_partitions=self.num_partitions, min_insync_replicas=self.min_insync_replicas,
                             unclean_leader_election=self.unclean_leader_election,
-                            delete_topic_enable=self.delete_topic_enable)
+                            delete_topic_enable=self.delete_topic_enable,
+                            delegation_token_secret_key=self.delegation_token_secret_key,
+                            delegation_token_max_lifetime_ms=self.delegation_token_max_lifetime_ms,
+                            delegation_token_expiry_time_ms=self.delegation_token_expiry_time_ms,
+                            delegation_token_expiry_check_interval_ms=self.delegation_token_expiry_check_interval_ms)
 
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -132,6 +140,9 @@ _INTS = {
     "num.partitions": "num_partitions",
     "default.replication.factor": "default_replication_factor",
     "min.insync.replicas": "min_insync_replicas",
+    "delegation.token.max.lifetime.ms": "delegation_token_max_lifetime_ms",
+    "delegation.token.expiry.time.ms": "delegation_token_expiry_time_ms",
+    "delegation.token.expiry.check.interval.ms": "delegation_token_expiry_check_interval_ms",
 }
 _BOOLS = {"unclean.leader.election.enable": "unclean_leader_election", "delete.topic.enable": "delete_topic_enable"}
 
@@ -142,7 +153,7 @@ def _int(props: dict, key: str) -> int:
         return int(text)
     except ValueError:
         raise ConfigError(f"Invalid value {text} for configuration {key}: Not a number of type "
-                          f"{'LONG' if key.endswith('.bytes') or key.endswith('interval.ms') else 'INT'}") from None
+                          f"{'LONG' if key.endswith(('.bytes', 'interval.ms')) or key.startswith('delegation.') else 'INT'}") from None
 
 
 def _bool(props: dict, key: str) -> bool:
@@ -210,7 +221,9 @@ def from_properties(props: dict) -> ControllerConfig:
         controller_listener_names=tuple(n.upper() for n in _list(props, "controller.listener.names")),
         static_voters=parse_voters(props.get("controller.quorum.voters", "")),
         bootstrap_servers=parse_bootstrap_servers(props.get("controller.quorum.bootstrap.servers", "")),
-        metadata_log_dir=props.get("metadata.log.dir", "").strip() or log_dirs[0], log_dirs=log_dirs, props=props)
+        metadata_log_dir=props.get("metadata.log.dir", "").strip() or log_dirs[0], log_dirs=log_dirs, props=props,
+        delegation_token_secret_key=(props.get("delegation.token.secret.key")  # or its deprecated alias
+                                     or props.get("delegation.token.master.key") or None))
     values["security_protocols"] = security_protocol_map(props, values["listeners"],
                                                          values["controller_listener_names"])
     values.update({attr: _int(props, key) for key, attr in _INTS.items() if key in props})

@@ -39,8 +39,9 @@ from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import Snapshot, SnapshotId
 from kraftsman.controller.raft.records import Batch
 
-from . import controller_registration, local_storage
+from . import controller_registration, local_storage, token_requests
 from . import error_responses as errors
+from .authorizer import request_principal
 from .config import ControllerConfig
 from .driver import RaftDriver
 from .forwarding import WriteForwarder
@@ -308,14 +309,15 @@ class ControllerServer:
         return future
 
     # ------------------------------------------------------------ controller traffic
-    def context(self, api_version: int, pending: bool = False, listener: str | None = None) -> ControllerContext:
+    def context(self, api_version: int, pending: bool = False, listener: str | None = None,
+                principal: str = "User:ANONYMOUS") -> ControllerContext:
         d = self.driver
         return ControllerContext(
             image=d.state.pending if pending else d.state.committed, now_ms=d.node.now, api_version=api_version,
             next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
             leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
             controllers=self.controller_nodes(listener), config=self.quorum.config, rng=self.rng,
-            kraft_version=d.node.kraft_version)
+            kraft_version=d.node.kraft_version, principal=principal)
 
     def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
         """Return the voters as clients reach them on `listener` (peer_endpoints.PeerEndpoints)."""
@@ -337,6 +339,10 @@ class ControllerServer:
             return self.raft_request(name, rctx.api_version, body)
         if self.quorum is None or name not in self.quorum.handlers:
             return None
+        if name in token_requests.TOKEN_APIS:
+            refusal = token_requests.refusal(rctx, body, self.config.security_protocol(rctx.listener), self.authorizer)
+            if refusal is not None:
+                return refusal
         if self.quorum.is_read_only(name):
             response = self.quorum.handle(name, self.context(rctx.api_version, listener=rctx.listener), body).response
             if self.authorizer is not None and name == "Metadata":
@@ -344,15 +350,18 @@ class ControllerServer:
 
                 response = filter_metadata(self.authorizer, rctx, body, response)
             return response
-        return self._write(name, rctx.api_version, body, rctx.client_id)
+        return self._write(name, rctx.api_version, body, rctx.client_id, request_principal(rctx))
 
-    def _write(self, name: str, version: int, body, client_id: str | None = None):
+    def _write(self, name: str, version: int, body, client_id: str | None = None, principal: str = "User:ANONYMOUS"):
         """Return a future of the write's response, set once its records commit (NOT_CONTROLLER if they
-        cannot); a standby forwards the write to the active controller."""
+        cannot); a standby forwards the write to the active controller (not a token request: its principal
+        would be the standby's)."""
         if not self.driver.is_active:
+            if name in token_requests.TOKEN_APIS:
+                return errors.error_response(name, body, errors.NOT_CONTROLLER)
             leader = self.driver.node.leader_id
             return self.forwarder.forward(leader, self.peer_endpoints().get(leader), name, version, body, client_id)
-        result = self.quorum.handle(name, self.context(version, pending=True), body)
+        result = self.quorum.handle(name, self.context(version, pending=True, principal=principal), body)
         future = asyncio.get_running_loop().create_future()
 
         def committed(error) -> None:

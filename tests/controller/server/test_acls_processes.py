@@ -29,10 +29,12 @@ SECURE = {"controller.listener.names": "CONTROLLER,SECURE",
           "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,SECURE:SASL_PLAINTEXT",
           "listener.name.secure.sasl.enabled.mechanisms": "PLAIN", "listener.name.secure.plain.sasl.jaas.config": JAAS}
 
+TOKENS = {"delegation.token.secret.key": "token-secret"}
+
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    with running_quorum(tmp_path_factory.mktemp("acls"), loop, extra=FAST | AUTHORIZED | SECURE,
+    with running_quorum(tmp_path_factory.mktemp("acls"), loop, extra=FAST | AUTHORIZED | SECURE | TOKENS,
                         quorum_class=SecureListenerQuorum, cluster_id=CLUSTER_ID) as q:
         yield q
 
@@ -226,3 +228,71 @@ def test_an_admin_client_on_the_sasl_listener_is_sent_to_that_listener_of_every_
     assert {n.port for n in cluster.nodes} == set(quorum.secure_ports.values())
     topics = admin_client.list_topics(timeout=10).topics
     assert isinstance(topics, dict)
+
+
+# ---------------------------------------------------------------- delegation tokens (same quorum, secret key set)
+def on_listener(port: int, api: str, version: int, body, props=None):
+    """Send one request to 127.0.0.1:port (SASL as User:alice when props say so) and return the answer."""
+    from kraftsman.controller.server import sync_client as sc
+
+    deadline = time.monotonic() + 10
+    with sc.SyncConnection.open("127.0.0.1", port, sc.ClientConfig.from_properties(props or {}), deadline) as conn:
+        return conn.request(api, version, body, deadline)
+
+
+def token_request(api: str, **fields):
+    return codec.message_class(f"{api}Request")(**fields)
+
+
+def create_token(owner=None, renewers=()):
+    cls = codec.message_class("CreateDelegationTokenRequest")
+    return cls(owner_principal_type=owner and "User", owner_principal_name=owner, max_lifetime_ms=-1,
+               renewers=[cls.CreatableRenewers(principal_type="User", principal_name=r) for r in renewers])
+
+
+def test_delegation_tokens_are_created_renewed_and_expired_on_the_active_controller(quorum, loop):
+    from kraftsman.controller.quorum.tokens_control import token_hmac
+
+    from .quorum_fixtures import find_leader
+
+    leader, _ = loop.run(find_leader(quorum.addresses()))
+    standby = next(i for i in quorum.ids if i != leader)
+    made = on_listener(quorum.secure_ports[leader], "CreateDelegationToken", 3, create_token(renewers=["admin"]), ALICE)
+    assert (made.error_code, made.principal_name, made.token_requester_principal_name) == (0, "alice", "alice")
+    assert made.hmac == token_hmac("token-secret", made.token_id)
+    assert made.max_timestamp_ms - made.issue_timestamp_ms == 604_800_000  # Kafka's default max lifetime
+    assert made.expiry_timestamp_ms - made.issue_timestamp_ms == 86_400_000  # and expiry time
+    refusals = [
+        on_listener(quorum.secure_ports[leader], "CreateDelegationToken", 3, create_token(owner="bob"), ALICE),
+        on_listener(quorum.ports[leader], "CreateDelegationToken", 3, create_token()),  # PLAINTEXT, not forwarded
+        on_listener(quorum.secure_ports[standby], "CreateDelegationToken", 3, create_token(), ALICE)]
+    assert [r.error_code for r in refusals] == [65, 64, 41]  # AUTHORIZATION_FAILED, REQUEST_NOT_ALLOWED, NOT_CONTROLLER
+    assert refusals[0].principal_name == "bob" and refusals[0].max_timestamp_ms == -1
+    renewed = on_listener(quorum.secure_ports[leader], "RenewDelegationToken", 2,
+                          token_request("RenewDelegationToken", hmac=made.hmac, renew_period_ms=1000), ALICE)
+    assert renewed.error_code == 0 and made.issue_timestamp_ms + 1000 <= renewed.expiry_timestamp_ms
+    assert renewed.expiry_timestamp_ms < made.expiry_timestamp_ms
+    expired = on_listener(quorum.secure_ports[leader], "ExpireDelegationToken", 2,
+                          token_request("ExpireDelegationToken", hmac=made.hmac, expiry_time_period_ms=-1), ALICE)
+    assert (expired.error_code, expired.expiry_timestamp_ms) == (0, -1)
+    again = on_listener(quorum.secure_ports[leader], "RenewDelegationToken", 2,
+                        token_request("RenewDelegationToken", hmac=made.hmac, renew_period_ms=1000), ALICE)
+    assert again.error_code == 62  # DELEGATION_TOKEN_NOT_FOUND: the token is gone
+
+
+def test_a_delegation_token_reaches_every_voters_image(quorum, loop):
+    from kraftsman.controller.image.loader import load_directory
+    from kraftsman.controller.image.tokens import delegation_token
+
+    from .quorum_fixtures import find_leader
+
+    leader, _ = loop.run(find_leader(quorum.addresses()))
+    made = on_listener(quorum.secure_ports[leader], "CreateDelegationToken", 3, create_token(renewers=["admin"]), ALICE)
+    assert made.error_code == 0
+    with stopped_follower(quorum, loop) as follower:
+        image = load_directory(quorum.partition_dir(follower)).image
+    message, _ = image.delegation_tokens.entries[made.token_id]
+    assert delegation_token(message) == (
+        f"DelegationTokenDatatokenId={made.token_id}(owner=User:alice(tokenRequester=User:alice(renewers=User:admin, "
+        f"issueTimestamp={made.issue_timestamp_ms}, maxTimestamp={made.max_timestamp_ms}), "
+        f"expiryTimestamp={made.expiry_timestamp_ms}")

@@ -26,6 +26,21 @@ def test_overrides_and_metadata_log_dir():
     assert c.metadata_log_dir == "/meta" and c.session_timeout_ms == 3000 and c.unclean_leader_election
 
 
+def test_delegation_token_settings():
+    c = from_properties(dict(BASE))
+    assert c.delegation_token_secret_key is None and c.quorum_config().delegation_token_secret_key is None
+    assert (c.delegation_token_max_lifetime_ms, c.delegation_token_expiry_time_ms,
+            c.delegation_token_expiry_check_interval_ms) == (604_800_000, 86_400_000, 3_600_000)
+    c = from_properties(BASE | {"delegation.token.master.key": "old", "delegation.token.expiry.time.ms": "5000"})
+    assert c.quorum_config().delegation_token_secret_key == "old"  # the deprecated alias
+    assert c.quorum_config().delegation_token_expiry_time_ms == 5000
+    c = from_properties(BASE | {"delegation.token.secret.key": "new", "delegation.token.master.key": "old"})
+    assert c.delegation_token_secret_key == "new" and "new" not in repr(c)
+    with pytest.raises(ConfigError, match="Invalid value x for configuration delegation.token.max.lifetime.ms: "
+                                          "Not a number of type LONG"):
+        from_properties(BASE | {"delegation.token.max.lifetime.ms": "x"})
+
+
 def test_bootstrap_servers_instead_of_voters():
     props = {k: v for k, v in BASE.items() if k != "controller.quorum.voters"}
     c = from_properties(props | {"controller.quorum.bootstrap.servers": "localhost:9093,localhost:9094"})
