@@ -55,6 +55,25 @@ def token_hmac(secret: str, token_id: str) -> bytes:
     return hmac_lib.new(secret.encode(), token_id.encode(), hashlib.sha512).digest()
 
 
+def token_owner(request, principal: str) -> str:
+    """Return the owner a CreateDelegationToken names ('Type:name'), or the requester `principal` when none."""
+    name = request.owner_principal_name
+    return f"{request.owner_principal_type or ''}:{name}" if name else principal
+
+
+def create_response(owner: str, requester: str, **fields):
+    """Return a CreateDelegationTokenResponse naming `owner` and `requester` ('Type:name'), with `fields`."""
+    (owner_type, owner_name), (requester_type, requester_name) = principal_parts(owner), principal_parts(requester)
+    fields.setdefault("hmac", b"")
+    return _CREATE(principal_type=owner_type, principal_name=owner_name, token_requester_principal_type=requester_type,
+                   token_requester_principal_name=requester_name, **fields)
+
+
+def expired(token, now_ms: int) -> bool:
+    """Tell whether a DelegationTokenRecord's max or expiry time has passed."""
+    return token.max_timestamp < now_ms or token.expiration_timestamp < now_ms
+
+
 def find_token(ctx: ControllerContext, mac: bytes):
     """Return the DelegationTokenRecord whose HMAC is `mac`, or None."""
     secret = ctx.config.delegation_token_secret_key
@@ -69,11 +88,8 @@ def find_token(ctx: ControllerContext, mac: bytes):
 def create_delegation_token(ctx: ControllerContext, request) -> ControllerResult:
     """Handle CreateDelegationToken: a DelegationTokenRecord and the token's HMAC."""
     cfg, now = ctx.config, ctx.now_ms
-    owner = ((request.owner_principal_type or "", request.owner_principal_name)
-             if request.owner_principal_name else principal_parts(ctx.principal))
-    requester = principal_parts(ctx.principal)
-    response = _CREATE(principal_type=owner[0], principal_name=owner[1], token_requester_principal_type=requester[0],
-                       token_requester_principal_name=requester[1], hmac=b"", token_id="")
+    owner = token_owner(request, ctx.principal)
+    response = create_response(owner, ctx.principal)
     if not cfg.delegation_token_secret_key:
         return ControllerResult([], response.replace(error_code=AUTH_DISABLED))
     if metadata_version(ctx.image) < DELEGATION_TOKEN_LEVEL:
@@ -86,7 +102,7 @@ def create_delegation_token(ctx: ControllerContext, request) -> ControllerResult
     max_timestamp = now + lifetime
     expiry = min(max_timestamp, now + cfg.delegation_token_expiry_time_ms)
     token_id = str(random_uuid(ctx.rng))
-    record = _TOKEN(owner=f"{owner[0]}:{owner[1]}", requester=ctx.principal,
+    record = _TOKEN(owner=owner, requester=ctx.principal,
                     renewers=[f"{r.principal_type}:{r.principal_name}" for r in request.renewers],
                     issue_timestamp=now, max_timestamp=max_timestamp, expiration_timestamp=expiry, token_id=token_id)
     response = response.replace(issue_timestamp_ms=now, expiry_timestamp_ms=expiry, max_timestamp_ms=max_timestamp,
@@ -99,7 +115,7 @@ def _usable_token(ctx: ControllerContext, mac: bytes):
     token = find_token(ctx, mac)
     if token is None:
         return None, NOT_FOUND
-    if token.max_timestamp < ctx.now_ms or token.expiration_timestamp < ctx.now_ms:
+    if expired(token, ctx.now_ms):
         return None, EXPIRED
     if ctx.principal != token.owner and ctx.principal not in token.renewers:
         return None, OWNER_MISMATCH
@@ -139,8 +155,7 @@ def sweep_expired(ctx: ControllerContext) -> ControllerResult | None:
     """Return the removal of every token whose max or expiry time has passed (None when there is none)."""
     now = ctx.now_ms
     records = [ApiMessageAndVersion(_REMOVE(token_id=message.token_id), 0)
-               for message, _version in ctx.image.delegation_tokens.entries.values()
-               if message.max_timestamp < now or message.expiration_timestamp < now]
+               for message, _version in ctx.image.delegation_tokens.entries.values() if expired(message, now)]
     return ControllerResult(records, None) if records else None
 
 

@@ -12,7 +12,7 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.quorum.tokens_control import principal_parts
+from kraftsman.controller.quorum.tokens_control import create_response, token_owner
 from kraftsman.storage.protocol import codec
 
 from .authorizer import ANONYMOUS, envelope_token_authenticated, request_principal
@@ -27,7 +27,7 @@ def refusal(rctx, body, protocol: str, authorizer):
     if not _allowed(rctx, principal, protocol):
         return _refused(rctx.api_name, body, principal, REQUEST_NOT_ALLOWED)
     if rctx.api_name == "CreateDelegationToken" and authorizer is not None:
-        owner = _owner(body, principal)
+        owner = token_owner(body, principal)
         host = str(rctx.peer[0]) if rctx.peer else "*"
         if owner != principal and not authorizer.authorize(principal, host, "CREATE_TOKENS", "USER", owner):
             return _refused(rctx.api_name, body, principal, AUTHORIZATION_FAILED)
@@ -43,16 +43,8 @@ def _allowed(rctx, principal: str, protocol: str) -> bool:
     return not (not forwarded and protocol == "SSL" and principal == ANONYMOUS)
 
 
-def _owner(body, principal: str) -> str:
-    name = getattr(body, "owner_principal_name", None)
-    return f"{body.owner_principal_type or ''}:{name}" if name else principal
-
-
 def _refused(api_name: str, body, principal: str, code: int):
     if api_name != "CreateDelegationToken":
         return codec.message_class(f"{api_name}Response")(error_code=code, expiry_timestamp_ms=-1)
-    owner, requester = principal_parts(_owner(body, principal)), principal_parts(principal)
-    return codec.message_class("CreateDelegationTokenResponse")(
-        error_code=code, principal_type=owner[0], principal_name=owner[1], token_requester_principal_type=requester[0],
-        token_requester_principal_name=requester[1], issue_timestamp_ms=-1, expiry_timestamp_ms=-1,
-        max_timestamp_ms=-1, token_id="", hmac=b"")
+    return create_response(token_owner(body, principal), principal, error_code=code, issue_timestamp_ms=-1,
+                           expiry_timestamp_ms=-1, max_timestamp_ms=-1)
