@@ -43,6 +43,25 @@ def _replication():
         return None
 
 
+class _Period:
+    """The clock of a periodic task of the active controller: due once per interval, counted from activation
+    (or from its first check)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self):
+        self.last: int | None = None
+
+    def due(self, now_ms: int, interval_ms: int) -> bool:
+        """Tell whether `interval_ms` has passed since the last time it was due; if so, start the next one."""
+        if self.last is None:
+            self.last = now_ms
+        if now_ms - self.last < interval_ms:
+            return False
+        self.last = now_ms
+        return True
+
+
 class QuorumController:
     """The request -> records logic of a controller, with its in-memory broker leases."""
 
@@ -51,8 +70,7 @@ class QuorumController:
         self.config = config if config is not None else QuorumConfig()
         self.noop_interval_ms = noop_interval_ms
         self.cluster = ClusterControl(self.config)
-        self._last_noop_ms: int | None = None
-        self._last_token_sweep_ms: int | None = None
+        self._noop_clock, self._token_sweep_clock = _Period(), _Period()
         replication = _replication()
         self.read_only = CLUSTER_READ_ONLY | frozenset(getattr(replication, "READ_ONLY", ()))
         self.handlers = dict(getattr(replication, "HANDLERS", {}))
@@ -79,12 +97,12 @@ class QuorumController:
     def on_activate(self, ctx: ControllerContext) -> None:
         """Become the active controller: fresh leases, the NoOp clock starts now."""
         self.cluster.on_activate(ctx)
-        self._last_noop_ms = self._last_token_sweep_ms = ctx.now_ms
+        self._noop_clock.last = self._token_sweep_clock.last = ctx.now_ms
 
     def on_deactivate(self) -> None:
         """Stop being the active controller."""
         self.cluster.on_deactivate()
-        self._last_noop_ms = self._last_token_sweep_ms = None
+        self._noop_clock.last = self._token_sweep_clock.last = None
 
     def periodic(self, ctx: ControllerContext) -> list[ControllerResult]:
         """Return the periodic results due now: fencing of stale brokers, expired delegation tokens, then a
@@ -103,23 +121,15 @@ class QuorumController:
     def _token_sweep(self, ctx: ControllerContext) -> ControllerResult | None:
         """Remove expired delegation tokens every delegation.token.expiry.check.interval.ms (tokens enabled)."""
         if not self.config.delegation_token_secret_key or \
-                fc.metadata_version(ctx.image) < tokens_control.DELEGATION_TOKEN_LEVEL:
+                fc.metadata_version(ctx.image) < tokens_control.DELEGATION_TOKEN_LEVEL or \
+                not self._token_sweep_clock.due(ctx.now_ms, self.config.delegation_token_expiry_check_interval_ms):
             return None
-        if self._last_token_sweep_ms is None:
-            self._last_token_sweep_ms = ctx.now_ms
-        if ctx.now_ms - self._last_token_sweep_ms < self.config.delegation_token_expiry_check_interval_ms:
-            return None
-        self._last_token_sweep_ms = ctx.now_ms
         return tokens_control.sweep_expired(ctx)
 
     def _noop(self, ctx: ControllerContext) -> ControllerResult | None:
-        if self.noop_interval_ms is None or fc.metadata_version(ctx.image) < fc.NOOP_RECORD_LEVEL:
+        if self.noop_interval_ms is None or fc.metadata_version(ctx.image) < fc.NOOP_RECORD_LEVEL or \
+                not self._noop_clock.due(ctx.now_ms, self.noop_interval_ms):
             return None
-        if self._last_noop_ms is None:
-            self._last_noop_ms = ctx.now_ms
-        if ctx.now_ms - self._last_noop_ms < self.noop_interval_ms:
-            return None
-        self._last_noop_ms = ctx.now_ms
         return ControllerResult([ApiMessageAndVersion(codec.message_class("NoOpRecord")(), 0)], None)
 
     def replay(self, records, offset: int, time_ms: int | None = None) -> None:
