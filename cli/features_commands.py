@@ -1,9 +1,12 @@
-"""The six kafka-features sub-commands (texts are Kafka 3.9 FeatureCommand's).
+"""The six kafka-features sub-commands: Kafka 3.9 FeatureCommand's describe / upgrade / downgrade / disable with
+its texts, and Kafka 4.0's --release-version, version-mapping and feature-dependencies with 4.0's texts.
 
 Rules:
 - Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, or 64
   with --output json. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
   TLS or SASL failure -> 69, a server error answering describe -> 1.
+- --metadata prints nothing first (Kafka 4.0 added a deprecation line; 3.9 has none) and an unknown version
+  fails with 3.9's "Unsupported metadata.version ..."; --release-version fails with 4.0's "Unknown ...".
 - An update is a dict {feature: (level, upgrade type)}; its results print one line per feature, sorted by
   name, on stdout; any failure then ends with "N out of M operation(s) failed." (stderr, exit 1).
 - version-mapping and feature-dependencies print kafka-storage's texts (storage_tool's functions); their
@@ -15,7 +18,6 @@ from . import features_ops as ops
 from .admin_tool import Failure
 from .common import ExitStatus
 
-DEPRECATED_METADATA = " `metadata` flag is deprecated and may be removed in a future release."
 UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", ops.UNSAFE_DOWNGRADE: "unsafe_downgrade"}
 
 
@@ -88,21 +90,22 @@ def feature_update(ctx, level: int, kind: int) -> tuple[int, int]:
     return level, kind
 
 
-def _metadata_version(ctx, text: str):
+def _metadata_version(ctx, text: str, adjective: str = "Unknown"):
     """Return the MetadataVersion of `text` or fail with FeatureCommand's list of supported versions."""
     from kraftsman.storage import features as ft
 
     try:
         return ft.from_version_string(text)
     except ft.FeatureError:
-        raise _unknown_metadata_version(ctx, text) from None
+        raise _unknown_metadata_version(ctx, text, adjective) from None
 
 
-def _unknown_metadata_version(ctx, text: str) -> Failure:
+def _unknown_metadata_version(ctx, text: str, adjective: str = "Unknown") -> Failure:
+    """Return FeatureCommand's failure for `text`: "Unsupported" in 3.9 (--metadata), "Unknown" in 4.0."""
     from kraftsman.storage import features as ft
 
     supported = [mv.version for mv in ft.VERSIONS if ft.MINIMUM_BOOTSTRAP_VERSION <= mv <= ft.LATEST_PRODUCTION]
-    return _bad(ctx, f"Unknown metadata.version {text}. Supported metadata.version are {', '.join(supported)}")
+    return _bad(ctx, f"{adjective} metadata.version {text}. Supported metadata.version are {', '.join(supported)}")
 
 
 def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
@@ -120,7 +123,7 @@ def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
     return updates
 
 
-def flag_updates(args, ctx, kind: int, notes: list[str]) -> dict[str, tuple[int, int]]:
+def flag_updates(args, ctx, kind: int) -> dict[str, tuple[int, int]]:
     """Return the updates of --release-version, or of --metadata and --feature (upgrade and downgrade)."""
     from kraftsman.storage import features as ft
 
@@ -130,10 +133,8 @@ def flag_updates(args, ctx, kind: int, notes: list[str]) -> dict[str, tuple[int,
         return release_updates(ctx, args.release_version, kind)
     updates = {}
     if args.metadata is not None:
-        notes.append(DEPRECATED_METADATA)
-        if ctx.args.output != "json":
-            ctx.env.stdout.write(DEPRECATED_METADATA + "\n")
-        updates[ft.METADATA_VERSION] = feature_update(ctx, _metadata_version(ctx, args.metadata).level, kind)
+        mv = _metadata_version(ctx, args.metadata, "Unsupported")
+        updates[ft.METADATA_VERSION] = feature_update(ctx, mv.level, kind)
     for item in args.feature or ():
         name, level = _assignment(ctx, item)
         update = feature_update(ctx, level, kind)
@@ -175,7 +176,7 @@ def result_line(op: str, name: str, level: int, error: str | None, dry_run: bool
     return f"{name}{' can be ' if dry_run else ' was '}{done}"
 
 
-def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: bool, notes: list[str]) -> int:
+def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: bool) -> int:
     """Send the updates in one request, print a line per feature and fail when some did not pass."""
     if not updates:
         raise _bad(ctx, f"You must specify at least one feature to {op}")
@@ -192,7 +193,7 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
     results = [{"feature": name, "level": updates[name][0], "upgrade_type": UPGRADE_TYPES[updates[name][1]],
                 "error": found[name]} for name in sorted(found)]
     status = ExitStatus.ERROR if failed else ExitStatus.OK
-    ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=notes)
+    ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=[])
     if failed and ctx.args.output != "json":
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
     return status
@@ -204,19 +205,17 @@ def _kind(args) -> int:
 
 def upgrade(args, ctx) -> int:
     """Upgrade metadata.version and other features (UpgradeType UPGRADE)."""
-    notes: list[str] = []
-    return send_updates("upgrade", ctx, flag_updates(args, ctx, ops.UPGRADE, notes), args.dry_run, notes)
+    return send_updates("upgrade", ctx, flag_updates(args, ctx, ops.UPGRADE), args.dry_run)
 
 
 def downgrade(args, ctx) -> int:
     """Downgrade features (SAFE_DOWNGRADE, or UNSAFE_DOWNGRADE with --unsafe)."""
-    notes: list[str] = []
-    return send_updates("downgrade", ctx, flag_updates(args, ctx, _kind(args), notes), args.dry_run, notes)
+    return send_updates("downgrade", ctx, flag_updates(args, ctx, _kind(args)), args.dry_run)
 
 
 def disable(args, ctx) -> int:
     """Set features to level 0 (a downgrade)."""
-    return send_updates("disable", ctx, disable_updates(args, ctx, _kind(args)), args.dry_run, [])
+    return send_updates("disable", ctx, disable_updates(args, ctx, _kind(args)), args.dry_run)
 
 
 # ---------------------------------------------------------------- lookups (no connection)

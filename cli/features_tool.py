@@ -1,5 +1,5 @@
-"""kafka-features: describe, upgrade, downgrade and disable feature flags; version-mapping and
-feature-dependencies (Kafka 3.9's FeatureCommand).
+"""kafka-features: describe, upgrade, downgrade and disable feature flags (Kafka 3.9's FeatureCommand), plus
+Kafka 4.0's additions: --release-version on upgrade / downgrade, version-mapping and feature-dependencies.
 
 Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.server.
 sync_client): ApiVersions for `describe`, one UpdateFeatures request (v1: UpgradeType, ValidateOnly) for
@@ -32,14 +32,15 @@ SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishin
                "cluster.")
 CONTROLLER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the KRaft "
                    "quorum.")
-RELEASE_HELP = ("The release version to {} all features to. For example, 3.9-IV0 will set metadata.version=21 and "
-                "kraft.version=1. Use the version-mapping command to learn which features will be set for any "
-                "given version.")
+KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of what Kafka 3.9's FeatureCommand does not have
+RELEASE_HELP = (KAFKA_4_0 + "The release version to {} all features to. For example, 3.9-IV0 will set "
+                "metadata.version=21 and kraft.version=1. Use the version-mapping command to learn which features "
+                "will be set for any given version.")
 FEATURE_HELP = "A feature {} we should perform, in feature=level format. For example: `metadata.version=5`."
-MAPPING_HELP = ("Look up the corresponding features for a given metadata version. Using the command with no "
-                "--release-version  argument will return the mapping for the latest stable metadata version")
-DEPENDENCIES_HELP = ("Look up dependencies for a given feature version. If the feature is not known or the version "
-                     "not yet defined, an error is thrown. Multiple features can be specified.")
+MAPPING_HELP = (KAFKA_4_0 + "Look up the corresponding features for a given metadata version. Using the command "
+                "with no --release-version  argument will return the mapping for the latest stable metadata version")
+DEPENDENCIES_HELP = (KAFKA_4_0 + "Look up dependencies for a given feature version. If the feature is not known or "
+                     "the version not yet defined, an error is thrown. Multiple features can be specified.")
 COMMAND_NAMES = ("describe", "upgrade", "downgrade", "disable", "version-mapping", "feature-dependencies")
 
 
@@ -66,8 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_upgrade(sub) -> None:
     upgrade = sub.add_parser("upgrade", help="Upgrade one or more feature flags.")
-    upgrade.add_argument("--metadata", help="DEPRECATED -- The level to which we should upgrade the metadata. "
-                                            "For example, 3.3-IV3.")
+    upgrade.add_argument("--metadata", help="The level to which we should upgrade the metadata. For example, 3.3-IV3.")
     upgrade.add_argument("--release-version", help=RELEASE_HELP.format("update"))
     upgrade.add_argument("--feature", action="append", help=FEATURE_HELP.format("upgrade"))
     upgrade.add_argument("--dry-run", action="store_true", help="Validate this upgrade, but do not perform it.")
@@ -75,8 +75,8 @@ def _add_upgrade(sub) -> None:
 
 def _add_downgrade(sub) -> None:
     downgrade = sub.add_parser("downgrade", help="Upgrade one or more feature flags.")   # sic, Kafka's text
-    downgrade.add_argument("--metadata", help="DEPRECATED -- The level to which we should downgrade the metadata. "
-                                              "For example, 3.3-IV0.")
+    downgrade.add_argument("--metadata",
+                           help="The level to which we should downgrade the metadata. For example, 3.3-IV0.")
     downgrade.add_argument("--release-version", help=RELEASE_HELP.format("downgrade"))
     downgrade.add_argument("--feature", action="append", help=FEATURE_HELP.format("downgrade"))
     downgrade.add_argument("--unsafe", action="store_true",
@@ -97,12 +97,12 @@ def _add_lookups(sub) -> None:
     from kraftsman.storage import features as ft
 
     mapping = sub.add_parser("version-mapping", help=MAPPING_HELP)
-    mapping.add_argument("--release-version", help="The release version to use for the corresponding feature "
-                         f"mapping. The minimum is 3.0-IV0; the default is {ft.LATEST_PRODUCTION}")
+    mapping.add_argument("--release-version", help=KAFKA_4_0 + "The release version to use for the corresponding "
+                         f"feature mapping. The minimum is 3.0-IV0; the default is {ft.LATEST_PRODUCTION}")
     deps = sub.add_parser("feature-dependencies", help=DEPENDENCIES_HELP)
     deps.add_argument("--feature", action="append", required=True,
-                      help="The feature and version to look up dependencies for, in feature=version format. For "
-                           "example: `metadata.version=5`.")
+                      help=KAFKA_4_0 + "The feature and version to look up dependencies for, in feature=version "
+                           "format. For example: `metadata.version=5`.")
 
 
 def run(argv: list[str], env: Environment) -> int:

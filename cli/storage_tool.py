@@ -1,6 +1,7 @@
 """kafka-storage: format and inspect KRaft log directories (Kafka 3.9's StorageTool).
 
-Subcommands, in Kafka's order: info, format, version-mapping, feature-dependencies, random-uuid.
+Subcommands, in Kafka's order: info, format, version-mapping, feature-dependencies, random-uuid
+(version-mapping and feature-dependencies are Kafka 4.0's, KIP-1022; their help says so).
 Text output, messages and exit codes are Kafka's, except that where Kafka dies with a Java
 stack trace (bad --release-version or --initial-controllers, meta.properties mismatches, bad
 --feature, config errors) this tool prints the message as one line on stderr and exits 1.
@@ -33,6 +34,7 @@ INITIAL_CONTROLLERS_HELP = (
     "list of id@hostname:port:directory. The same values must be used to format all nodes. For example:\n"
     "0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,"
     "2@example.com:8084:07R5amHmR32VDA6jHkGbTA\n")
+KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of the sub-commands Kafka 3.9's StorageTool does not have
 MISSING_VOTERS = ("Because controller.quorum.voters is not set on this controller, you must specify one of the "
                   "following: --standalone, --initial-controllers, or --no-initial-controllers.")
 
@@ -81,16 +83,18 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--no-initial-controllers", "-N", action="store_true",
                        help="Used to initialize a server without a dynamic quorum topology.")
     group.add_argument("--initial-controllers", "-I", help=INITIAL_CONTROLLERS_HELP)
-    mapping = sub.add_parser("version-mapping", help="Look up the corresponding features for a given metadata "
-                             "version. Using the command with no --release-version  argument will return the "
-                             "mapping for the latest stable metadata version")
-    mapping.add_argument("--release-version", "-r", help="The release version to use for the corresponding "
-                         "feature mapping. The minimum is 3.0-IV0; the default is " + str(ft.LATEST_PRODUCTION))
-    deps = sub.add_parser("feature-dependencies", help="Look up dependencies for a given feature version. If the "
-                          "feature is not known or the version not yet defined, an error is thrown. Multiple "
-                          "features can be specified.")
+    mapping = sub.add_parser("version-mapping", help=KAFKA_4_0 + "Look up the corresponding features for a given "
+                             "metadata version. Using the command with no --release-version  argument will return "
+                             "the mapping for the latest stable metadata version")
+    mapping.add_argument("--release-version", "-r", help=KAFKA_4_0 + "The release version to use for the "
+                         "corresponding feature mapping. The minimum is 3.0-IV0; the default is "
+                         + str(ft.LATEST_PRODUCTION))
+    deps = sub.add_parser("feature-dependencies", help=KAFKA_4_0 + "Look up dependencies for a given feature "
+                          "version. If the feature is not known or the version not yet defined, an error is thrown. "
+                          "Multiple features can be specified.")
     deps.add_argument("--feature", "-f", required=True, action="append",
-                      help="The feature and version to look up dependencies for, in feature=version format.")
+                      help=KAFKA_4_0 + "The feature and version to look up dependencies for, in feature=version "
+                           "format.")
     uuid = sub.add_parser("random-uuid", help="Print a random UUID.")
     uuid.add_argument("--count", type=int, default=1, help="How many UUIDs to print (kraftsman).")
     return parser

@@ -1,4 +1,5 @@
-"""kafka-features in-process against in-test servers: Kafka 3.9 FeatureCommand's texts, requests and exit codes."""
+"""kafka-features in-process against in-test servers: Kafka 3.9 FeatureCommand's texts, requests and exit codes
+(Kafka 4.0's for --release-version, version-mapping and feature-dependencies)."""
 from __future__ import annotations
 
 import io
@@ -13,7 +14,7 @@ from kraftsman.storage.protocol import codec
 from ..controller.server.sync_fakes import FakeServer, api_versions_body, body
 
 RANGES = {18: (0, 4), 57: (0, 1)}
-DEPRECATED = " `metadata` flag is deprecated and may be removed in a future release.\n"
+DEPRECATION_OF_4_0 = "`metadata` flag is deprecated"
 SUPPORTED_MVS = ("3.3-IV0, 3.3-IV1, 3.3-IV2, 3.3-IV3, 3.4-IV0, 3.5-IV0, 3.5-IV1, 3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2, "
                  "3.7-IV0, 3.7-IV1, 3.7-IV2, 3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0")
 API_VERSIONS = codec.message_class("ApiVersionsResponse")
@@ -137,18 +138,33 @@ def test_argument_errors_are_kafkas_one_line_and_send_nothing(argv, message):
         assert server.requests == []
 
 
-def test_the_deprecated_metadata_flag_warns_on_stdout_before_any_error():
+def test_the_metadata_flag_prints_no_deprecation_line_as_in_kafka_3_9():
+    # Kafka 4.0 prints " `metadata` flag is deprecated ..." first; Kafka 3.9's FeatureCommand prints nothing, and
+    # its unknown-version error says "Unsupported" where 4.0 says "Unknown".
     with update_server() as server:
         c = ("--bootstrap-controller", server.address)
         assert kf(*c, "upgrade", "--metadata", "9.9") == (
-            1, DEPRECATED, f"Unknown metadata.version 9.9. Supported metadata.version are {SUPPORTED_MVS}\n")
-        assert kf(*c, "upgrade", "--metadata", "2.8") == (1, DEPRECATED, "Cannot specify a negative version level.\n")
+            1, "", f"Unsupported metadata.version 9.9. Supported metadata.version are {SUPPORTED_MVS}\n")
+        assert kf(*c, "upgrade", "--metadata", "2.8") == (1, "", "Cannot specify a negative version level.\n")
         assert kf(*c, "upgrade", "--metadata", "3.8-IV0", "--feature", "metadata.version=20") == (
-            1, DEPRECATED, "Feature metadata.version was specified more than once.\n")
+            1, "", "Feature metadata.version was specified more than once.\n")
         assert server.requests == []
-        assert kf(*c, "downgrade", "--metadata", "3.8-IV0") == (0, DEPRECATED + "metadata.version was downgraded "
-                                                                                "to 20.\n", "")
+        assert kf(*c, "downgrade", "--metadata", "3.8-IV0") == (0, "metadata.version was downgraded to 20.\n", "")
         assert sent(server) == [(1, False, {"metadata.version": (20, 2)})]
+        status, out, err = kf(*c, "upgrade", "--metadata", "3.9", "--dry-run", "--output", "json")
+        assert (status, err, json.loads(out)["warnings"]) == (0, "", [])
+        assert DEPRECATION_OF_4_0 not in out
+
+
+def test_help_marks_kafka_4_0_additions_and_keeps_3_9_texts():
+    _, upgrade_help, _ = kf("--bootstrap-server", "a:1", "upgrade", "--help")
+    _, top_help, _ = kf("--help")
+    flat = " ".join(upgrade_help.split())
+    assert "--metadata METADATA The level to which we should upgrade the metadata. For example, 3.3-IV3." in flat
+    assert "DEPRECATED" not in flat
+    assert "(Kafka 4.0) The release version to update all features to." in flat
+    assert "(Kafka 4.0) Look up the corresponding features" in " ".join(top_help.split())
+    assert "(Kafka 4.0) Look up dependencies" in " ".join(top_help.split())
 
 
 # ---------------------------------------------------------------- describe
@@ -251,7 +267,7 @@ def test_a_top_level_error_fails_every_feature():
         status, out, err = kf("--bootstrap-controller", server.address, "downgrade", "--metadata", "3.8-IV0",
                               "--feature", "group.version=0")
     assert (status, err) == (1, "2 out of 2 operation(s) failed.\n")
-    assert out == (DEPRECATED + "Could not downgrade group.version to 0. Cluster authorization failed.\n"
+    assert out == ("Could not downgrade group.version to 0. Cluster authorization failed.\n"
                    "Could not downgrade metadata.version to 20. Cluster authorization failed.\n")
     with update_server(top_level=(42, "bad")) as server:
         status, out, _ = kf("--bootstrap-controller", server.address, "disable", "--feature", "a", "--dry-run",

@@ -76,8 +76,7 @@ def test_every_controller_registered_so_a_dry_run_passes(quorum):
 def test_a_dry_run_downgrade_changes_nothing_then_the_real_one_reaches_every_controller(quorum, loop):
     c = ("--bootstrap-controller", quorum.bootstrap())
     assert kf(*c, "downgrade", "--metadata", "3.8-IV0", "--dry-run") == (
-        0, " `metadata` flag is deprecated and may be removed in a future release.\n"
-           "metadata.version can be downgraded to 20.\n", "")
+        0, "metadata.version can be downgraded to 20.\n", "")
     assert describe_rows(quorum)["metadata.version"]["FinalizedVersionLevel"] == "3.9-IV0"
     assert kf(*c, "downgrade", "--feature", "metadata.version=20") == (0, "metadata.version was downgraded to 20.\n",
                                                                        "")
@@ -90,8 +89,7 @@ def test_lossy_and_unsafe_downgrades_print_the_controllers_refusal(quorum):
     assert kf(*c, "downgrade", "--feature", "metadata.version=16") == (
         1, f"Could not downgrade metadata.version to 16. {LOSSY}\n", "1 out of 1 operation(s) failed.\n")
     assert kf(*c, "downgrade", "--metadata", "3.6-IV2", "--unsafe", "--dry-run") == (
-        1, " `metadata` flag is deprecated and may be removed in a future release.\n"
-           "Can not downgrade metadata.version to 14. Invalid metadata.version 14. Unsafe metadata downgrade is not "
+        1, "Can not downgrade metadata.version to 14. Invalid metadata.version 14. Unsafe metadata downgrade is not "
            "supported in this version.\n", "1 out of 1 operation(s) failed.\n")
     assert describe_rows(quorum)["metadata.version"]["FinalizedVersionLevel"] == "3.8-IV0"
 
