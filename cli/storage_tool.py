@@ -5,6 +5,7 @@ Subcommands, in Kafka's order: info, format, version-mapping, feature-dependenci
 Text output, messages and exit codes are Kafka's, except that where Kafka dies with a Java
 stack trace (bad --release-version or --initial-controllers, meta.properties mismatches, bad
 --feature, config errors) this tool prints the message as one line on stderr and exits 1.
+The server properties are checked first, as KafkaConfig does (storage_config), for info and format.
 
 Exit codes: 0 success; 1 any failure (as Kafka); with `--output json` only, 3 (ExitStatus.FOREIGN)
 when a directory is formatted for another cluster or node (format: cluster.id / node.id mismatch;
@@ -147,14 +148,9 @@ class ServerConfig:
 
     @property
     def node_id(self) -> int:
-        """Return node.id (or broker.id), as KafkaConfig requires it in KRaft mode."""
+        """Return node.id (or broker.id; -1 if neither), already checked by storage_config.validate."""
         text = self.props.get("node.id", self.props.get("broker.id"))
-        if text is None:
-            raise Failure('Missing required configuration "node.id" which has no default value.')
-        try:
-            return int(text.strip())
-        except ValueError:
-            raise Failure(f"Invalid value {text} for configuration node.id: Not a number of type INT") from None
+        return -1 if text is None else int(text.strip())
 
     @property
     def log_dirs(self) -> list[str]:
@@ -214,14 +210,19 @@ def _load_config(path: str, environ) -> ServerConfig:
     """Read the server .properties file, overridden by Kafka's KAFKA_* variables when KRAFTSMAN_KAFKA_ENV=1."""
     from kraftsman.storage import properties
 
+    from . import storage_config
     from .env_overrides import with_kafka_environment
 
     try:
-        return ServerConfig(with_kafka_environment(properties.load(path), environ))
+        props = with_kafka_environment(properties.load(path), environ)
+        storage_config.validate(props)       # as StorageTool's `new KafkaConfig(...)`, before any command runs
     except FileNotFoundError:
         raise Failure(f"{path} (No such file or directory)") from None
     except (OSError, properties.PropertiesError) as e:
         raise Failure(f"Unable to read {path}: {e}") from None
+    except storage_config.ConfigError as e:
+        raise Failure(str(e)) from None
+    return ServerConfig(props)
 
 
 # ---------------------------------------------------------------- info

@@ -123,8 +123,9 @@ def test_storage_info_and_format(tmp_path):
                         "--output", "json"), 1)
     assert {d["state"] for d in doc["directories"]} == {"unreadable"}
     # format errors found before planning: legacy config, bad release version, no quorum voters
-    for props, args in (({"process_roles": None}, ()), ({}, ("-r", "9.9-IV9")),
-                        ({"controller_quorum_voters": None}, ()), ({"node_id": "x"}, ())):
+    for props, args in (({"process_roles": None, "zookeeper_connect": "zk:2181", "listeners": "PLAINTEXT://:9092",
+                          "controller_listener_names": None}, ()), ({}, ("-r", "9.9-IV9")),
+                        ({"controller_quorum_voters": None}, ())):
         doc = check(storage("format", "-c", config(tmp_path, log_dirs=str(tmp_path / "new"), **props), "-t", CID,
                             *args, "--output", "json"), 1, "format")
         assert doc["problems"] and doc["metadata_version"] is None
@@ -137,6 +138,10 @@ def test_storage_errors_before_the_command_print_no_json(tmp_path):
     assert (status, out) == (1, "") and err.count("\n") == 1
     status, out, err = storage("format", "-c", config(tmp_path), "--output", "json")      # -t missing
     assert (status, out) == (1, "") and "usage:" in err
+    for props in ({"node_id": "x"}, {"process_roles": None}, {"node_id": None}):           # KafkaConfig refuses
+        for command in (("info",), ("format", "-t", CID)):
+            status, out, err = storage(*command, "-c", config(tmp_path, **props), "--output", "json")
+            assert (status, out) == (1, "") and err.count("\n") == 1
 
 
 # ---------------------------------------------------------------- kafka-cluster

@@ -67,9 +67,45 @@ def test_already_formatted_with_and_without_g(tmp_path):
         0, f"Formatting data directory {tmp_path}/more with metadata.version 3.9-IV0.\n", "")
 
 
+LEGACY = dict(process_roles=None, zookeeper_connect="localhost:2181", listeners="PLAINTEXT://:9092",
+              controller_listener_names=None)
+# KafkaConfig's refusals (Kafka 3.9), which StorageTool meets before any command: Kafka prints them in a stack
+# trace and exits 1; kraftsman prints the message alone and exits 1.
+NO_ZK = "Missing required configuration `zookeeper.connect` which has no default value."
+NO_NODE_ID = ("Missing configuration `node.id` which is required when `process.roles` is defined (i.e. when running "
+              "in KRaft mode).")
+KAFKA_CONFIG_ERRORS = [
+    (dict(process_roles=None), NO_ZK),
+    (dict(process_roles=None, listeners="PLAINTEXT://:9092", controller_listener_names=None), NO_ZK),
+    (dict(node_id=None), NO_NODE_ID),
+    (dict(node_id=None, broker_id="-1"), NO_NODE_ID),
+    (dict(node_id="x"), "Invalid value x for configuration node.id: Not a number of type INT"),
+    (dict(broker_id="2"), "You must set `node.id` to the same value as `broker.id`."),
+    (dict(process_roles="broker,observer"),
+     "Unknown process role 'observer' (only 'broker' and 'controller' are allowed roles)"),
+    (dict(listeners="PLAINTEXT://:9092,CONTROLLER://:9093,INTERNAL://:9094"),
+     "Error creating broker listeners from 'PLAINTEXT://:9092,CONTROLLER://:9093,INTERNAL://:9094': No security "
+     "protocol defined for listener INTERNAL"),
+    # an explicit map turns off the implicit CONTROLLER:PLAINTEXT, and so does an SSL listener
+    (dict(listener_security_protocol_map="PLAINTEXT:PLAINTEXT"),
+     "Error creating broker listeners from 'PLAINTEXT://:9092,CONTROLLER://:9093': No security protocol defined "
+     "for listener CONTROLLER"),
+    (dict(listeners="SSL://:9092,CONTROLLER://:9093"),
+     "Error creating broker listeners from 'SSL://:9092,CONTROLLER://:9093': No security protocol defined for "
+     "listener CONTROLLER"),
+    (dict(advertised_listeners="OUTSIDE://h:9092"),
+     "Error creating broker listeners from 'OUTSIDE://h:9092': No security protocol defined for listener OUTSIDE"),
+    (dict(listeners="PLAINTEXT://:x"), "Unable to parse a listener name from PLAINTEXT://:x"),   # the implicit map
+    (dict(listeners="PLAINTEXT://:x", listener_security_protocol_map="PLAINTEXT:PLAINTEXT"),
+     "Error creating broker listeners from 'PLAINTEXT://:x': Unable to parse PLAINTEXT://:x to a broker endpoint"),
+    (dict(listener_security_protocol_map="CONTROLLER:TLS"),
+     "Invalid security protocol `TLS` defined in listener.security.protocol.map"),
+]
+
+
 @pytest.mark.parametrize("props,args,message", [
-    (dict(process_roles=None), [], "The kafka configuration file appears to be for a legacy cluster. Formatting is "
-                                   "only supported for clusters in KRaft mode."),
+    (LEGACY, [], "The kafka configuration file appears to be for a legacy cluster. Formatting is "
+                 "only supported for clusters in KRaft mode."),
     ({}, ["-r", "9.9"], "Version 9.9 is not a valid version"),
     ({}, ["-r", "2.8"], "metadata.version 2.8-IV1 is too old to be supported."),
     ({}, ["-r", "4.0"], "metadata.version 4.0-IV3 is not yet stable."),
@@ -92,9 +128,9 @@ def test_already_formatted_with_and_without_g(tmp_path):
     ({}, ["-r", "3.4", "-S", "SCRAM-SHA-256=[name=a,password=b]"],
      "SCRAM is only supported in metadata.version 3.5-IV2 or later."),
     ({}, ["-S", "SCRAM-SHA-256=[name=a]"], "You must supply one of 'password' or 'saltedpassword' to add-scram"),
-    (dict(controller_listener_names=None), [], "You must specify the name of the initial controller listener."),
-    (dict(node_id=None), [], 'Missing required configuration "node.id" which has no default value.'),
-])
+    (dict(controller_listener_names=None), [], "Error creating broker listeners from 'PLAINTEXT://:9092,CONTROLLER:"
+                                               "//:9093': No security protocol defined for listener CONTROLLER"),
+] + [(props, [], message) for props, message in KAFKA_CONFIG_ERRORS])
 def test_format_errors_are_one_clean_line(tmp_path, props, args, message):
     status, out, err = storage("format", "-c", config(tmp_path, **props), "-t", CID, *args)
     assert (status, out, err) == (1, "", message + "\n")
@@ -113,6 +149,23 @@ def test_foreign_cluster_text_and_json(tmp_path):
     doc = json.loads(out)
     assert status == 3 == doc["status"]
     assert doc["directories"][0]["cluster_id"] == CID and doc["problems"][0].startswith("Invalid cluster.id")
+
+
+@pytest.mark.parametrize("props,message", KAFKA_CONFIG_ERRORS[:1] + KAFKA_CONFIG_ERRORS[2:])
+def test_kafka_config_refusals_come_before_info_and_before_format_checks_its_flags(tmp_path, props, message):
+    cfg = config(tmp_path, **props)
+    assert storage("info", "-c", cfg) == (1, "", message + "\n")
+    assert storage("format", "-c", cfg, "-t", CID, "-r", "9.9", "-I", "bad") == (1, "", message + "\n")
+    assert not (tmp_path / "data").exists()
+
+
+def test_kafka_config_accepts_its_defaults_and_mapped_listeners(tmp_path):
+    for props in (dict(listeners=None, controller_listener_names=None, process_roles="broker"),   # PLAINTEXT://:9092
+                  dict(listener_security_protocol_map="PLAINTEXT:PLAINTEXT,CONTROLLER:SSL"),
+                  dict(broker_id="1"), dict(node_id=None, broker_id="1"),
+                  dict(listeners="PLAINTEXT://[::1]:9092 , CONTROLLER://:9093")):
+        status, _, err = storage("info", "-c", config(tmp_path, **props))
+        assert (status, err) == (1, ""), props      # 1: the directory is not formatted, as Kafka says
 
 
 def test_format_json_fresh(tmp_path):
@@ -167,7 +220,7 @@ def test_info_mismatch_and_legacy(tmp_path):
     assert status == 1 and out.endswith("Found problem:\n  Mismatched cluster IDs between storage directories.\n\n")
     status, out, _ = storage("info", "-c", cfg, "--output", "json")
     assert status == 3 and json.loads(out)["directories"][1]["cluster_id"] == "other"
-    legacy = config(tmp_path, log_dirs=str(tmp_path / "a"), process_roles=None)
+    legacy = config(tmp_path, log_dirs=str(tmp_path / "a"), **LEGACY)
     status, out, _ = storage("info", "-c", legacy)
     assert status == 1 and "appears to be for a legacy cluster, but the directories are formatted for a cluster in " \
                            "KRaft mode." in out
@@ -209,8 +262,8 @@ def real_folders():
 @pytest.mark.parametrize("folder", real_folders(), ids=lambda p: str(p.relative_to(REAL)) if p else "absent")
 def test_info_on_real_folders(tmp_path, folder):
     meta = mp.read(folder)
-    roles = "broker,controller" if meta.version == 1 else None
-    status, out, err = storage("info", "-c", config(tmp_path, log_dirs=str(folder), process_roles=roles))
+    kind = {} if meta.version == 1 else LEGACY
+    status, out, err = storage("info", "-c", config(tmp_path, log_dirs=str(folder), **kind))
     props = meta.to_properties()
     assert (status, err) == (0, "")
     assert out == (f"Found log directory:\n  {folder}\n\nFound metadata: {{"

@@ -1,0 +1,136 @@
+"""The checks Kafka 3.9's KafkaConfig makes on server.properties before kafka-storage does anything else.
+
+StorageTool builds `new KafkaConfig(props)` for every command given --config, ahead of info or format; its
+ConfigException or IllegalArgumentException is not caught (a JVM stack trace, exit 1). kraftsman raises
+ConfigError with the exception's message, which kafka-storage prints as one line on stderr (exit 1).
+
+Checked, in KafkaConfig's order (only these; the rest of validateValues is not repeated here):
+1. node.id and broker.id (each standing in for the other) are integers; process.roles names only `broker`
+   and `controller`; node.id equals broker.id.
+2. no process.roles: zookeeper.connect is required; process.roles: node.id must be set (>= 0).
+3. advertised.listeners (when set), then listeners, parse as endpoints whose listener names have a security
+   protocol in the effective listener.security.protocol.map.
+"""
+from __future__ import annotations
+
+import re
+
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+DEFAULT_PROTOCOL_MAP = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+DEFAULT_LISTENERS = "PLAINTEXT://:9092"
+MAP_KEY = "listener.security.protocol.map"
+# SocketServerConfigs.URI_PARSE_REGEXP, matched against a whole entry
+ENDPOINT = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
+CSV = re.compile(r"\s*,\s*")
+
+
+class ConfigError(ValueError):
+    """What KafkaConfig's constructor would throw, as its message."""
+
+
+def validate(props: dict[str, str]) -> None:
+    """Raise ConfigError when KafkaConfig would refuse `props`."""
+    node_id, broker_id = _int(props, "node.id", "broker.id"), _int(props, "broker.id", "node.id")
+    roles = process_roles(props)
+    if node_id != broker_id:
+        raise ConfigError("You must set `node.id` to the same value as `broker.id`.")
+    if not roles:
+        if "zookeeper.connect" not in props:
+            raise ConfigError("Missing required configuration `zookeeper.connect` which has no default value.")
+    elif node_id < 0:
+        raise ConfigError("Missing configuration `node.id` which is required when `process.roles` is defined "
+                          "(i.e. when running in KRaft mode).")
+    protocols = security_protocol_map(props, roles)
+    if props.get("advertised.listeners") is not None:
+        endpoints(props["advertised.listeners"].strip(), protocols)
+    endpoints(props.get("listeners", DEFAULT_LISTENERS).strip(), protocols)
+
+
+def process_roles(props: dict[str, str]) -> list[str]:
+    """Return process.roles as ConfigDef parses a LIST, refusing unknown roles as parseProcessRoles does."""
+    text = props.get("process.roles", "").strip()
+    roles = CSV.split(text) if text else []
+    for role in roles:
+        if role not in ("broker", "controller"):
+            raise ConfigError(f"Unknown process role '{role}' (only 'broker' and 'controller' are allowed roles)")
+    return roles
+
+
+def _int(props: dict[str, str], key: str, synonym: str) -> int:
+    """Parse an INT setting as ConfigDef does (trimmed), after populateSynonyms: node.id and broker.id stand in
+    for each other when only one is set; -1 when neither is."""
+    text = props.get(key, props.get(synonym))
+    if text is None:
+        return -1
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = None
+    if value is None or not -2**31 <= value < 2**31:
+        raise ConfigError(f"Invalid value {text.strip()} for configuration {key}: Not a number of type INT")
+    return value
+
+
+def security_protocol_map(props: dict[str, str], roles: list[str]) -> dict[str, str]:
+    """Return KafkaConfig.effectiveListenerSecurityProtocolMap: listener name -> protocol."""
+    mapping = {}
+    for name, protocol in _csv_map(props.get(MAP_KEY, DEFAULT_PROTOCOL_MAP).strip()).items():
+        if protocol.upper() not in PROTOCOLS:
+            raise ConfigError(f"Invalid security protocol `{protocol}` defined in {MAP_KEY}")
+        mapping[name.upper()] = protocol.upper()
+    if roles and MAP_KEY not in props:        # KRaft with the default map: controller listeners get PLAINTEXT
+        controllers = _controller_listener_names(props)
+        listeners = [_listener_name(e) for e in _csv_list(props.get("listeners", DEFAULT_LISTENERS).strip())]
+        secured = ("SSL", "SASL_SSL", "SASL_PLAINTEXT")
+        if not any(name in secured for name in controllers + listeners):
+            mapping.update({name: "PLAINTEXT" for name in controllers if name != "PLAINTEXT"})   # not normalised
+    return mapping
+
+
+def _controller_listener_names(props: dict[str, str]) -> list[str]:
+    """Return controller.listener.names split on commas as KafkaConfig does (no trimming of each name)."""
+    text = props.get("controller.listener.names", "").strip()
+    return text.split(",") if text else []
+
+
+def _csv_map(text: str) -> dict[str, str]:
+    """Parse `k:v,k:v` as Kafka's Csv.parseCsvMap (the last colon splits), with getMap's error text."""
+    if not text:
+        return {}
+    result = {}
+    for item in CSV.split(text):
+        key, colon, value = item.rpartition(":")
+        if not colon:
+            raise ConfigError(f"Error parsing configuration property '{MAP_KEY}': begin 0, end -1, length "
+                              f"{len(item)}")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def _csv_list(text: str) -> list[str]:
+    """Split as Kafka's Csv.parseCsvList: on commas with their spaces, empty items dropped."""
+    return [item for item in CSV.split(text) if item] if text else []
+
+
+def _listener_name(entry: str) -> str:
+    """Return EndPoint.parseListenerName of one listener entry (upper-cased)."""
+    match = ENDPOINT.fullmatch(entry)
+    if match is None:
+        raise ConfigError(f"Unable to parse a listener name from {entry}")
+    return match.group(1).upper()
+
+
+def endpoints(text: str, protocols: dict[str, str]) -> list[tuple[str, str, int]]:
+    """Return (name, host, port) of each listener in `text`, or fail as CoreUtils.listenerListToEndPoints."""
+    result = []
+    for entry in _csv_list(text):
+        match = ENDPOINT.fullmatch(entry)
+        if match is None:
+            problem = f"Unable to parse {entry} to a broker endpoint"
+        elif match.group(1).upper() not in protocols:
+            problem = f"No security protocol defined for listener {match.group(1).upper()}"
+        else:
+            result.append((match.group(1).upper(), match.group(2), int(match.group(3))))
+            continue
+        raise ConfigError(f"Error creating broker listeners from '{text}': {problem}")
+    return result
