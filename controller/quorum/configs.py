@@ -1,4 +1,4 @@
-"""Config handlers: IncrementalAlterConfigs, AlterConfigs (legacy) and DescribeConfigs, plus topic creation configs.
+"""Config handlers: IncrementalAlterConfigs and AlterConfigs (legacy), plus topic creation configs.
 
 Rules:
 - Resources: TOPIC (2) and BROKER (4, "" = cluster default, else a broker id); an unknown type answers
@@ -9,7 +9,7 @@ Rules:
 - Validation as ConfigurationControlManager.validateAlterConfig: the resulting topic configs are checked
   (unknown names, types, ranges: INVALID_CONFIG), then the resource must exist (topic: UNKNOWN_TOPIC_OR_PARTITION,
   broker: BROKER_ID_NOT_REGISTERED), except for topics being created.
-- validate_only answers as if applied but returns no records. DescribeConfigs is read-only.
+- validate_only answers as if applied but returns no records. DescribeConfigs lives in configs_describe.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import replication_errors as E
-from .configs_schema import CONFIG_TYPES, TOPIC_CONFIGS, ConfigError, is_list, topic_defaults, validate_topic_configs
+from .configs_schema import TOPIC_CONFIGS, ConfigError, is_list, validate_topic_configs
 from .context import ControllerContext, ControllerResult
 from .replication_errors import ApiError
 from .topics_names import TopicNameError, validate_topic_name
@@ -25,7 +25,7 @@ from .topics_names import TopicNameError, validate_topic_name
 TOPIC, BROKER = 2, 4
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 KNOWN_TYPES = {0, 2, 4, 8, 16, 32}
-TOPIC_CONFIG_SOURCE, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, DEFAULT_CONFIG = 1, 2, 3, 5
+TOPIC_CONFIG_SOURCE, DEFAULT_CONFIG = 1, 5
 _CONFIG = codec.message_class("ConfigRecord")
 
 
@@ -170,67 +170,3 @@ def alter_configs(ctx: ControllerContext, request) -> ControllerResult:
         """Return {key: value} of one resource."""
         return {c.name: c.value for c in resource.configs}
     return _alter(ctx, request, ops_of, legacy_changes, "AlterConfigsResponse")
-
-
-def topic_config_entries(ctx: ControllerContext, name: str) -> list[tuple[str, str, int]]:
-    """Return (key, value, source) of a topic's effective configs, sorted by key (defaults included)."""
-    overrides = _current(ctx, TOPIC, name)
-    merged = topic_defaults(ctx.config)
-    merged.update(overrides)
-    return [(key, merged[key], TOPIC_CONFIG_SOURCE if key in overrides else DEFAULT_CONFIG)
-            for key in sorted(merged)]
-
-
-def _broker_entries(ctx: ControllerContext, name: str) -> list[tuple[str, str, int]]:
-    _check_broker(ctx, name)
-    defaults = _current(ctx, BROKER, "")
-    if not name:
-        return [(k, defaults[k], DYNAMIC_DEFAULT_BROKER_CONFIG) for k in sorted(defaults)]
-    own = _current(ctx, BROKER, name)
-    entries = {k: (v, DYNAMIC_DEFAULT_BROKER_CONFIG) for k, v in defaults.items()}
-    entries.update({k: (v, DYNAMIC_BROKER_CONFIG) for k, v in own.items()})
-    return [(k, *entries[k]) for k in sorted(entries)]
-
-
-def _describe_one(ctx: ControllerContext, resource, cls, synonyms: bool):
-    kind, name = resource.resource_type, resource.resource_name
-    result = cls.DescribeConfigsResult(error_code=0, error_message=None, resource_type=kind, resource_name=name)
-    try:
-        if kind == TOPIC:
-            validate_topic_name(name)
-            if name not in ctx.image.topics.by_name:
-                result.error_code = E.UNKNOWN_TOPIC_OR_PARTITION
-                return result
-            entries = topic_config_entries(ctx, name)
-        elif kind == BROKER:
-            entries = _broker_entries(ctx, name)
-        else:
-            raise ApiError(E.INVALID_REQUEST, f"Unsupported resource type {kind}.")
-    except TopicNameError as e:
-        result.error_code, result.error_message = E.INVALID_TOPIC_EXCEPTION, str(e)
-        return result
-    except ApiError as e:
-        result.error_code, result.error_message = e.code, e.message
-        return result
-    keys = resource.configuration_keys
-    result.configs = [_entry(cls, key, value, source, synonyms, ctx.api_version) for key, value, source in entries
-                      if keys is None or key in keys]
-    return result
-
-
-def _entry(cls, key: str, value: str, source: int, synonyms: bool, version: int):
-    d = TOPIC_CONFIGS.get(key)
-    entry = cls.DescribeConfigsResourceResult(
-        name=key, value=value, read_only=False, is_default=version == 0 and source == DEFAULT_CONFIG,
-        config_source=source,
-        is_sensitive=False, config_type=CONFIG_TYPES[d.type] if d else 0, documentation=None)
-    entry.synonyms = [cls.DescribeConfigsSynonym(name=key, value=value, source=source)] if synonyms else []
-    return entry
-
-
-def describe_configs(ctx: ControllerContext, request) -> ControllerResult:
-    """Handle DescribeConfigs (v0-v4): image overrides plus Kafka's topic defaults."""
-    cls = codec.message_class("DescribeConfigsResponse")
-    synonyms = bool(getattr(request, "include_synonyms", False)) and ctx.api_version >= 1
-    results = [_describe_one(ctx, r, cls, synonyms) for r in request.resources]
-    return ControllerResult([], cls(throttle_time_ms=0, results=results))

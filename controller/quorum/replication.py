@@ -8,7 +8,8 @@ Rules:
 """
 from __future__ import annotations
 
-from .configs import alter_configs, describe_configs, incremental_alter_configs
+from .configs import alter_configs, incremental_alter_configs
+from .configs_describe import describe_configs
 from .directories import assign_replicas_to_dirs
 from .elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
 from .metadata import metadata

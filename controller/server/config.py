@@ -116,7 +116,8 @@ class ControllerConfig:
                             delegation_token_secret_key=self.delegation_token_secret_key,
                             delegation_token_max_lifetime_ms=self.delegation_token_max_lifetime_ms,
                             delegation_token_expiry_time_ms=self.delegation_token_expiry_time_ms,
-                            delegation_token_expiry_check_interval_ms=self.delegation_token_expiry_check_interval_ms)
+                            delegation_token_expiry_check_interval_ms=self.delegation_token_expiry_check_interval_ms,
+                            server_properties=tuple(sorted(self.props.items())))
 
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum.configs import alter_configs, describe_configs, incremental_alter_configs
+from kraftsman.controller.quorum.configs import alter_configs, incremental_alter_configs
+from kraftsman.controller.quorum.configs_describe import describe_configs
 from kraftsman.controller.quorum.topics import create_topics
 
 from .replication_fixtures import M, S, cluster, create_request, run
@@ -140,9 +141,14 @@ def test_describe_errors_and_brokers():
     r = result.response.results
     assert (r[0].error_code, r[0].error_message, r[0].configs) == (3, None, [])
     assert r[1].error_code == 17
-    assert {c.name: (c.value, c.config_source) for c in r[2].configs} == {"log.cleaner.threads": ("2", 3),
-                                                                          "log.retention.ms": ("7", 2)}
+    own = {c.name: (c.value, c.config_source) for c in r[2].configs}  # node 1 answers for itself: every key
+    assert len(own) == 314
+    assert (own["log.cleaner.threads"], own["log.retention.ms"]) == (("2", 3), ("7", 2))
     assert {c.name: (c.value, c.config_source) for c in r[3].configs} == {"log.cleaner.threads": ("2", 3)}
+    r = _describe(image, (4, "2", None), (4, "x", None)).response.results
+    assert [(x.error_code, x.error_message) for x in r] == [
+        (42, "Unexpected broker id, expected 1 or empty string, but received 2"),
+        (42, "Broker id must be an integer, but it is: x")]
 
 
 def test_legacy_alter_with_a_null_value_deletes_the_key():
