@@ -7,14 +7,14 @@ Rules:
 - The node changes its log through the RaftLog interface; the driver makes that durable when a
   Ready says `flush`, and must do so before sending that Ready's messages.
 - Role changes go through the `_become_*` methods only (checked by state.ALLOWED); message
-  handlers live in election.py, replication.py and reconfig.py and call back into the node.
+  handlers live in election.py, leader.py, follower.py and reconfig.py and call back into the node.
 - A leader's own log end offset counts toward the high watermark only once flushed.
 """
 from __future__ import annotations
 
 from kraftsman.storage.records import control as C
 
-from . import election, reconfig, replication
+from . import election, follower, leader, reconfig
 from . import messages as msg
 from . import records as R
 from . import snapshot as S
@@ -30,9 +30,9 @@ HANDLERS = {
     "BeginQuorumEpochResponse": election.on_begin_epoch_response,
     "EndQuorumEpochRequest": election.on_end_epoch_request,
     "EndQuorumEpochResponse": election.on_end_epoch_response,
-    "FetchRequest": replication.on_fetch_request, "FetchResponse": replication.on_fetch_response,
-    "FetchSnapshotRequest": replication.on_fetch_snapshot_request,
-    "FetchSnapshotResponse": replication.on_fetch_snapshot_response,
+    "FetchRequest": leader.on_fetch_request, "FetchResponse": follower.on_fetch_response,
+    "FetchSnapshotRequest": leader.on_fetch_snapshot_request,
+    "FetchSnapshotResponse": follower.on_fetch_snapshot_response,
     "DescribeQuorumRequest": reconfig.on_describe_quorum_request,
     "AddRaftVoterRequest": reconfig.on_add_voter_request,
     "RemoveRaftVoterRequest": reconfig.on_remove_voter_request,
@@ -65,8 +65,8 @@ class RaftNode:
         self.election_retries = 0
         self.deadline = 0
         self.tally = None          # election.Tally while prospective or candidate
-        self.leader_state = None   # replication.LeaderState while leader
-        self.fetcher = replication.Fetcher()
+        self.leader_state = None   # leader.LeaderState while leader
+        self.fetcher = follower.Fetcher()
         self.state = QuorumState()
         self._load_voters()
         self._start(QuorumState.from_data(quorum_state) if quorum_state is not None else QuorumState())
@@ -144,11 +144,11 @@ class RaftNode:
         self.now += self.cfg.tick_ms
         role = self.state.role
         if role == LEADER:
-            replication.leader_tick(self)
+            leader.leader_tick(self)
         elif role in (PROSPECTIVE, CANDIDATE):
             election.campaign_tick(self)
         elif role in (FOLLOWER, OBSERVER):
-            replication.follower_tick(self)
+            follower.follower_tick(self)
         elif self.now >= self.deadline:
             self.on_election_timeout()
         else:
@@ -243,7 +243,7 @@ class RaftNode:
             self.flush_issued = max(self.flush_issued, self.flushed_end)
         self.applied = max(self.applied, rd.applied_to)
         if self.state.role == LEADER:
-            replication.update_high_watermark(self)
+            leader.update_high_watermark(self)
 
     def _flush_target(self) -> int:
         """Return the end flushed or being flushed (a follower's fetch acknowledges durable data only)."""
@@ -257,7 +257,7 @@ class RaftNode:
         """A background flush finished: the leader's own log end counts from there."""
         self.flushed_end = max(self.flushed_end, min(end_offset, self.log.end_offset))
         if self.state.role == LEADER:
-            replication.update_high_watermark(self)
+            leader.update_high_watermark(self)
 
     def next_cid(self) -> int:
         self._cid += 1
@@ -282,7 +282,7 @@ class RaftNode:
         if batch.is_control:
             self.on_control_batch(batch)
         if self.leader_state is not None:
-            replication.complete_parked(self)
+            leader.complete_parked(self)
 
     def on_control_batch(self, batch) -> None:
         """Interpret KRaftVersion and Voters records of a batch now in the log."""
@@ -332,13 +332,13 @@ class RaftNode:
             self.tally = None
             self.state.move(OBSERVER)
         elif role == LEADER:
-            reconfig.on_leader_voters_changed(self)
+            leader.update_high_watermark(self)
 
     # ------------------------------------------------------------ transitions
     def _leave_leadership(self) -> None:
         if self.leader_state is not None:
             reconfig.fail_pending(self)
-            replication.complete_parked(self, force=True)
+            leader.complete_parked(self, force=True)
         self.leader_state = None
         self.tally = None
 
@@ -353,7 +353,7 @@ class RaftNode:
         self.state.move(FOLLOWER if self.is_voter() else OBSERVER, epoch, leader_id=leader_id)
         self.election_retries = 0
         self.fetcher.reset(self.now, self.fetch_timeout())
-        replication.maybe_fetch(self)
+        follower.maybe_fetch(self)
 
     def become_voted(self, candidate_id: int, candidate_dir: bytes) -> None:
         self.state.move(VOTED, voted_id=candidate_id, voted_dir=candidate_dir)
@@ -373,10 +373,10 @@ class RaftNode:
         self.tally = None
         self.state.move(LEADER, leader_id=self.node_id)
         self.election_retries = 0
-        replication.start_leading(self, granting)
+        leader.start_leading(self, granting)
 
     def become_resigned(self, removed: bool = False) -> None:
-        preferred = replication.preferred_successors(self)
+        preferred = leader.preferred_successors(self)
         self._leave_leadership()
         self.state.move(RESIGNED)
         self.deadline = self.now + (self.election_timeout() if not removed else 0)

@@ -78,7 +78,8 @@ def _replica_state(node, replica_id: int, rs, directory_id: bytes):
 def _describe_leader(node, part) -> None:
     ls = node.leader_state
     part.error_message = None
-    part.leader_id, part.leader_epoch, part.high_watermark = node.node_id, node.epoch, node.high_watermark
+    part.leader_id, part.leader_epoch = node.node_id, node.epoch
+    part.high_watermark = ls.shown_high_watermark(node.high_watermark)
     part.current_voters = [_replica_state(node, v.voter_id, ls.replicas.get(v.voter_id), v.directory_id)
                            for v in node.voters.nodes()]
     observers = sorted(r for r in ls.replicas if r not in node.voters)
@@ -177,11 +178,6 @@ def on_high_watermark(node) -> None:
         node.reply(change.env, error_body(change.env.name, msg.NONE))
         if change.removes_leader:
             node.become_resigned(removed=True)
-
-
-def on_leader_voters_changed(node) -> None:
-    from . import replication
-    replication.update_high_watermark(node)
 
 
 def leader_tick(node) -> None:

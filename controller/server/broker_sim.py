@@ -7,6 +7,9 @@ Rules:
 - Its metadata offset comes from a real observer Fetch (v17) of `__cluster_metadata` from the
   raft leader (records are counted, not stored); `fetch=False` reports the offset the controller
   needs instead (benchmarks of many brokers).
+- It is as strict as a Kafka broker's Raft client: a Fetch answer's high watermark of -1 (a new leader that
+  has not committed in its epoch yet) is skipped, and one below the last it took is fatal: the broker
+  stops, as Kafka's exits, and `fatal` keeps Kafka's text ("Non-monotonic update of high watermark ...").
 - crash() stops every task without a word, as a SIGKILL would; stop() shuts down politely.
 - Counters (heartbeats sent, late heartbeats, errors) let benchmarks check that no lease was missed.
 - `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
@@ -31,6 +34,10 @@ Reg = codec.message_class("BrokerRegistrationRequest")
 Heartbeat = codec.message_class("BrokerHeartbeatRequest")
 Fetch = codec.message_class("FetchRequest")
 FEATURES = (("metadata.version", 1, 21), ("kraft.version", 0, 1))
+
+
+class _Fatal(Exception):
+    """Signal what makes a Kafka broker exit: the fetch loop ends and the broker crashes."""
 
 
 class SimulatedBroker:
@@ -58,6 +65,8 @@ class SimulatedBroker:
         self.caught_up = False
         self.should_shut_down = False
         self.metadata_offset = -1
+        self.high_watermark = -1
+        self.fatal: str | None = None
         self.heartbeats = self.late_heartbeats = self.errors = 0
         self._tasks: list[asyncio.Task] = []
         self._leader = 0
@@ -157,7 +166,11 @@ class SimulatedBroker:
                     host, port = self.controllers[self._leader % len(self.controllers)]
                     conn = await _open(host, port, self.security, f"broker-{self.broker_id}-fetcher", 5000)
                 response = await conn.request("Fetch", 17, self._fetch_body(offset, epoch), timeout_ms=5000)
-                offset, epoch, moved = self._on_fetch(response, offset, epoch)
+                try:
+                    offset, epoch, moved = self._on_fetch(response, offset, epoch)
+                except _Fatal:
+                    self.crash()
+                    return
                 if moved:
                     await _close(conn)
                     conn = None
@@ -184,8 +197,18 @@ class SimulatedBroker:
             return part.diverging_epoch.end_offset, part.diverging_epoch.epoch, False
         for batch in split_batches(part.records or b""):
             offset, epoch = batch.next_offset, batch.epoch
-        self.metadata_offset = min(offset, part.high_watermark)
+        self._take_high_watermark(min(offset, part.high_watermark) if part.high_watermark >= 0 else -1)
         return offset, epoch, moved and leader.leader_id >= 0 and self._point_at(leader.leader_id) is None
+
+    def _take_high_watermark(self, high_watermark: int) -> None:
+        """Move the metadata offset to a Fetch answer's high watermark as Kafka's follower state does."""
+        if high_watermark < 0:
+            return
+        if high_watermark < self.high_watermark:
+            self.fatal = f"Non-monotonic update of high watermark from {self.high_watermark} to {high_watermark}"
+            log.error("broker %d exits: %s", self.broker_id, self.fatal)
+            raise _Fatal(self.fatal)
+        self.high_watermark = self.metadata_offset = high_watermark
 
     def _point_at(self, leader_id: int) -> None:
         if leader_id in self.controller_ids:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 
-from kraftsman.controller.raft import replication
+from kraftsman.controller.raft import leader
 from kraftsman.controller.raft.core import NotLeaderError, RaftNode
 from kraftsman.controller.raft.log import SnapshotId
 from kraftsman.storage.records.metadata import write_metadata_records
@@ -185,7 +185,7 @@ class RaftDriver:
             if not self.stopped:
                 self.flush_proposals()
                 if self._high_watermark_owed():
-                    replication.complete_parked(self.node)
+                    leader.complete_parked(self.node)
                 self.process()
         self._defer(self.node.cfg.high_watermark_linger_ms / 1000, release)
 

@@ -9,6 +9,9 @@ Rules:
 - The Network only queues; the caller decides delivery (scenario scripts by hand, the seeded
   simulation with random delay, loss, duplication, reordering and partitions).
 - Invariants raise Violation; `trace` holds every event so a failing seed can be replayed.
+- Every node is also checked as Kafka's FollowerState would check it: the high watermark of each Fetch
+  response it accepts, min(response's, its log end), never goes below one it accepted before in the same
+  process lifetime (Kafka's followers and observers exit on such a "Non-monotonic update"); -1 is skipped.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import MemoryLog, SnapshotId
-from kraftsman.controller.raft.state import LEADER
+from kraftsman.controller.raft.state import FOLLOWER, LEADER, OBSERVER
 from kraftsman.controller.raft.voters import VoterNode, VoterSet
 from kraftsman.storage.protocol.uuids import Uuid
 
@@ -81,6 +84,7 @@ class Box:
         self.node = RaftNode(self.cfg, self.log, self.rng, self.saved_qs)
         self.sm = StateMachine()
         self.last_hw = self.node.high_watermark
+        self.seen_hw = -1  # the strict follower's high watermark (Kafka's FollowerState), new each process
         self.alive = True
         self.marks: dict[str, tuple] = {}
 
@@ -202,8 +206,11 @@ class Cluster:
         if box is None or not box.alive or self.net.blocked(env.src, env.dst):
             return False
         self.log_event("deliver", env)
+        before = (box.node.fetcher.inflight, box.node.epoch, box.node.role, box.node.leader_id)
         box.node.step(env)
         self.process(box)
+        if env.name == "FetchResponse" and box.alive:
+            self._check_fetched_high_watermark(box, env, *before)
         return True
 
     def deliver_all(self, max_rounds: int = 10000) -> int:
@@ -279,6 +286,22 @@ class Cluster:
             return 0
         n, last = mark[0], mark[1]
         return n if n <= len(batches) and (n == 0 or batches[n - 1] is last) else 0
+
+    def _check_fetched_high_watermark(self, box: Box, env, inflight, epoch, role, leader_id) -> None:
+        """Apply Kafka's follower rule to an accepted Fetch response (see Rules)."""
+        body = env.body
+        if env.correlation_id != inflight or body.error_code or role not in (FOLLOWER, OBSERVER):
+            return
+        part = body.responses[0].partitions[0]
+        if part.error_code or part.current_leader.leader_epoch != epoch or env.src != leader_id:
+            return
+        if part.diverging_epoch.end_offset >= 0 or part.snapshot_id.end_offset >= 0 or part.high_watermark < 0:
+            return
+        hw = min(part.high_watermark, box.log.end_offset)
+        if hw < box.seen_hw:
+            raise Violation(f"node {box.cfg.node_id}: non-monotonic update of high watermark from {box.seen_hw} "
+                            f"to {hw} (Fetch response of node {env.src}, epoch {epoch}); a Kafka follower exits")
+        box.seen_hw = hw
 
     def _check_log_matching(self, box: Box) -> None:
         """Same (base offset, epoch) => same bytes and same predecessor batch (hence same prefix)."""

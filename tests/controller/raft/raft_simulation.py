@@ -45,6 +45,7 @@ class Plan:
         self.resign_rate = rng.choice((0.0, 0.005))
         self.calm_ticks = 160
         self.hw_linger_ms = rng.choice((0, 0, TICK_MS, 3 * TICK_MS))
+        self.full_restart_rate = rng.choice((0.0, 0.0, 0.01))  # every voter down at once, observers live on
 
     def __repr__(self) -> str:
         return "Plan(" + ", ".join(f"{k}={v}" for k, v in vars(self).items()) + ")"
@@ -99,7 +100,9 @@ class Simulation:
             if c.now >= until:
                 del self.down_until[nid]
                 c.restart(nid)
-        if rng.random() < p.crash_rate:
+        if rng.random() < p.full_restart_rate:
+            self._full_restart()
+        elif rng.random() < p.crash_rate:
             nid = rng.choice(sorted(c.boxes))
             if c.boxes[nid].alive:
                 c.crash(nid)
@@ -116,6 +119,18 @@ class Simulation:
             c.net.partition(groups)
             c.log_event(f"partition {groups}")
             self.heal_at = c.now + rng.randint(10, 80) * TICK_MS
+
+    def _full_restart(self) -> None:
+        """Crash every live voter together (a full quorum restart); they come back within a few ticks."""
+        c, rng = self.cluster, self.rng
+        leader = c.leader()
+        voters = c.boxes[leader].node.voters.ids() if leader is not None else set(c.voter_ids)
+        back = c.now + rng.randint(2, 10) * TICK_MS
+        c.log_event(f"full restart of voters {sorted(voters)}")
+        for nid in sorted(voters):
+            if nid in c.boxes and c.boxes[nid].alive:
+                c.crash(nid)
+                self.down_until[nid] = back
 
     def _admin(self) -> None:
         """Graceful resignations, and KIP-853 voter changes sent to the leader (kraft.version 1)."""
