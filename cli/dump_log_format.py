@@ -121,9 +121,7 @@ class MetadataParser:
     def json(self, offset: int, value) -> str:
         """Return the payload text of one metadata record value."""
         try:
-            if value is None or not value:
-                raise MetadataParseError("null" if value is None else "Empty metadata record value")
-            if value[0] == 1 and value[1] < 128 and value[2] < 128:
+            if value is not None and len(value) >= 3 and value[0] == 1 and value[1] < 128 and value[2] < 128:
                 api_key, version, pos = value[1], value[2], 3
             else:
                 api_key, version, pos = read_frame(value)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from ..protocol.primitives import read_uvarint, varint_bytes, varlong_bytes
+from ..protocol.primitives import VarintError, read_uvarint, varint_bytes, varlong_bytes
 from .compression import CompressionError, compress, decompress, NAMES as COMPRESSION_NAMES
 from .crc import crc32c
 
@@ -245,49 +245,64 @@ class RecordBatch:
 
 
 def _parse_records(data, count, base_offset, base_timestamp, base_sequence, base_pos):
-    """Parse `count` DefaultRecords; one-byte varints (the usual case) are decoded inline."""
+    """Parse `count` DefaultRecords with DefaultRecord.readFrom's checks and InvalidRecordException texts."""
     pos = 0
-    end = len(data)
-    for _ in range(count):
+    for index in range(count):
         start = pos
-        b = data[pos]
-        if b < 128:
-            length, pos = (b >> 1) ^ -(b & 1), pos + 1
-        elif data[pos + 1] < 128:
-            raw = (b & 0x7F) | (data[pos + 1] << 7)
-            length, pos = (raw >> 1) ^ -(raw & 1), pos + 2
-        else:
-            length, pos = _varint(data, pos)
-        body = pos
-        if length < 0 or pos + length > end:
-            raise CorruptRecordError(f"record length {length} runs past the end of the batch",
-                                     None if base_pos is None else base_pos + start)
-        attributes = data[pos]
-        b = data[pos + 1]
-        if b < 128:
-            ts_delta, pos = (b >> 1) ^ -(b & 1), pos + 2
-        else:
-            ts_delta, pos = _varlong(data, pos + 1)
-        b = data[pos]
-        if b < 128:
-            off_delta, pos = (b >> 1) ^ -(b & 1), pos + 1
-        else:
-            off_delta, pos = _varint(data, pos)
-        key, pos = _read_blob(data, pos)
-        value, pos = _read_blob(data, pos)
-        if data[pos] == 0:
-            headers, pos = (), pos + 1
-        else:
-            hcount, pos = _varint(data, pos)
-            headers, pos = _parse_headers(data, pos, hcount)
-        if pos != body + length:
-            raise CorruptRecordError(f"record claims {length} bytes but its fields take {pos - body}",
-                                     None if base_pos is None else base_pos + start)
-        seq = -1 if base_sequence == -1 else (base_sequence + off_delta) & 0x7FFFFFFF
-        yield _new_record(Record, (base_offset + off_delta, base_timestamp + ts_delta, key, value, headers,
-                                   attributes, seq, pos - start))
-    if pos != end:
-        raise CorruptRecordError(f"{end - pos} bytes left after the last of {count} records", base_pos)
+        try:
+            record, pos = _parse_record(data, pos, base_offset, base_timestamp, base_sequence)
+        except (IndexError, VarintError):               # Kafka: a BufferUnderflowException or a too-long varint
+            raise CorruptRecordError("Found invalid record structure", _at(base_pos, start)) from None
+        except CorruptRecordError as e:
+            raise CorruptRecordError(e.message, _at(base_pos, start)) from None
+        if index == count - 1 and pos != len(data):     # checked before the last record is handed out
+            raise CorruptRecordError("Incorrect declared batch size, records still remaining in file", base_pos)
+        yield record
+
+
+def _at(base_pos, start):
+    return None if base_pos is None else base_pos + start
+
+
+def _parse_record(data, pos, base_offset, base_timestamp, base_sequence):
+    """Return (one DefaultRecord, the position after it); one-byte varints (the usual case) inline."""
+    start = pos
+    b = data[pos]
+    if b < 128:
+        length, pos = (b >> 1) ^ -(b & 1), pos + 1
+    elif data[pos + 1] < 128:
+        raw = (b & 0x7F) | (data[pos + 1] << 7)
+        length, pos = (raw >> 1) ^ -(raw & 1), pos + 2
+    else:
+        length, pos = _varint(data, pos)
+    body = pos
+    if pos + length > len(data):
+        raise CorruptRecordError(f"Invalid record size: expected {length} bytes in record payload, but instead "
+                                 f"the buffer has only {len(data) - pos} remaining bytes.")
+    attributes = data[pos]
+    b = data[pos + 1]
+    if b < 128:
+        ts_delta, pos = (b >> 1) ^ -(b & 1), pos + 2
+    else:
+        ts_delta, pos = _varlong(data, pos + 1)
+    b = data[pos]
+    if b < 128:
+        off_delta, pos = (b >> 1) ^ -(b & 1), pos + 1
+    else:
+        off_delta, pos = _varint(data, pos)
+    key, pos = _read_blob(data, pos)
+    value, pos = _read_blob(data, pos)
+    if data[pos] == 0:
+        headers, pos = (), pos + 1
+    else:
+        hcount, pos = _varint(data, pos)
+        headers, pos = _parse_headers(data, pos, hcount)
+    if pos != body + length:
+        raise CorruptRecordError(f"Invalid record size: expected to read {length} bytes in record payload, but "
+                                 f"instead read {pos - body}")
+    seq = -1 if base_sequence == -1 else (base_sequence + off_delta) & 0x7FFFFFFF
+    return _new_record(Record, (base_offset + off_delta, base_timestamp + ts_delta, key, value, headers,
+                                attributes, seq, pos - start)), pos
 
 
 def _read_blob(data, pos):
@@ -303,21 +318,21 @@ def _read_blob(data, pos):
         n = ((b & 0x7F) | (b2 << 7)) >> 1
         return data[pos + 2:pos + 2 + n], pos + 2 + n
     n, pos = _varint(data, pos)
-    if n < 0:
-        if n != -1:
-            raise CorruptRecordError(f"invalid negative key or value size {n}")
+    if n < 0:                                       # any negative size is a null key or value, as in Kafka
         return None, pos
+    if pos + n > len(data):
+        raise IndexError("key or value runs past the records")    # Kafka's slice.limit() fails the same way
     return data[pos:pos + n], pos + n
 
 
 def _parse_headers(data, pos, count):
     if count < 0:
-        raise CorruptRecordError(f"invalid negative header count {count}")
+        raise CorruptRecordError(f"Found invalid number of record headers {count}")
     headers = []
     for _ in range(count):
         klen, pos = _varint(data, pos)
         if klen < 0:
-            raise CorruptRecordError(f"invalid negative header key size {klen}")
+            raise CorruptRecordError(f"Invalid negative header key size {klen}")
         key = data[pos:pos + klen].decode("utf-8")
         pos += klen
         vlen, pos = _varint(data, pos)

@@ -2,7 +2,8 @@
 
 Rules:
 - Frame version 1 only; frame 0 (2.8 preview) and others are rejected with Kafka's messages.
-- apiKey and version are read as unsigned varints and rejected above 32767.
+- frameVersion, apiKey and version are unsigned varints, rejected above 32767; a null, empty or cut header
+  fails with Kafka's "Error while reading <frame version|type|version>".
 - The body is decoded by the compiled codec; leftover bytes are an error.
 - A type or version newer than the schemas raises UnknownRecordError, which tools may show generically.
 """
@@ -102,8 +103,9 @@ def _decoder(api_key: int, version: int, body: bytes):
 
 
 def read_frame(value: bytes) -> tuple[int, int, int]:
-    """Read the frame header; return (api_key, version, body position)."""
-    frame, pos = read_uvarint(value, 0)
+    """Read the frame header as AbstractApiMessageSerde.read does; return (api_key, version, body position).
+    A null, empty or cut frame fails with Kafka's "Error while reading frame version" (or type, version)."""
+    frame, pos = _frame_field(value, 0, "frame version")
     if frame != FRAME_VERSION:
         if frame == 0:
             raise MetadataParseError(
@@ -111,11 +113,20 @@ def read_frame(value: bytes) -> tuple[int, int, int]:
                 "preview release of KRaft in 2.8 to newer versions are not supported.")
         raise MetadataParseError(f"Could not deserialize metadata record due to unknown frame version "
                                  f"{frame}(only frame version 1 is supported)")
-    api_key, pos = read_uvarint(value, pos)
-    version, pos = read_uvarint(value, pos)
-    if api_key > 32767 or version > 32767:
-        raise MetadataParseError(f"Value for api key or version is too large: {api_key}, {version}")
+    api_key, pos = _frame_field(value, pos, "type")
+    version, pos = _frame_field(value, pos, "version")
     return api_key, version, pos
+
+
+def _frame_field(value: bytes, pos: int, entity: str) -> tuple[int, int]:
+    """Read one unsigned varint of the frame header with unsignedIntToShort's checks and messages."""
+    try:
+        number, pos = read_uvarint(value, pos)
+    except (ValueError, IndexError, TypeError):      # TypeError: a null value (Kafka's caught NPE)
+        raise MetadataParseError(f"Error while reading {entity}") from None
+    if number > 32767:
+        raise MetadataParseError(f"Value for {entity} was too large.")
+    return number, pos
 
 
 def _read_frame_checked(value: bytes) -> tuple[int, int, int]:

@@ -142,3 +142,85 @@ def test_non_consecutive_offsets_are_reported_after_all_files(tmp_path):
                          Environment(stdout=out, stderr=err, cwd=str(tmp_path)))
     assert status == 0
     assert err.getvalue() == f"Non-consecutive offsets in {tmp_path / NAME}\n  1 is followed by 5\n"
+
+
+# ---------------------------------------------------------------- a zeroed record inside a batch
+# Kafka 3.9's DumpLogSegments prints the batch line (CRC over the zeroed bytes: isvalid: false), then reads the
+# records with DefaultRecord.readFrom. A record whose bytes are all zero has length 0 but its fields (attributes,
+# timestampDelta, offsetDelta, key length, value length, header count) take 6 bytes: InvalidRecordException
+# "Invalid record size: expected to read 0 bytes in record payload, but instead read 6", which DumpLogSegments
+# does not catch (Kafka's stack trace, exit 1). kraftsman prints the records before it, that message on stderr,
+# and exit 2. Only a record that still parses (an empty or null value) reaches the metadata decoder, whose
+# MetadataRecordSerde fails with "Error while reading frame version", printed as the payload.
+
+SECOND_BATCH_RECORDS = 91 + 61     # the 4 records of the second batch: 31, 30, 12 and 11 bytes
+
+
+def test_a_zeroed_record_stops_its_batch_with_kafkas_invalid_record_text(case):
+    tmp_path, data, lines = case
+    at = SECOND_BATCH_RECORDS + 31            # the FEATURE_LEVEL_RECORD at offset 2
+    data[at:at + 30] = bytes(30)
+    status, out, err = dump(tmp_path, data)
+    assert status == 2
+    assert out == lines[:4] + [lines[4].replace("isvalid: true", "isvalid: false"), lines[5]]
+    assert err == (f"kafka-dump-log: {NAME}: records of the batch at position 91 (offset 1) cannot be read: position "
+                   f"{at}: Invalid record size: expected to read 0 bytes in record payload, but instead read 6\n")
+    status, out, err = plain(tmp_path, data, "--deep-iteration")        # the same reading without decoding
+    assert status == 2 and "Invalid record size: expected to read 0 bytes" in err
+    assert out[5].endswith("offset: 1 CreateTime: 1738908227638 keySize: -1 valueSize: 24 sequence: -1 headerKeys: []") and len(out) == 6
+
+
+def test_a_zeroed_record_body_keeps_its_length_and_fails_the_same_way(case):
+    tmp_path, data, lines = case
+    at = SECOND_BATCH_RECORDS + 31
+    data[at + 1:at + 30] = bytes(29)
+    status, out, err = dump(tmp_path, data)
+    assert (status, out[4:]) == (2, [lines[4].replace("isvalid: true", "isvalid: false"), lines[5]])
+    assert err.endswith("Invalid record size: expected to read 29 bytes in record payload, but instead read 6\n")
+
+
+def plain(tmp_path: Path, data: bytes, *flags) -> tuple[int, list[str], str]:
+    """Dump without the metadata decoder."""
+    (tmp_path / NAME).write_bytes(bytes(data))
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(run, [*flags, "--files", NAME], Environment(stdout=out, stderr=err, cwd=str(tmp_path)),
+                         prog="kafka-dump-log")
+    return status, out.getvalue().splitlines(), err.getvalue()
+
+
+def test_a_zeroed_batch_without_deep_iteration_prints_only_isvalid_false(case):
+    tmp_path, data, lines = case
+    at = SECOND_BATCH_RECORDS + 31
+    data[at:at + 30] = bytes(30)
+    status, out, err = plain(tmp_path, data)     # Kafka reads no record here: no exception, only the batch lines
+    assert (status, err, len(out)) == (2, "", 4)
+    assert out[3].endswith("crc: 3716655373 isvalid: false")
+
+
+def test_empty_and_null_values_fail_in_the_frame_version_as_in_kafka(tmp_path):
+    # an all-zero record that still parses (6 zero bytes after its length 6): key b"", value b"", offset delta 0
+    batch = bytearray(build_batch([(None, b"\x01\x0c\x00\x00"), (b"", b""), (None, None)], 7, timestamp=5))
+    zero = bytes(batch).index(b"\x0c\x00\x00\x02\x00\x00\x00")   # length 6, then the fields, offset delta 1
+    batch[zero + 3] = 0                                              # offset delta 0: all six field bytes zero
+    struct.pack_into(">I", batch, 17, crc32c(bytes(batch[21:])))
+    status, out, err = dump(tmp_path, batch)
+    assert status == 2       # the zero offset delta repeats offset 7: DumpLogSegments' non-consecutive pairs
+    assert err.startswith("Non-consecutive offsets in ") and {"  7 is followed by 7", "  7 is followed by 9"} <= \
+        set(err.splitlines())
+    assert out[3:] == [
+        "| offset: 7 CreateTime: 5 keySize: -1 valueSize: 4 sequence: -1 headerKeys: [] payload: Error at 7, "
+        "skipping. Failed to deserialize record with type 12",
+        "| offset: 7 CreateTime: 5 keySize: 0 valueSize: 0 sequence: -1 headerKeys: [] payload: Error at 7, "
+        "skipping. Error while reading frame version",
+        "| offset: 9 CreateTime: 5 keySize: -1 valueSize: -1 sequence: -1 headerKeys: [] payload: Error at 9, "
+        "skipping. Error while reading frame version"]
+
+
+@pytest.mark.parametrize("value,message", [
+    (b"\x80", "Error while reading frame version"), (b"\x01", "Error while reading type"),
+    (b"\x01\x0c", "Error while reading version"), (b"\x01\x80\x80\x02\x00", "Value for type was too large."),
+    (b"\x02\x00\x00", "Could not deserialize metadata record due to unknown frame version 2(only frame version 1 "
+                      "is supported)")])
+def test_a_cut_frame_header_gives_kafkas_entity_text(tmp_path, value, message):
+    status, out, _ = dump(tmp_path, build_batch([(None, value)], 0, timestamp=5))
+    assert status == 2 and out[-1].endswith(f"payload: Error at 0, skipping. {message}")
