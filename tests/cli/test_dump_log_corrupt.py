@@ -167,7 +167,8 @@ def test_a_zeroed_record_stops_its_batch_with_kafkas_invalid_record_text(case):
                    f"{at}: Invalid record size: expected to read 0 bytes in record payload, but instead read 6\n")
     status, out, err = plain(tmp_path, data, "--deep-iteration")        # the same reading without decoding
     assert status == 2 and "Invalid record size: expected to read 0 bytes" in err
-    assert out[5].endswith("offset: 1 CreateTime: 1738908227638 keySize: -1 valueSize: 24 sequence: -1 headerKeys: []") and len(out) == 6
+    assert len(out) == 6 and out[5] == ("| offset: 1 CreateTime: 1738908227638 keySize: -1 valueSize: 24 sequence: -1 "
+                                        "headerKeys: []")
 
 
 def test_a_zeroed_record_body_keeps_its_length_and_fails_the_same_way(case):
