@@ -94,6 +94,7 @@ class Context:
         self.config.request_timeout_ms = int(seconds * 1000)
         self.deadline = time.monotonic() + seconds
         self.controllers = args.bootstrap_controller is not None
+        self.config.bootstrap_controllers = self.controllers     # requests go to the active controller
 
     def emit(self, text: str, **fields) -> None:
         """Print Kafka's text, or the JSON object (with status 0 unless given)."""

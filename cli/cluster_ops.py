@@ -1,20 +1,20 @@
 """The RPC side of kafka-cluster: describe the cluster and unregister brokers through the blocking client.
 
 Rules:
-- Every operation runs under one absolute deadline (time.monotonic()); it tries the bootstrap
-  addresses in order and returns the first good answer; when none answers, the last error is raised.
+- Every operation runs under one absolute deadline (time.monotonic()) and goes where
+  controller.server.active_controller routes it: with --bootstrap-controller to the active controller
+  (DescribeCluster's ControllerId), with --bootstrap-server to the first address that answers.
 - cluster-id and list-endpoints: DescribeCluster (v1 with EndpointType 2 for controllers, else the
   highest both sides speak), falling back to Metadata for servers without DescribeCluster.
-- unregister: UnregisterBroker v0 to any address; NOT_CONTROLLER (41) or a connection failure moves
-  on to the next address, cycling with a backoff (doubling from 50 ms up to 1 s) until the deadline;
-  when no address accepts a connection during a whole cycle, the last connection error is raised at once.
+- unregister: UnregisterBroker v0; NOT_CONTROLLER (41) is a refusal: the active controller is looked for
+  (the server's DescribeCluster, the next address, rounds with a backoff) until the deadline.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from kraftsman.controller.server import sync_client as sc
+from kraftsman.controller.server.active_controller import Refused, on_active_controller
 
 NOT_CONTROLLER, BROKER_ID_NOT_REGISTERED, UNSUPPORTED_VERSION = 41, 102, 35
 BROKERS, CONTROLLERS = 1, 2
@@ -49,37 +49,11 @@ class ServerError(Exception):
         self.code = code
 
 
-def _each_connection(addresses, config: sc.ClientConfig, deadline: float, backoff: bool = False):
-    """Yield open connections to the addresses in turn until the deadline; with `backoff`, cycle again
-    (sleeping 50 ms doubling to 1 s) as long as some address accepted a connection in the last cycle."""
-    last: sc.ClientError | None = None
-    delay, index, connected = 0.05, 0, False
-    while time.monotonic() < deadline:
-        host, port = addresses[index % len(addresses)]
-        try:
-            with sc.SyncConnection.open(host, port, config, deadline) as conn:
-                connected = True
-                yield conn
-        except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
-            last = e
-        index += 1
-        if index % len(addresses):
-            continue
-        if not (backoff and connected):
-            break
-        connected = False
-        time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
-        delay = min(delay * 2, 1.0)
-    if last is not None:
-        raise last
-    raise sc.RequestTimeout("no server answered in time")
-
-
 def describe(addresses, config: sc.ClientConfig, deadline: float, endpoint_type: int) -> ClusterInfo:
-    """Describe the cluster's brokers (1) or controllers (2) from the first address that answers."""
-    for conn in _each_connection(addresses, config, deadline):
-        return _describe_on(conn, deadline, endpoint_type)
-    raise sc.RequestTimeout("no server answered in time")  # pragma: no cover (the generator raises)
+    """Describe the cluster's brokers (1) or controllers (2): from the active controller with bootstrap
+    controllers, else from the first address that answers."""
+    return on_active_controller(addresses, config, deadline, lambda conn: _describe_on(conn, deadline, endpoint_type),
+                                api="DescribeCluster")
 
 
 def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int) -> ClusterInfo:
@@ -111,22 +85,22 @@ def _metadata_on(conn: sc.SyncConnection, deadline: float) -> ClusterInfo:
 
 
 def unregister(addresses, config: sc.ClientConfig, deadline: float, broker_id: int) -> None:
-    """Send UnregisterBroker until a server that is (or reaches) the active controller answers.
+    """Send UnregisterBroker to the active controller (active_controller's rules; NOT_CONTROLLER refuses).
 
-    Raises ServerError for an error code other than NOT_CONTROLLER, sc.UnsupportedVersion when the
-    server lacks the API, and the last connection error (or RequestTimeout) when the deadline passes.
+    Raises ServerError for another error code, sc.UnsupportedVersion when the server lacks the API, and the
+    error active_controller explains a timeout with (sc.NoActiveController when every answer was a refusal).
     """
     from kraftsman.storage.protocol import codec
 
     body = codec.message_class("UnregisterBrokerRequest")(broker_id=broker_id)
-    for conn in _each_connection(addresses, config, deadline, backoff=True):
-        version = conn.pick_version("UnregisterBroker")
-        response = conn.request("UnregisterBroker", version, body, deadline)
+
+    def attempt(conn: sc.SyncConnection) -> None:
+        response = conn.request("UnregisterBroker", conn.pick_version("UnregisterBroker"), body, deadline)
         if response.error_code == NOT_CONTROLLER:
-            continue
+            raise Refused("NOT_CONTROLLER")
         if response.error_code == UNSUPPORTED_VERSION:
             raise sc.UnsupportedVersion(response.error_message or "UnregisterBroker is not supported")
         if response.error_code:
             raise ServerError(response.error_code, response.error_message or "")
-        return
-    raise sc.RequestTimeout("no active controller answered in time")  # pragma: no cover
+
+    on_active_controller(addresses, config, deadline, attempt, api="UnregisterBroker")

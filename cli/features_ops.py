@@ -1,12 +1,13 @@
 """The RPC side of kafka-features: ApiVersions for `describe`, UpdateFeatures for upgrade / downgrade / disable.
 
 Rules:
-- One absolute deadline (time.monotonic()) for the whole operation, as in cluster_ops.
-- describe asks the first bootstrap address that answers (Kafka's Admin.describeFeatures asks any node) with
-  its own ApiVersions request at the highest version both sides speak; features come from v3 (tagged fields).
-- update sends one UpdateFeatures request to each address in turn until one that is, or reaches, the active
-  controller answers: a top-level NOT_CONTROLLER (41) or a broken connection moves on to the next address,
-  cycling with a backoff until the deadline (cluster_ops._each_connection).
+- One absolute deadline (time.monotonic()) for the whole operation; requests go where
+  controller.server.active_controller routes them: the active controller with --bootstrap-controller (as
+  Kafka's Admin does), the first address that answers with --bootstrap-server.
+- describe sends its own ApiVersions request at the highest version both sides speak; features come from v3
+  (tagged fields).
+- update sends UpdateFeatures; a top-level NOT_CONTROLLER (41) is a refusal (the active controller is looked
+  for again, the next address tried, rounds with a backoff until the deadline).
 - v1 carries UpgradeType and ValidateOnly; v0 only AllowDowngrade, so a v0-only server gets safe
   downgrades and plain upgrades, and validate-only or unsafe requests fail as unsupported.
 - The answer maps every requested feature to None (done) or its error message, as Kafka's Admin client
@@ -19,7 +20,9 @@ from dataclasses import dataclass, field
 
 from kraftsman.controller.server import sync_client as sc
 
-from .cluster_ops import NOT_CONTROLLER, ServerError, _each_connection
+from kraftsman.controller.server.active_controller import Refused, on_active_controller
+
+from .cluster_ops import NOT_CONTROLLER, ServerError
 
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 # Kafka's Errors: the default message of each error code UpdateFeatures and ApiVersions answer with
@@ -53,10 +56,10 @@ def error_message(code: int, message: str | None) -> str:
 
 
 def describe_features(addresses, config: sc.ClientConfig, deadline: float) -> FeatureMetadata:
-    """Return the features of the first address that answers ApiVersions."""
-    for conn in _each_connection(addresses, config, deadline):
-        return _describe_on(conn, deadline)
-    raise sc.RequestTimeout("no server answered in time")  # pragma: no cover (the generator raises)
+    """Return the features as ApiVersions gives them: from the active controller with bootstrap controllers,
+    else from the first address that answers."""
+    return on_active_controller(addresses, config, deadline, lambda conn: _describe_on(conn, deadline),
+                                api="ApiVersions")
 
 
 def _describe_on(conn: sc.SyncConnection, deadline: float) -> FeatureMetadata:
@@ -75,27 +78,16 @@ def _describe_on(conn: sc.SyncConnection, deadline: float) -> FeatureMetadata:
 
 def update_features(addresses, config: sc.ClientConfig, deadline: float, updates: dict[str, tuple[int, int]],
                     validate_only: bool) -> dict[str, str | None]:
-    """Send UpdateFeatures ({name: (level, upgrade type)}) until the active controller answers; return
-    {name: None or error message}. Raise sc.UnsupportedVersion when the server cannot take the request, and
-    the last connection error (or sc.RequestTimeout) when the deadline passes."""
-    broken, not_controller = None, None
-    try:
-        for conn in _each_connection(addresses, config, deadline, backoff=True):
-            try:
-                response = _update_on(conn, updates, validate_only, deadline)
-            except sc.NotKafka as e:               # the connection broke: the next address may do
-                broken = e
-                continue
-            if response.error_code != NOT_CONTROLLER:
-                return outcomes(updates, response)
-            not_controller = conn.name
-    except sc.RequestTimeout:
-        if broken is not None:
-            raise broken from None
-        if not_controller is None:
-            raise
-    raise sc.RequestTimeout(f"no active controller answered UpdateFeatures in time (last answer: NOT_CONTROLLER "
-                            f"from {not_controller})")
+    """Send UpdateFeatures ({name: (level, upgrade type)}) to the active controller; return {name: None or
+    error message}. Raise sc.UnsupportedVersion when the server cannot take the request, and the error
+    active_controller explains a timeout with (sc.NoActiveController when every answer was NOT_CONTROLLER)."""
+    def attempt(conn: sc.SyncConnection) -> dict[str, str | None]:
+        response = _update_on(conn, updates, validate_only, deadline)
+        if response.error_code == NOT_CONTROLLER:
+            raise Refused("NOT_CONTROLLER")
+        return outcomes(updates, response)
+
+    return on_active_controller(addresses, config, deadline, attempt, api="UpdateFeatures")
 
 
 def _update_on(conn: sc.SyncConnection, updates: dict[str, tuple[int, int]], validate_only: bool, deadline: float):

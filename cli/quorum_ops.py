@@ -1,10 +1,10 @@
 """The RPC side of kafka-metadata-quorum: DescribeQuorum (API 55) through the blocking client.
 
 Rules:
-- One absolute deadline (time.monotonic()) for the whole operation; addresses are tried in turn
-  (cluster_ops._each_connection, cycling with a backoff while some address accepts connections).
-- A controller that is not the quorum leader answers NOT_LEADER_OR_FOLLOWER with the leader's id; when
-  the response's Nodes (v2) list that leader's endpoint, it is asked next, else the next address is.
+- One absolute deadline (time.monotonic()) for the whole operation; the request goes where
+  controller.server.active_controller routes it (the active controller, which leads the quorum).
+- A controller that is not the quorum leader answers NOT_LEADER_OR_FOLLOWER (a refusal); when the
+  response's Nodes (v2) list the leader's endpoint (kraftsman does, Kafka 3.9 does not), it is asked next.
 - The answer is Kafka's Admin QuorumInfo: -1 timestamps become None (OptionalLong.empty()), a v0/v1
   answer has zero directory ids and no nodes.
 """
@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 from kraftsman.controller.server import sync_client as sc
 
-from .cluster_ops import ServerError, _each_connection
+from kraftsman.controller.server.active_controller import Refused, on_active_controller
+
+from .cluster_ops import ServerError
 
 METADATA_TOPIC = "__cluster_metadata"
 NOT_LEADER_OR_FOLLOWER = 6
@@ -43,45 +45,10 @@ class QuorumInfo:
     nodes: dict[int, list[tuple[str, str, int]]] = field(default_factory=dict)   # id -> (listener, host, port)
 
 
-class NotLeader(Exception):
-    """The controller asked is not the quorum leader; `address` is the leader's endpoint when known."""
-
-    def __init__(self, address: tuple[str, int] | None):
-        super().__init__("not the leader")
-        self.address = address
-
-
 def describe_quorum(addresses, config: sc.ClientConfig, deadline: float) -> QuorumInfo:
-    """Return the quorum as its leader describes it, asking the bootstrap addresses in turn."""
-    return _on_leader(addresses, config, deadline, "DescribeQuorum", lambda conn: _describe_on(conn, deadline))
-
-
-def _on_leader(addresses, config: sc.ClientConfig, deadline: float, api: str, attempt):
-    """Return attempt(conn) from the quorum leader: the bootstrap addresses are asked in turn, and one that
-    is not the leader (attempt raises NotLeader) is followed to the leader's address it names, which need
-    not be among them. Raise sc.RequestTimeout when no leader answered before the deadline."""
-    not_leader = None
-    try:
-        for conn in _each_connection(addresses, config, deadline, backoff=True):
-            try:
-                return attempt(conn)
-            except NotLeader as e:
-                not_leader, leader = conn.name, e.address
-            if leader is None or leader == (conn.host, conn.port):
-                continue
-            try:
-                with sc.SyncConnection.open(*leader, config, deadline) as other:
-                    try:
-                        return attempt(other)
-                    except NotLeader:
-                        not_leader = other.name
-            except (sc.Unreachable, sc.NotKafka, sc.RequestTimeout):
-                continue
-    except sc.RequestTimeout:
-        if not_leader is None:
-            raise
-    raise sc.RequestTimeout(f"no quorum leader answered {api} in time (last answer: NOT_LEADER_OR_FOLLOWER "
-                            f"from {not_leader})")
+    """Return the quorum as its leader describes it (the active controller, as active_controller finds it)."""
+    return on_active_controller(addresses, config, deadline, lambda conn: _describe_on(conn, deadline),
+                                api="DescribeQuorum")
 
 
 def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
@@ -99,7 +66,7 @@ def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
     part = response.topics[0].partitions[0]
     nodes = {n.node_id: [(x.name, x.host, x.port) for x in n.listeners] for n in getattr(response, "nodes", [])}
     if part.error_code == NOT_LEADER_OR_FOLLOWER:
-        raise NotLeader(leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
+        raise Refused("NOT_LEADER_OR_FOLLOWER", leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
     if part.error_code:
         raise ServerError(part.error_code, getattr(part, "error_message", None) or "")
     return QuorumInfo(part.leader_id, part.leader_epoch, part.high_watermark,
@@ -109,7 +76,8 @@ def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
 def leader_endpoint(nodes: dict, leader_id: int, connected: tuple[str, int]) -> tuple[str, int] | None:
     """Return the leader's (host, port) on the listener this client came in through (the listener of some
     node that serves `connected`), or None when it cannot tell: a controller with a PLAINTEXT and a
-    SASL_SSL listener must be reached on the one the client's security settings are for."""
+    SASL_SSL listener must be reached on the one the client's security settings are for. Kafka 3.9's
+    refusal lists no Nodes (and LeaderId 0, the schema's default): it names nobody."""
     leader = nodes.get(leader_id) or []
     names = {name for listeners in nodes.values() for name, host, port in listeners if (host, port) == connected}
     if not names:
@@ -132,8 +100,8 @@ def _replica(r) -> ReplicaState:
 def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str, **fields) -> None:
     """Send AddRaftVoter or RemoveRaftVoter (`api`) until the quorum leader answers; raise ServerError for an
     error other than NOT_LEADER_OR_FOLLOWER, sc.UnsupportedVersion when the server lacks the API. A controller
-    that answers NOT_LEADER_OR_FOLLOWER is asked where the leader is (DescribeQuorum), and the leader is asked
-    next: it need not be among the bootstrap addresses (a controller added by add-controller may lead)."""
+    that answers NOT_LEADER_OR_FOLLOWER is asked where the leader is (DescribeQuorum, then DescribeCluster), and
+    the leader is asked next: it need not be among the bootstrap addresses (an added controller may lead)."""
     from kraftsman.storage.protocol import codec
 
     cls = codec.message_class(api + "Request")
@@ -142,9 +110,9 @@ def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str,
 
     def attempt(conn: sc.SyncConnection) -> None:
         if not _change_on(conn, api, cls, fields, deadline):
-            raise NotLeader(_leader_address(conn, deadline))
+            raise Refused("NOT_LEADER_OR_FOLLOWER", _leader_address(conn, deadline))
 
-    _on_leader(addresses, config, deadline, api, attempt)
+    on_active_controller(addresses, config, deadline, attempt, api=api)
 
 
 def _change_on(conn: sc.SyncConnection, api: str, cls, fields: dict, deadline: float) -> bool:
@@ -166,8 +134,8 @@ def _leader_address(conn: sc.SyncConnection, deadline: float) -> tuple[str, int]
     """Return the leader's endpoint as the controller on `conn` knows it (DescribeQuorum v2 Nodes), or None."""
     try:
         _describe_on(conn, deadline)
-    except NotLeader as e:
-        return e.address
+    except Refused as e:
+        return e.leader
     except (ServerError, sc.UnsupportedVersion):
         return None
     return None

@@ -7,7 +7,7 @@ Rules:
   a time with increasing correlation ids, each checked against its response.
 - Every operation takes an absolute `deadline` (time.monotonic()); nothing blocks past it.
 - Failures are ClientError subclasses with one-line messages naming host:port: Unreachable (refused,
-  unknown host, connect timeout), RequestTimeout, NotKafka (the peer answered something that is not a
+  unknown host, connect timeout), RequestTimeout (NoActiveController: only refusals until the deadline), NotKafka (the peer answered something that is not a
   Kafka frame, or closed the socket on our ApiVersions), UnsupportedVersion, AuthenticationFailed.
 - With TRACE set (--verbose), every connection, request and response is traced as one line (no secrets).
 - Frames follow storage.protocol.framing's header rules but are built from the one API's spec
@@ -45,6 +45,10 @@ class RequestTimeout(ClientError):
     """The server did not answer within the deadline."""
 
 
+class NoActiveController(RequestTimeout):
+    """Every server that answered refused (NOT_CONTROLLER, NOT_LEADER_OR_FOLLOWER) until the deadline."""
+
+
 class NotKafka(ClientError):
     """The peer does not speak the Kafka protocol (or broke the connection)."""
 
@@ -62,6 +66,7 @@ class ClientConfig:
     """Admin client properties this client honours (Kafka's names in from_properties)."""
 
     client_id: str = "kraftsman-admin"
+    bootstrap_controllers: bool = False     # the addresses are controllers (bootstrap.controllers, KIP-919)
     request_timeout_ms: int = 30_000
     security_protocol: str = "PLAINTEXT"
     ssl_cafile: str | None = None
