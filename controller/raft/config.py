@@ -3,7 +3,8 @@
 Rules:
 - Times are milliseconds; `tick()` advances the node's clock by `tick_ms`. Defaults are Kafka's
   (controller.quorum.election.timeout.ms=1000, fetch.timeout.ms=2000, election.backoff.max.ms=1000,
-  request.timeout.ms=2000, fetch max wait 500 ms, max bytes 8 MiB).
+  request.timeout.ms=2000, fetch max wait 500 ms, max bytes 8 MiB, metadata.max.retention.bytes=100 MiB,
+  metadata.max.retention.ms=7 days).
 - A driver handles one Ready in this order: persist quorum_state, install/flush the log, send the
   messages, apply `load_snapshot` then `committed`, write a snapshot if asked, then `advance(ready)`.
 """
@@ -39,6 +40,9 @@ class RaftConfig:
     max_fetch_bytes: int = 8 * 1024 * 1024
     snapshot_chunk_bytes: int = 1 << 20
     snapshot_every_records: int = 0
+    # metadata.max.retention.bytes and metadata.max.retention.ms (retention.py; negative: no limit)
+    retention_max_bytes: int = 100 * 1024 * 1024
+    retention_millis: int = 7 * 24 * 60 * 60 * 1000
     pre_vote: bool = True
     check_quorum: bool = True
 

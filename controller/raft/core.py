@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from kraftsman.storage.records import control as C
 
-from . import election, follower, leader, reconfig
+from . import election, follower, leader, reconfig, retention
 from . import messages as msg
 from . import records as R
 from . import snapshot as S
@@ -81,7 +81,7 @@ class RaftNode:
             if voters is not None:
                 self.voter_history.reset(voters)
         for batch in self.log.read(self.log.start_offset, 1 << 62):
-            if batch.is_control:
+            if batch.is_control and (snap is None or batch.base_offset >= snap.snapshot_id.end_offset):
                 self.on_control_batch(batch)
 
     def _start(self, saved: QuorumState) -> None:
@@ -142,6 +142,7 @@ class RaftNode:
     def tick(self) -> None:
         """Advance the clock by one tick and fire whatever timer expired."""
         self.now += self.cfg.tick_ms
+        retention.on_tick(self)
         role = self.state.role
         if role == LEADER:
             leader.leader_tick(self)
@@ -180,11 +181,11 @@ class RaftNode:
             self.become_resigned()
 
     def snapshot_written(self, snapshot: Snapshot) -> None:
-        """The state machine wrote the snapshot asked for; keep it and drop the log below it."""
+        """The state machine wrote a snapshot; keep it, then delete what retention lets go (retention.py)."""
         self.log.store_snapshot(snapshot)
         self._snapshot_asked = None
-        self.log.delete_before(snapshot.snapshot_id.end_offset)
         self.voter_history.compact(snapshot.snapshot_id.end_offset)
+        retention.clean(self)
 
     # ------------------------------------------------------------ outputs
     def has_ready(self) -> bool:
@@ -201,10 +202,10 @@ class RaftNode:
         rd.flush = self.log.end_offset != self._flush_target()
         if self._pending_load is not None:
             rd.load_snapshot = self._pending_load
-        rd.applied_to = max(self.applied, self.log.start_offset if self._pending_load else self.applied)
+        rd.applied_to = max(self.applied, self._pending_load.snapshot_id.end_offset if self._pending_load else 0)
         if self.applied < self.log.start_offset and self._pending_load is None:
             rd.load_snapshot = self.log.latest_snapshot()
-            rd.applied_to = self.log.start_offset
+            rd.applied_to = rd.load_snapshot.snapshot_id.end_offset
         rd.committed = self._committed_from(rd.applied_to)
         if rd.committed:
             rd.applied_to = rd.committed[-1].next_offset

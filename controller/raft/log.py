@@ -9,6 +9,8 @@ Rules:
 - The epoch cache maps each epoch to the offset where it starts; the snapshot gives the floor
   (snapshot epoch, start_offset). `end_offset_for_epoch(e)` answers like Kafka's leader epoch cache.
 - Truncation and snapshot installation happen at batch boundaries only.
+- Snapshots are kept until retention (retention.py, Kafka's maybeClean) moves the log start to a newer
+  one with delete_before_snapshot(): every snapshot at or above the log start stays readable.
 - Durability (MemoryLog only): `flush()` makes the current content durable; `crash()` drops what
   was appended after the last flush, as a machine crash would.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 import bisect
 from typing import NamedTuple
 
-from .records import Batch
+from .records import Batch, snapshot_timestamp
 
 
 class SnapshotId(NamedTuple):
@@ -52,6 +54,11 @@ class RaftLog:
     def store_snapshot(self, snapshot: Snapshot) -> None: ...
     def install_snapshot(self, snapshot: Snapshot) -> None: ...
     def delete_before(self, offset: int) -> None: ...
+    def delete_before_snapshot(self, snapshot_id: SnapshotId) -> bool: ...
+    def snapshot_ids(self) -> list[SnapshotId]: ...
+    def snapshot_size(self, snapshot_id: SnapshotId) -> int | None: ...
+    def snapshot_timestamp(self, snapshot_id: SnapshotId) -> int | None: ...
+    def size_in_bytes(self) -> int: ...
     def flush(self) -> None: ...
     def begin_flush(self): ...  # a job making the current content durable, runnable in a thread
     def end_flush(self, job) -> None: ...
@@ -113,6 +120,23 @@ class MemoryLog(RaftLog):
     def read_snapshot(self, snapshot_id: SnapshotId) -> Snapshot | None:
         return self.snapshots.get(SnapshotId(*snapshot_id))
 
+    def snapshot_ids(self) -> list[SnapshotId]:
+        """Return the ids of the snapshots kept, oldest first."""
+        return sorted(self.snapshots)
+
+    def snapshot_size(self, snapshot_id: SnapshotId) -> int | None:
+        snap = self.snapshots.get(SnapshotId(*snapshot_id))
+        return None if snap is None else len(snap.data)
+
+    def snapshot_timestamp(self, snapshot_id: SnapshotId) -> int | None:
+        """Return the snapshot's LastContainedLogTimestamp (None when it is not kept or has no header)."""
+        snap = self.snapshots.get(SnapshotId(*snapshot_id))
+        return None if snap is None else snapshot_timestamp(snap.data)
+
+    def size_in_bytes(self) -> int:
+        """Return the bytes of the batches kept (Kafka's log.size)."""
+        return sum(len(b.data) for b in self.batches)
+
     # -- writing
     def append(self, batch: Batch) -> None:
         if batch.base_offset != self.end_offset:
@@ -146,6 +170,21 @@ class MemoryLog(RaftLog):
         self.store_snapshot(snapshot)
         self._reset_to(snapshot.snapshot_id)
         self.durable_end = self.end_offset
+
+    def delete_before_snapshot(self, snapshot_id: SnapshotId) -> bool:
+        """Kafka's deleteBeforeSnapshot: move the log start up to a kept snapshot no newer than the latest,
+        dropping the batches and snapshots below it; return whether anything was dropped."""
+        sid = SnapshotId(*snapshot_id)
+        latest = max(self.snapshots) if self.snapshots else None
+        if sid not in self.snapshots or not self.start_offset < sid.end_offset <= latest.end_offset:
+            return False
+        older = [s for s in self.snapshots if s < sid]
+        dropped = bool(older) or bisect.bisect_left(self._bases, sid.end_offset) > 0
+        self.delete_before(sid.end_offset)
+        for old in older:
+            self.snapshots.pop(old, None)
+            self._durable_snapshots.discard(old)
+        return dropped
 
     def delete_before(self, offset: int) -> None:
         """Drop batches below `offset` (a snapshot boundary) and older snapshots."""

@@ -129,5 +129,21 @@ def split_batches(buf: bytes) -> list[Batch]:
     return out
 
 
+def snapshot_timestamp(data: bytes) -> int | None:
+    """Return the LastContainedLogTimestamp of the SnapshotHeader opening a snapshot's bytes (None without one)."""
+    if len(data) < B.RECORD_BATCH_OVERHEAD:
+        return None
+    try:
+        first = split_batches(data[:_PREFIX.unpack_from(data, 0)[1] + B.LOG_OVERHEAD])[0]
+    except (InvalidRecords, IndexError):  # not a batch, or a negative length
+        return None
+    if not first.is_control:
+        return None
+    for kind, record in first.control_records():
+        if kind == C.SNAPSHOT_HEADER:
+            return record.last_contained_log_timestamp
+    return None
+
+
 def join_batches(batches) -> bytes:
     return b"".join([b.data for b in batches])

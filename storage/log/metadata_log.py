@@ -21,11 +21,15 @@ Rules:
   store_snapshot() of the same snapshot then only renames it; discard_prepared_snapshot() removes it.
   The name differs from store_snapshot()'s own `.part`, so the two never write one file; a crash leaves
   it as a stray, deleted on open.
-- Restart rule: `start_offset` is the end offset of the newest snapshot (the raft core loads that
-  snapshot and applies the log after it), or the first batch's base offset if that is larger;
-  older snapshots are deleted. This completes a delete_before that a crash interrupted after
-  store_snapshot. When the newest snapshot is past the log's end (a crash while installing it),
-  the log is emptied and starts at that snapshot, as Kafka's KafkaMetadataLog does.
+- Snapshots stay until delete_before_snapshot() (Kafka's deleteBeforeSnapshot, driven by the raft core's
+  retention) moves the log start up to a newer one: then the segments wholly below the new start and the
+  older snapshots are deleted; segments are never deleted for their own age or size (Kafka sets
+  retention.ms and retention.bytes to -1 on the metadata log).
+- Restart rule (Kafka's): `start_offset` is the first batch's base offset, i.e. the first segment's, so a
+  start that was inside a partly deleted segment comes back down to it; snapshots ending below it are
+  deleted, the others kept (the raft core loads the newest and applies the log after it). When the newest
+  snapshot is past the log's end (a crash while installing it), the log is emptied and starts at that
+  snapshot, as Kafka's KafkaMetadataLog does.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ from .checkpoints import LEADER_EPOCH_CHECKPOINT_NAME, write_leader_epoch_checkp
 from .epoch_cache import EpochCache
 from .raft_types import LogBatch, StoredSnapshot
 from .segment_files import ScannedBatches, Segment, recover_segments
-from .snapshot import PARTIAL_SUFFIX, SnapshotId, list_snapshots
+from .snapshot import PARTIAL_SUFFIX, SnapshotId, last_contained_log_timestamp, list_snapshots
 
 DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024  # metadata.log.segment.bytes
 _STRAY_SUFFIXES = (PARTIAL_SUFFIX, ".checkpoint.deleted")
@@ -74,6 +78,7 @@ class FileLog:
         self._snapshot_ids: list[tuple[int, int]] = []
         self._latest = None  # cached Snapshot object of the newest snapshot
         self._prepared: set[tuple[int, int]] = set()  # snapshots whose file prepare_snapshot() wrote
+        self._timestamps: dict[tuple[int, int], int | None] = {}  # LastContainedLogTimestamp, read once
         self.start_offset = self.end_offset = 0
         self._dirty: dict[int, Segment] = {}
         self._inflight: list[Segment] = []  # segments a background flush job is syncing
@@ -104,9 +109,8 @@ class FileLog:
         log_end = scanned.end_offset if len(scanned) else (segments[0].base_offset if segments else 0)
         last_epoch = scanned.epochs[-1] if len(scanned) else 0
         latest = self._snapshot_ids[-1] if self._snapshot_ids else None
-        first = scanned.bases[0] if len(scanned) else log_end
-        start = max(first, latest[0]) if latest else first
-        if latest and (latest[1] > last_epoch or latest[0] > log_end or start > log_end):
+        start = scanned.bases[0] if len(scanned) else log_end
+        if latest and (latest[1] > last_epoch or latest[0] > log_end):
             self._reset_to(latest)  # a crash while installing a snapshot
             self.fs.fsync_dir(self.directory)
             return
@@ -277,6 +281,38 @@ class FileLog:
         end_offset, epoch = self._snapshot_ids[0]
         return self.snapshot_type(end_offset, epoch, b"").snapshot_id  # the caller's id type
 
+    def snapshot_ids(self) -> list:
+        """Return the ids of the snapshots kept, oldest first (the caller's id type)."""
+        return [self.snapshot_type(end, epoch, b"").snapshot_id for end, epoch in self._snapshot_ids]
+
+    def _has_snapshot(self, sid: tuple[int, int]) -> bool:
+        i = bisect.bisect_left(self._snapshot_ids, sid)
+        return i < len(self._snapshot_ids) and self._snapshot_ids[i] == sid
+
+    def snapshot_size(self, snapshot_id) -> int | None:
+        """Return the size of a kept snapshot's file (None when it is not kept)."""
+        sid = tuple(snapshot_id)
+        if not self._has_snapshot(sid):
+            return None
+        try:
+            return (self.directory / SnapshotId(*sid).file_name).stat().st_size
+        except OSError:
+            return None
+
+    def snapshot_timestamp(self, snapshot_id) -> int | None:
+        """Return a kept snapshot's LastContainedLogTimestamp, read from its header batch once (None when it
+        is not kept or cannot be read: time retention then keeps it and every newer one)."""
+        sid = tuple(snapshot_id)
+        if not self._has_snapshot(sid):
+            return None
+        if sid not in self._timestamps:
+            self._timestamps[sid] = last_contained_log_timestamp(self.directory / SnapshotId(*sid).file_name)
+        return self._timestamps[sid]
+
+    def size_in_bytes(self) -> int:
+        """Return the bytes of every segment file, the parts below the log start included (Kafka's log.size)."""
+        return sum(seg.size for seg in self.segments)
+
     def read_snapshot(self, snapshot_id):
         sid = tuple(snapshot_id)
         if self._snapshot_ids and sid == self._snapshot_ids[-1]:
@@ -359,10 +395,22 @@ class FileLog:
         self._delete_segments(0, min(k, len(self.segments) - 1))
         self._drop_snapshots(lambda sid: sid[0] < offset)
 
+    def delete_before_snapshot(self, snapshot_id) -> bool:
+        """Kafka's deleteBeforeSnapshot: move the log start up to a kept snapshot no newer than the newest,
+        deleting the segments wholly below it and the older snapshots; return whether anything was deleted."""
+        sid = tuple(snapshot_id)
+        if not self._has_snapshot(sid) or not self.start_offset < sid[0] <= self._snapshot_ids[-1][0]:
+            return False
+        segments, snapshots = len(self.segments), len(self._snapshot_ids)
+        self.delete_before(sid[0])
+        self._drop_snapshots(lambda old: old < sid)
+        return len(self.segments) < segments or len(self._snapshot_ids) < snapshots
+
     def _drop_snapshots(self, doomed) -> None:
         for sid in [s for s in self._snapshot_ids if doomed(s)]:
             self.fs.remove(self.directory / SnapshotId(*sid).file_name)
             self._snapshot_ids.remove(sid)
+            self._timestamps.pop(sid, None)
             self._dir_dirty = True
         if self._latest is not None and (not self._snapshot_ids or
                                          tuple(self._latest.snapshot_id) != self._snapshot_ids[-1]):

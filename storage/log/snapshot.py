@@ -122,6 +122,20 @@ def read_snapshot_records(path) -> list[ApiMessageAndVersion]:
     return [amv for _, _, amv in SnapshotReader(path).metadata_records()]
 
 
+def last_contained_log_timestamp(path) -> int | None:
+    """Return the LastContainedLogTimestamp of a snapshot file's header, reading its first batch only (None
+    when the file is missing or does not open with a SnapshotHeader)."""
+    reader = SnapshotReader(path)
+    batches = reader.batches()
+    try:
+        next(batches, None)
+    except (OSError, CorruptRecordError):
+        return None
+    finally:
+        batches.close()
+    return None if reader.header is None else reader.header.last_contained_log_timestamp
+
+
 def _header_batch(epoch: int, append_time: int, last_contained_log_timestamp: int, kraft_version: int,
                   voters) -> tuple[bytes, int]:
     header_cls = codec.message_class("SnapshotHeaderRecord")

@@ -5,7 +5,7 @@ File format: a command line, a line `----`, the expected output, then a blank li
 outside blocks are comments.
 
 Commands:
-  add-nodes voters=1,2,3 [observers=4,5] [kraft=1] [snapshot-every=N] [pre-vote=false]
+  add-nodes voters=1,2,3 [observers=4,5] [kraft=1] [snapshot-every=N] [retention-bytes=N] [pre-vote=false]
   campaign N             node N's election timer fires now
   tick N [nodes=1,2]     advance the clock N ticks (only the listed nodes tick)
   deliver [from=A] [to=B] deliver the queued messages (matching) once, printing them
@@ -171,6 +171,8 @@ class Runner:
         overrides = {}
         if "snapshot-every" in kv:
             overrides["snapshot_every_records"] = int(kv["snapshot-every"])
+        if "retention-bytes" in kv:  # metadata.max.retention.bytes (0: only the newest snapshot is kept)
+            overrides["retention_max_bytes"] = int(kv["retention-bytes"])
         if kv.get("pre-vote") == "false":
             overrides["pre_vote"] = False
         if kv.get("check-quorum") == "false":

@@ -22,9 +22,10 @@ def core_snapshot(end_offset, epoch, data):
 class Machine:
     """One controller: a FileLog in `directory`, a RaftNode, a digest state machine, a saved quorum-state."""
 
-    def __init__(self, directory, saved_qs=None, snapshot_every=25):
+    def __init__(self, directory, saved_qs=None, snapshot_every=25, retention_max_bytes=0):
         self.log = FileLog.open(directory, batch_type=Batch, snapshot_type=core_snapshot, segment_bytes=600)
-        cfg = RaftConfig(node_id=1, voters=(1,), snapshot_every_records=snapshot_every)
+        cfg = RaftConfig(node_id=1, voters=(1,), snapshot_every_records=snapshot_every,
+                         retention_max_bytes=retention_max_bytes)  # 0: only the newest snapshot and the log after it
         self.node = RaftNode(cfg, self.log, random.Random(1), saved_qs)
         self.saved_qs = saved_qs
         self.applied, self.digest, self.history = 0, b"", {}
@@ -64,10 +65,12 @@ class Machine:
             self.node.propose([rng.randbytes(rng.randint(1, 40)) for _ in range(rng.randint(1, 3))])
             self.process()
 
-    def state(self) -> tuple:
+    def state(self, start=None) -> tuple:
+        """The log from `start` (its start offset by default), its end, last epoch and newest snapshot."""
         log = self.log
-        return (log.start_offset, log.end_offset, log.last_epoch(), log.latest_snapshot(),
-                [b.data for b in log.read(log.start_offset, 1 << 40)])
+        start = log.start_offset if start is None else start
+        return (start, log.end_offset, log.last_epoch(), log.latest_snapshot(),
+                [b.data for b in log.read(start, 1 << 40) if b.base_offset >= start])
 
 
 def test_single_voter_restarts_with_the_same_log_and_high_watermark(tmp_path):
@@ -81,7 +84,9 @@ def test_single_voter_restarts_with_the_same_log_and_high_watermark(tmp_path):
     m.log.close()
 
     again = Machine(tmp_path, m.saved_qs)
-    assert again.state() == before
+    first_segment = min(int(p.stem) for p in tmp_path.glob("*.log"))
+    assert again.log.start_offset == first_segment <= before[0]  # Kafka's restart rule: the first segment's base
+    assert again.state(before[0]) == before
     again.elect()
     assert again.node.epoch == epoch + 1
     assert again.node.high_watermark == again.log.end_offset > hw  # the new leader's control batch committed
@@ -110,21 +115,23 @@ def test_a_torn_tail_loses_only_what_was_not_committed(tmp_path):
     again.log.close()
 
 
-def test_a_crash_between_storing_a_snapshot_and_deleting_the_log_below_it(tmp_path):
-    """RaftNode.snapshot_written = store_snapshot + delete_before; dying in between must not make the
-    restarted node apply the log below the newest snapshot on top of it."""
+def test_a_restart_with_log_below_the_newest_snapshot_applies_from_that_snapshot(tmp_path):
+    """Retention keeps the log below the newest snapshot (here: a snapshot stored, the machine died before
+    retention ran; the same holds within metadata.max.retention.bytes): the restarted node must load the newest
+    snapshot and apply the log after it, never the log below it on top of it."""
     rng = random.Random(7)
     m = Machine(tmp_path, snapshot_every=10)
     m.elect()
     m.propose(rng, 25)
     assert m.log.latest_snapshot() is not None
     hw = m.node.high_watermark
+    older = m.log.earliest_snapshot_id()
     m.log.store_snapshot(S.build_snapshot(SnapshotId(hw, m.log.epoch_at(hw - 1)), [m.history[hw]]))
-    m.log.close()  # ... and the machine died before delete_before(hw)
+    m.log.close()  # ... and the machine died before retention dropped the older snapshot and its log
 
     again = Machine(tmp_path, m.saved_qs, snapshot_every=10)
-    assert (again.log.start_offset, again.log.latest_snapshot().snapshot_id.end_offset) == (hw, hw)
-    assert again.log.earliest_snapshot_id() == SnapshotId(hw, m.log.epoch_at(hw - 1))
+    assert again.log.start_offset <= older.end_offset < hw == again.log.latest_snapshot().snapshot_id.end_offset
+    assert again.log.snapshot_ids() == [older, SnapshotId(hw, m.log.epoch_at(hw - 1))]  # both kept over a restart
     again.elect()  # Machine.process asserts every committed batch follows what was applied
     assert again.applied == again.log.end_offset == hw + 1 and again.history[hw + 1]
     again.log.close()
@@ -173,7 +180,9 @@ class DiskLog(FileLog):
             with open(self.segments[-1].path, "ab") as f:
                 f.write(b"\x00\x00\x00\x00\x00\x00\x00\x2a\x00\x00\x01")  # a write torn by the crash
         fresh = FileLog.open(self.directory, batch_type=Batch, snapshot_type=core_snapshot, segment_bytes=700)
-        assert fresh.end_offset == self.durable_end and fresh.start_offset == self.start_offset
+        assert fresh.end_offset == self.durable_end and fresh.start_offset <= self.start_offset
+        if fresh.start_offset < self.start_offset:  # back to the first segment (Kafka's rule): MemoryLog's start
+            fresh.delete_before(self.start_offset)  # is kept, and the runs must stay identical
         self.__dict__.update(fresh.__dict__)
         self._cached_start = None
 

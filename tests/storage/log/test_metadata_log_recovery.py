@@ -127,8 +127,8 @@ def test_stray_temp_files_are_removed_and_complete_snapshots_kept(tmp_path):
     log = FileLog.open(tmp_path)
     assert not any((tmp_path / name).exists() for name in strays)
     assert log.latest_snapshot() == StoredSnapshot.of(3, 1, b"snapshot")
-    assert (log.start_offset, log.end_offset) == (3, 5)  # the restart rule: the log starts at the newest snapshot
-    assert [b.base_offset for b in log.read(0, 1 << 30)] == [3, 4]
+    assert (log.start_offset, log.end_offset) == (0, 5)  # the restart rule: the log starts at its first segment
+    assert [b.base_offset for b in log.read(0, 1 << 30)] == [0, 1, 2, 3, 4]  # the log below it is kept
     log.close()
 
 
