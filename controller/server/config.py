@@ -55,6 +55,8 @@ class ControllerConfig:
     snapshot_max_bytes: int = 20 * 1024 * 1024
     snapshot_interval_ms: int = 3_600_000
     segment_bytes: int = 1024 * 1024 * 1024
+    retention_max_bytes: int = 100 * 1024 * 1024     # metadata.max.retention.bytes (LONG, no validator)
+    retention_millis: int = 604_800_000              # metadata.max.retention.ms (LONG, no validator)
     max_idle_interval_ms: int = 500
     socket_request_max_bytes: int = 104_857_600
     connections_max_idle_ms: int = 600_000
@@ -102,7 +104,8 @@ class ControllerConfig:
             bootstrap_voters=tuple(-2 - i for i in range(len(self.bootstrap_servers))), tick_ms=tick_ms,
             election_timeout_ms=self.election_timeout_ms, election_backoff_max_ms=self.election_backoff_max_ms,
             retry_backoff_ms=max(self.retry_backoff_ms, tick_ms), fetch_timeout_ms=self.fetch_timeout_ms,
-            request_timeout_ms=self.request_timeout_ms, high_watermark_linger_ms=high_watermark_linger_ms)
+            request_timeout_ms=self.request_timeout_ms, high_watermark_linger_ms=high_watermark_linger_ms,
+            retention_max_bytes=self.retention_max_bytes, retention_millis=self.retention_millis)
 
     def quorum_config(self):
         """Return the quorum controller's QuorumConfig."""
@@ -133,6 +136,8 @@ _INTS = {
     "metadata.log.max.record.bytes.between.snapshots": "snapshot_max_bytes",
     "metadata.log.max.snapshot.interval.ms": "snapshot_interval_ms",
     "metadata.log.segment.bytes": "segment_bytes",
+    "metadata.max.retention.bytes": "retention_max_bytes",
+    "metadata.max.retention.ms": "retention_millis",
     "metadata.max.idle.interval.ms": "max_idle_interval_ms",
     "socket.request.max.bytes": "socket_request_max_bytes",
     "connections.max.idle.ms": "connections_max_idle_ms",
@@ -145,16 +150,22 @@ _INTS = {
     "delegation.token.expiry.time.ms": "delegation_token_expiry_time_ms",
     "delegation.token.expiry.check.interval.ms": "delegation_token_expiry_check_interval_ms",
 }
+_LONGS = {"metadata.max.retention.bytes", "metadata.max.retention.ms"}  # besides *.bytes, *interval.ms, delegation.*
+_LONG_RANGE = range(-(1 << 63), 1 << 63)
 _BOOLS = {"unclean.leader.election.enable": "unclean_leader_election", "delete.topic.enable": "delete_topic_enable"}
 
 
 def _int(props: dict, key: str) -> int:
     text = props[key].strip()
+    long = key in _LONGS or key.endswith(('.bytes', 'interval.ms')) or key.startswith('delegation.')
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
+        value = None
+    if value is None or (long and value not in _LONG_RANGE):
         raise ConfigError(f"Invalid value {text} for configuration {key}: Not a number of type "
-                          f"{'LONG' if key.endswith(('.bytes', 'interval.ms')) or key.startswith('delegation.') else 'INT'}") from None
+                          f"{'LONG' if long else 'INT'}")
+    return value
 
 
 def _bool(props: dict, key: str) -> bool:
