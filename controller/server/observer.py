@@ -1,8 +1,8 @@
 """Follow a running quorum's metadata log as a read-only Raft observer (the live metadata shell's client).
 
 Rules:
-- Read-only by construction: `_request` sends only READ_ONLY_APIS (ApiVersions, DescribeQuorum, Fetch,
-  FetchSnapshot; SaslHandshake/SaslAuthenticate come from sync_client when SASL is configured) and
+- Read-only by construction: `_request` sends only READ_ONLY_APIS (ApiVersions, DescribeQuorum, DescribeCluster,
+  Fetch, FetchSnapshot; SaslHandshake/SaslAuthenticate come from sync_client when SASL is configured) and
   raises ObserverError for anything else, before a byte leaves.
 - An observer never votes and never counts toward the high watermark: Fetch with replica_id -1 and a
   ReplicaState id far above any node id (a broker's metadata fetcher does the same with its own id).
@@ -11,9 +11,17 @@ Rules:
   makes the observer download that snapshot with FetchSnapshot and start again from it.
 - Blocking sockets (sync_client), no asyncio: one follower thread calls `poll()`; readers take
   `view`, an immutable View swapped in one assignment.
+- Finding the leader, as a Kafka 3.9 observer does: Fetch from any controller; one that does not lead answers
+  NOT_LEADER_OR_FOLLOWER with the leader's id and epoch and (v17) its endpoint on our listener, followed next.
+  With bootstrap addresses, DescribeQuorum is asked first (a kraftsman standby names the leader and lists
+  Nodes; Kafka 3.9's refusal leaves LeaderId and LeaderEpoch at the schema's 0 and lists no Nodes: a leader
+  in epoch 0 is no leader). A leader named without an endpoint (Fetch before v17) is looked up in
+  DescribeCluster v1 (EndpointType 2).
+  A refusal naming no leader (-1: an election) sends the next poll to the next address after a backoff.
 - Leader changes, timeouts and unreachable controllers end one poll with a one-line event (`on_event`),
   a short backoff and the next address; before any controller ever answered, a full round of failures
-  raises ObserverUnavailable, and `catch_up` raises it at its deadline.
+  raises ObserverUnavailable, and `catch_up` raises it at its deadline, saying so when every answer was a
+  refusal that named no reachable leader.
 """
 from __future__ import annotations
 
@@ -34,8 +42,8 @@ from kraftsman.storage.records.batch import RecordBatch
 
 from . import sync_client as sc
 
-READ_ONLY_APIS = frozenset({"ApiVersions", "DescribeQuorum", "Fetch", "FetchSnapshot", "SaslHandshake",
-                            "SaslAuthenticate"})
+READ_ONLY_APIS = frozenset({"ApiVersions", "DescribeQuorum", "DescribeCluster", "Fetch", "FetchSnapshot",
+                            "SaslHandshake", "SaslAuthenticate"})
 TOPIC = "__cluster_metadata"
 NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH = 6, 74, 75
 LEADER_ERRORS = (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH)
@@ -44,7 +52,8 @@ ERROR_NAMES = {6: "NOT_LEADER_OR_FOLLOWER", 42: "INVALID_REQUEST", 74: "FENCED_L
                104: "INCONSISTENT_CLUSTER_ID"}
 MAX_BYTES = 8 << 20
 OBSERVER_IDS = (2_000_000_000, 2_100_000_000)
-VERSIONS = {"Fetch": 17, "FetchSnapshot": 1, "DescribeQuorum": 2}
+VERSIONS = {"Fetch": 17, "FetchSnapshot": 1, "DescribeQuorum": 2, "DescribeCluster": 1}
+CONTROLLER_ENDPOINTS = 2
 
 
 class ObserverError(Exception):
@@ -109,22 +118,30 @@ class Observer:
         self.view = View()
         self.conn: sc.SyncConnection | None = None
         self.contacted, self.failures, self.last_error = False, 0, ""
-        self._next = self._probes = 0
+        self.fetched, self.refused_by = False, None     # a Fetch was served; the last leader-less refusal
+        self._next = 0
 
     # ------------------------------------------------------------ driving
     def catch_up(self, deadline: float) -> View:
         """Poll until every record committed at the first leader answer is in the image (or time travel stopped)."""
-        target = None
+        target, started = None, time.monotonic()
         while not self.view.stopped:
             if target is None and self.contacted and self.leader_id >= 0 and self.high_watermark >= 0:
                 target = self.high_watermark
             if target is not None and self.applied >= target:
                 break
             if time.monotonic() >= deadline:
-                where = f": {self.last_error}" if self.last_error else ""
-                raise ObserverUnavailable(f"could not catch up with the quorum's metadata log in time{where}")
+                raise ObserverUnavailable(self._late(deadline - started))
             self.poll(deadline, max_wait_ms=0 if target is None or self.fetch_offset < target else None)
         return self.view
+
+    def _late(self, seconds: float) -> str:
+        """Say why catch_up ran out of time."""
+        if not self.fetched and self.refused_by is not None and self.leader_id < 0:
+            return (f"every controller answered NOT_LEADER_OR_FOLLOWER and none named the leader within "
+                    f"{seconds:.3g} s (last answer from {self.refused_by})")
+        where = f": {self.last_error}" if self.last_error else ""
+        return f"could not catch up with the quorum's metadata log in time{where}"
 
     def follow(self, stop: threading.Event) -> None:
         """Keep `view` current until `stop` is set or time travel stops (the follower thread's body)."""
@@ -172,7 +189,7 @@ class Observer:
         if self.learn_endpoints and (self.leader_id < 0 or self.leader_id not in self.endpoints):
             self._describe(conn, deadline)
             if self._target() != (conn.host, conn.port):
-                return
+                return          # the leader is elsewhere: the next poll fetches from it
         response = self._request(conn, "Fetch", self._fetch_body, self._fetch_deadline(max_wait_ms, deadline),
                                  max_wait_ms)
         self.contacted = True
@@ -219,17 +236,13 @@ class Observer:
         self.contacted = True
         self._learn_nodes(conn, getattr(response, "nodes", None) or [])
         part = response.topics[0].partitions[0] if response.topics and response.topics[0].partitions else None
-        if part is not None and part.leader_id >= 0:
-            if not response.error_code and not part.error_code:  # this node leads: its address is the leader's
-                self.endpoints[part.leader_id] = (conn.host, conn.port)
-            self._learn(part.leader_id, part.leader_epoch)
-        if self.leader_id >= 0 and self.leader_id in self.endpoints:
-            self._probes = 0
+        if part is None or part.leader_id < 0:
             return
-        self._next, self._probes = self._next + 1, self._probes + 1
-        if self._probes >= len(self.addresses):
-            self._probes = 0
-            raise _Retry(f"no controller of {len(self.addresses)} knows the leader's address yet")
+        leads = not response.error_code and not part.error_code
+        if leads:  # this node leads: its address is the leader's
+            self.endpoints[part.leader_id] = (conn.host, conn.port)
+        if leads or part.leader_epoch > 0:      # no leader has epoch 0: Kafka 3.9's refusal leaves both at 0
+            self._learn(part.leader_id, part.leader_epoch)
 
     def _learn_nodes(self, conn: sc.SyncConnection, nodes) -> None:
         names = {listener.name for node in nodes for listener in node.listeners
@@ -255,15 +268,14 @@ class Observer:
             raise _Retry(f"Fetch from {conn.name} failed with {_name(response.error_code)}")
         part = response.responses[0].partitions[0]
         leader = part.current_leader
+        self._learn_leader_endpoints(getattr(response, "node_endpoints", None) or ())
         news = self._learn(leader.leader_id, leader.leader_epoch)
-        if part.error_code in LEADER_ERRORS and news and leader.leader_id >= 0:
+        if part.error_code in LEADER_ERRORS and self._refused(conn, leader, news, deadline):
             return  # the next poll fetches from the leader just learnt
-        if part.error_code in LEADER_ERRORS and leader.leader_id < 0:
-            self._next += 1
-            raise _Retry(f"{conn.name} knows no leader yet (election in epoch {leader.leader_epoch})")
         if part.error_code:
             self._next += part.error_code == NOT_LEADER_OR_FOLLOWER
             raise _Retry(f"Fetch from {conn.name} answered {_name(part.error_code)}")
+        self.fetched, self.refused_by = True, None
         self.high_watermark = max(self.high_watermark, part.high_watermark)
         if part.snapshot_id is not None and part.snapshot_id.end_offset >= 0:
             self._fetch_snapshot(conn, part.snapshot_id.end_offset, part.snapshot_id.epoch, deadline)
@@ -272,6 +284,36 @@ class Observer:
         else:
             self._append(split_batches(part.records or b""))
         self._commit()
+
+    def _learn_leader_endpoints(self, node_endpoints) -> None:
+        """Note the endpoints a Fetch answer gives (v17: the leader's, on our listener); given voters stay."""
+        for node in node_endpoints:
+            if self.learn_endpoints or node.node_id not in self.endpoints:
+                self.endpoints[node.node_id] = (node.host, node.port)
+
+    def _refused(self, conn: sc.SyncConnection, leader, news: bool, deadline: float) -> bool:
+        """Tell whether a refusal leads to a leader the next poll can fetch from; raise _Retry when it names
+        none (an election) or one whose endpoint no controller gives."""
+        if leader.leader_id < 0:
+            self.refused_by, self._next = conn.name, self._next + 1
+            raise _Retry(f"{conn.name} knows no leader yet (election in epoch {leader.leader_epoch})")
+        if leader.leader_id not in self.endpoints:
+            self._describe_cluster(conn, deadline)
+        if leader.leader_id not in self.endpoints:
+            self.refused_by, self._next = conn.name, self._next + 1
+            raise _Retry(f"{conn.name} names node {leader.leader_id} the leader, but not its endpoint")
+        return news or self.endpoints[leader.leader_id] != (conn.host, conn.port)
+
+    def _describe_cluster(self, conn: sc.SyncConnection, deadline: float) -> None:
+        """Learn the controllers' endpoints on our listener from DescribeCluster v1 (EndpointType 2), if served."""
+        if not conn.supports("DescribeCluster", 1):
+            return
+        response = self._request(conn, "DescribeCluster", _describe_cluster_body,
+                                 min(deadline, time.monotonic() + self.fetch_timeout_ms / 1000))
+        if not response.error_code:
+            for node in response.brokers:
+                if self.learn_endpoints or node.broker_id not in self.endpoints:
+                    self.endpoints[node.broker_id] = (node.host, node.port)
 
     def _append(self, batches) -> None:
         for batch in batches:
@@ -362,6 +404,10 @@ class Observer:
 def _describe_body(version: int):
     cls = codec.message_class("DescribeQuorumRequest")
     return cls(topics=[cls.TopicData(topic_name=TOPIC, partitions=[cls.PartitionData(partition_index=0)])])
+
+
+def _describe_cluster_body(version: int):
+    return codec.message_class("DescribeClusterRequest")(endpoint_type=CONTROLLER_ENDPOINTS)
 
 
 def _snapshot_partition(response):
