@@ -15,8 +15,10 @@ Rules:
 """
 from __future__ import annotations
 
+import collections
 import hashlib
 import random
+import struct
 
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
@@ -27,6 +29,7 @@ from kraftsman.controller.raft.voters import VoterNode, VoterSet
 from kraftsman.storage.protocol.uuids import Uuid
 
 ADMIN = -100  # envelope source id of an administrative client
+_MAX_TIMESTAMP = struct.Struct(">q")  # a batch's max timestamp, at byte 35
 
 
 class Violation(AssertionError):
@@ -50,6 +53,7 @@ class StateMachine:
         self.applied = 0
         self.digest = b""
         self.history: dict[int, bytes] = {}
+        self.last_timestamp = 0  # of the last batch applied: a snapshot's LastContainedLogTimestamp
 
     def apply(self, batch) -> None:
         if batch.base_offset != self.applied:
@@ -57,6 +61,7 @@ class StateMachine:
         self.digest = hashlib.sha1(self.digest + batch.data[21:]).digest()
         self.applied = batch.next_offset
         self.history[self.applied] = self.digest
+        self.last_timestamp = _MAX_TIMESTAMP.unpack_from(batch.data, 35)[0]
 
     def load(self, snapshot) -> None:
         values = S.read_values(snapshot.data)
@@ -133,6 +138,7 @@ class Cluster:
         self.batch_keys: dict[tuple, tuple] = {}
         self.delay = lambda: 0
         self.admin_inbox: list = []
+        self.sent = collections.Counter()  # messages sent, by name (e.g. FetchSnapshotRequest)
         self.boxes: dict[int, Box] = {}
         self.kraft_version = kraft_version
         self.overrides = overrides
@@ -170,6 +176,7 @@ class Cluster:
             if rd.flush:
                 box.log.flush()
             for env in rd.messages:
+                self.sent[env.name] += 1
                 self.net.put(env.wire_round_trip() if self.wire else env, self.now + self.delay())
             if rd.load_snapshot is not None:
                 box.sm.load(rd.load_snapshot)
@@ -183,7 +190,8 @@ class Cluster:
     def _write_snapshot(self, box: Box, req) -> None:
         if box.sm.applied != req.snapshot_id.end_offset:
             raise Violation(f"snapshot at {req.snapshot_id} but state machine applied {box.sm.applied}")
-        snap = S.build_snapshot(req.snapshot_id, [box.sm.digest], req.voters, req.kraft_version)
+        snap = S.build_snapshot(req.snapshot_id, [box.sm.digest], req.voters, req.kraft_version,
+                                timestamp=box.sm.last_timestamp)
         box.node.snapshot_written(snap)
 
     def tick(self, ids=None) -> None:

@@ -20,6 +20,9 @@ from kraftsman.controller.raft import messages as msg
 from raft_sim import Cluster, Violation, dir_id
 
 TICK_MS = 50
+# metadata.max.retention.bytes and .ms by seed % 4 (not drawn from the rng, so plans stay as they were): only
+# the newest snapshot kept (followers fetch snapshots), a little log, Kafka's defaults, 3 s of history
+RETENTION = ((0, -1), (600, -1), (100 * 1024 * 1024, 7 * 24 * 3600 * 1000), (-1, 3000))
 
 
 class SimulationFailure(AssertionError):
@@ -61,7 +64,8 @@ class Simulation:
         observers = tuple(range(p.voters + 1, p.voters + 1 + p.observers))
         self.cluster = Cluster(seed, voters, observers, p.kraft_version, wire=wire, tick_ms=TICK_MS,
                                snapshot_every_records=p.snapshot_every, snapshot_chunk_bytes=200,
-                               high_watermark_linger_ms=p.hw_linger_ms)
+                               high_watermark_linger_ms=p.hw_linger_ms, retention_max_bytes=RETENTION[seed % 4][0],
+                               retention_millis=RETENTION[seed % 4][1])
         self.cluster.delay = lambda: self.rng.randint(0, p.max_delay_ms // TICK_MS) * TICK_MS
         self.chaos = True
         self.down_until: dict[int, int] = {}
@@ -206,7 +210,8 @@ class Simulation:
         hw = c.boxes[leader].node.high_watermark
         if committed_before is not None and hw <= committed_before:
             raise Violation(f"proposals stopped committing in the calm phase (hw {hw})")
-        return {"elected_after_ms": elected_at, "high_watermark": hw}
+        return {"elected_after_ms": elected_at, "high_watermark": hw,
+                "snapshot_fetches": c.sent["FetchSnapshotRequest"]}
 
     def report(self, error) -> str:
         c = self.cluster

@@ -68,3 +68,20 @@ def test_bad_settings_give_one_line(change, message):
     with pytest.raises(ConfigError) as info:
         from_properties(props)
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_metadata_retention_settings_reach_the_raft_core():
+    """metadata.max.retention.bytes / .ms: LONGs with Kafka's defaults (100 MiB, 7 days), no validator (a
+    negative value turns the rule off), passed to the raft core's retention."""
+    c = from_properties(dict(BASE))
+    assert (c.retention_max_bytes, c.retention_millis) == (104_857_600, 604_800_000)
+    raft = c.raft_config("cluster", bytes(16), "127.0.0.1", tick_ms=20, high_watermark_linger_ms=5)
+    assert (raft.retention_max_bytes, raft.retention_millis) == (104_857_600, 604_800_000)
+    c = from_properties(BASE | {"metadata.max.retention.bytes": " -1 ", "metadata.max.retention.ms": "3000000000"})
+    raft = c.raft_config("cluster", bytes(16), "127.0.0.1", tick_ms=20, high_watermark_linger_ms=5)
+    assert (raft.retention_max_bytes, raft.retention_millis) == (-1, 3_000_000_000)
+    for key in ("metadata.max.retention.bytes", "metadata.max.retention.ms"):
+        for bad in ("not_a_number", str(1 << 63)):
+            with pytest.raises(ConfigError, match=f"Invalid value {bad} for configuration {key}: "
+                                                  "Not a number of type LONG"):
+                from_properties(BASE | {key: bad})

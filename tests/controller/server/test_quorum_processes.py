@@ -13,14 +13,17 @@ import pytest
 from kraftsman.cli.common import Environment
 from kraftsman.controller.server.broker_sim import SimulatedBroker
 
-from .quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for
+from .quorum_fixtures import FAST, find_leader, loop_fixture, running_brokers, running_quorum, wait_for
 
 loop = loop_fixture()
 
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    with running_quorum(tmp_path_factory.mktemp("quorum"), loop) as q:
+    # metadata.max.retention.bytes=0: each snapshot deletes the log below it, so a voter kept down while the
+    # leader snapshots must download a snapshot (Kafka's 100 MiB default would let it fetch the log)
+    extra = FAST | {"metadata.max.retention.bytes": "0"}
+    with running_quorum(tmp_path_factory.mktemp("quorum"), loop, extra=extra) as q:
         yield q
 
 
