@@ -3,16 +3,18 @@
 Rules:
 - Keeps one Connection per controller, opened lazily; the last controller that answered without
   NOT_CONTROLLER is tried first.
-- NOT_CONTROLLER (41) in a response's top-level error code, or a connection failure, moves on to the
-  next controller after a backoff; everything gives up with ControllerUnavailable after `timeout_ms`.
+- NOT_CONTROLLER (41) in a response's top-level error code names no leader (Kafka 3.9): the refusing
+  controller is asked DescribeCluster v1 (EndpointType 2), and the controller its ControllerId names is
+  tried at once (its endpoint added when it is not among `addresses`); with nobody named, or after a
+  connection failure, the next controller is tried after a backoff. Everything gives up with
+  ControllerUnavailable after `timeout_ms`, saying so when every answer was NOT_CONTROLLER.
 - Responses are returned as decoded bodies; other error codes are the caller's business.
 """
 from __future__ import annotations
 
 import asyncio
-import itertools
 
-NOT_CONTROLLER = 41
+NOT_CONTROLLER, CONTROLLER_ENDPOINTS = 41, 2
 
 
 class ControllerUnavailable(RuntimeError):
@@ -42,13 +44,11 @@ class ActiveControllerClient:
     async def request(self, api_name: str, version: int, body, *, timeout_ms: int | None = None):
         """Send to the active controller; return the response body."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + (timeout_ms or self.timeout_ms) / 1000
-        last_error = "no controller answered"
-        order = itertools.chain([self._preferred], itertools.cycle(range(len(self.addresses))))
-        for index in order:
+        timeout_s = (timeout_ms or self.timeout_ms) / 1000
+        deadline, index = loop.time() + timeout_s, self._preferred
+        last_error, refusals, named_any = "no controller answered", 0, False
+        while loop.time() < deadline:
             remaining = deadline - loop.time()
-            if remaining <= 0:
-                break
             try:
                 conn = await self._connection(index)
                 response = await conn.request(api_name, version, body, timeout_ms=int(remaining * 1000))
@@ -59,9 +59,32 @@ class ActiveControllerClient:
                 if getattr(response, "error_code", 0) != NOT_CONTROLLER:
                     self._preferred = index
                     return response
-                last_error = "NOT_CONTROLLER"
+                named = await self._named(conn, deadline)
+                refusals, named_any = refusals + 1, named_any or named is not None
+                last_error = _refusals_text(refusals, named_any, timeout_s)
+                if named is not None and named != index:
+                    index = named
+                    continue
+            index = (index + 1) % len(self.addresses)
             await asyncio.sleep(min(self.backoff_ms / 1000, max(deadline - loop.time(), 0)))
         raise ControllerUnavailable(f"{api_name}: {last_error}")
+
+    async def _named(self, conn, deadline: float) -> int | None:
+        """Return the index of the controller `conn`'s server names active in DescribeCluster, or None."""
+        from kraftsman.storage.protocol import codec
+
+        remaining = deadline - asyncio.get_running_loop().time()
+        body = codec.message_class("DescribeClusterRequest")(endpoint_type=CONTROLLER_ENDPOINTS)
+        try:
+            response = await conn.request("DescribeCluster", 1, body, timeout_ms=max(1, int(remaining * 1000)))
+        except (OSError, asyncio.TimeoutError, ConnectionError, EOFError):
+            return None
+        node = next((b for b in response.brokers if b.broker_id == response.controller_id), None)
+        if response.error_code or node is None:
+            return None
+        if (node.host, node.port) not in self.addresses:
+            self.addresses.append((node.host, node.port))
+        return self.addresses.index((node.host, node.port))
 
     async def _drop(self, index: int) -> None:
         conn = self._conns.pop(index, None)
@@ -72,6 +95,11 @@ class ActiveControllerClient:
         """Close every connection."""
         for index in list(self._conns):
             await self._drop(index)
+
+
+def _refusals_text(refusals: int, named_any: bool, timeout_s: float) -> str:
+    who = "even the one named active" if named_any else "and none named the active controller"
+    return f"every controller answered NOT_CONTROLLER ({refusals} times), {who}, within {timeout_s:g} s"
 
 
 async def _close(conn) -> None:
