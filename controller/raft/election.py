@@ -13,6 +13,9 @@ Rules:
   down, waited out their election timeouts).
 - A real vote is granted at most once per epoch, never once the epoch's leader is known, and
   only to a log at least as up to date ((last epoch, end offset) compared in that order).
+- A voter that cannot take a pre-vote (Kafka 3.9 speaks Vote v0-1) answers it, through the transport, with
+  a top-level UNSUPPORTED_VERSION: the prospective then runs a real election at once, as Kafka 4.0's
+  does, so a mixed quorum elects either kind of voter.
 - Requests are validated as Kafka does: cluster id (top level), then epoch (FENCED_LEADER_EPOCH
   for an older one), voter key (INVALID_VOTER_KEY) and voter set (INCONSISTENT_VOTER_SET, static
   quorums only), at partition level with the current leader and epoch.
@@ -179,6 +182,9 @@ def _record_vote(node, candidate_id: int, candidate_dir: bytes) -> None:
 
 def on_vote_response(node, env) -> None:
     body = env.body
+    if body.error_code == msg.UNSUPPORTED_VERSION and env.pre_vote:
+        _pre_vote_unsupported(node)
+        return
     if body.error_code != msg.NONE:
         return
     part = msg.partition_of(body)
@@ -194,6 +200,13 @@ def on_vote_response(node, env) -> None:
         return
     (t.granted if granted else t.rejected).add(env.src)
     check_result(node)
+
+
+def _pre_vote_unsupported(node) -> None:
+    """A voter cannot take pre-votes (see Rules): a prospective's round becomes a real election."""
+    t = node.tally
+    if t is not None and t.pre_vote and node.role == PROSPECTIVE and node.now >= t.backoff_until:
+        node.become_candidate()
 
 
 # ---------------------------------------------------------------- BeginQuorumEpoch

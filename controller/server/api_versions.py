@@ -44,6 +44,7 @@ def _table() -> dict[int, tuple[int, int]]:
 
 
 CONTROLLER_API_VERSIONS: dict[int, tuple[int, int]] = _table()
+VOTE_KEY = next(info.api_key for info in framing.api_registry().values() if info.name == "Vote")
 
 
 def api_versions_response(apis: dict[int, tuple[int, int]] | None = None, *,
@@ -63,7 +64,17 @@ def api_versions_response(apis: dict[int, tuple[int, int]] | None = None, *,
                zk_migration_ready=zk_migration_ready)
 
 
-def controller_api_versions(features=None, *, kraft_version: int | None = None, finalized_epoch: int = -1):
+def controller_apis(vote_max_version: int | None = None) -> dict[int, tuple[int, int]]:
+    """Return the served API table, Vote capped at `vote_max_version` (1 for a voter speaking Kafka 3.9)."""
+    if vote_max_version is None:
+        return CONTROLLER_API_VERSIONS
+    vote = VOTE_KEY
+    lo, hi = CONTROLLER_API_VERSIONS[vote]
+    return {**CONTROLLER_API_VERSIONS, vote: (lo, min(hi, vote_max_version))}
+
+
+def controller_api_versions(features=None, *, kraft_version: int | None = None, finalized_epoch: int = -1,
+                            vote_max_version: int | None = None):
     """Build a controller's ApiVersionsResponse from a FeaturesImage (metadata.version + finalized levels)."""
     finalized: dict[str, int] = {}
     if features is not None:
@@ -72,7 +83,8 @@ def controller_api_versions(features=None, *, kraft_version: int | None = None, 
         finalized.update(features.finalized)
     if kraft_version is not None:
         finalized["kraft.version"] = kraft_version
-    return api_versions_response(finalized_features=finalized, finalized_epoch=finalized_epoch)
+    return api_versions_response(controller_apis(vote_max_version), finalized_features=finalized,
+                                 finalized_epoch=finalized_epoch)
 
 
 def check_request(body, api_version: int) -> int:

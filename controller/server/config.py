@@ -2,6 +2,8 @@
 
 Rules:
 - Every setting keeps Kafka's property name and default; unknown properties are ignored, as Kafka warns.
+- `kraftsman.raft.kafka.version=3.9` (for tests of mixed quorums) makes this voter speak only what Kafka 3.9
+  speaks on the Raft wire: Vote up to v1 both ways and no pre-vote of its own; the default is 4.0.
 - Only `process.roles=controller` is served (a broker or combined node is refused with a clear message).
 - Errors are ConfigError with one line in Kafka's words (`Invalid value X for configuration Y: ...`).
 - The metadata log lives in `<metadata.log.dir or first of log.dirs>/__cluster_metadata-0`.
@@ -72,6 +74,7 @@ class ControllerConfig:
     delegation_token_expiry_time_ms: int = 86_400_000
     delegation_token_expiry_check_interval_ms: int = 3_600_000
     security_protocols: dict = field(default_factory=dict)  # listener name -> PLAINTEXT/SSL/SASL_PLAINTEXT/SASL_SSL
+    raft_kafka_version: str = "4.0"                        # kraftsman.raft.kafka.version: 3.9 or 4.0
     props: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -105,6 +108,7 @@ class ControllerConfig:
             election_timeout_ms=self.election_timeout_ms, election_backoff_max_ms=self.election_backoff_max_ms,
             retry_backoff_ms=max(self.retry_backoff_ms, tick_ms), fetch_timeout_ms=self.fetch_timeout_ms,
             request_timeout_ms=self.request_timeout_ms, high_watermark_linger_ms=high_watermark_linger_ms,
+            pre_vote=self.raft_kafka_version != "3.9",
             retention_max_bytes=self.retention_max_bytes, retention_millis=self.retention_millis)
 
     def quorum_config(self):
@@ -236,6 +240,7 @@ def from_properties(props: dict) -> ControllerConfig:
         metadata_log_dir=props.get("metadata.log.dir", "").strip() or log_dirs[0], log_dirs=log_dirs, props=props,
         delegation_token_secret_key=(props.get("delegation.token.secret.key")  # or its deprecated alias
                                      or props.get("delegation.token.master.key") or None))
+    values["raft_kafka_version"] = _raft_kafka_version(props)
     values["security_protocols"] = security_protocol_map(props, values["listeners"],
                                                          values["controller_listener_names"])
     values.update({attr: _int(props, key) for key, attr in _INTS.items() if key in props})
@@ -243,6 +248,14 @@ def from_properties(props: dict) -> ControllerConfig:
     config = ControllerConfig(**values)
     _check(config)
     return config
+
+
+def _raft_kafka_version(props: dict) -> str:
+    key = "kraftsman.raft.kafka.version"
+    text = props.get(key, "4.0").strip()
+    if text not in ("3.9", "4.0"):
+        raise ConfigError(f"Invalid value {text} for configuration {key}: String must be one of: 3.9, 4.0")
+    return text
 
 
 def _check(config: ControllerConfig) -> None:

@@ -167,11 +167,12 @@ class ControllerServer:
         self.endpoints.routed_voters = self.driver.node.voters
         if self.client_security is None:
             return PeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
-                              client_id=f"raft-client-{cfg.node_id}")
+                              client_id=f"raft-client-{cfg.node_id}", vote_max_version=self._vote_max_version())
         from .secure_peers import SecurePeerRouter
 
         return SecurePeerRouter(cfg.node_id, self.peer_endpoints(), self._on_peer_response,
-                                client_id=f"raft-client-{cfg.node_id}", security=self.client_security)
+                                client_id=f"raft-client-{cfg.node_id}", security=self.client_security,
+                                vote_max_version=self._vote_max_version())
 
     async def _bind_listeners(self) -> None:
         """Set up the authorizer, then bind every listener, the first controller listener first."""
@@ -200,7 +201,12 @@ class ControllerServer:
         from . import api_versions
 
         state = self.driver.state
-        return api_versions.controller_api_versions(state.committed.features, finalized_epoch=state.features_epoch)
+        return api_versions.controller_api_versions(state.committed.features, finalized_epoch=state.features_epoch,
+                                                    vote_max_version=self._vote_max_version())
+
+    def _vote_max_version(self) -> int | None:
+        """Return 1 when this voter speaks Kafka 3.9's Raft wire (kraftsman.raft.kafka.version), else None."""
+        return 1 if self.config.raft_kafka_version == "3.9" else None
 
     # ------------------------------------------------------------ ticking
     async def _tick_loop(self) -> None:

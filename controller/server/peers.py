@@ -14,6 +14,10 @@ Rules:
   nothing queued and a request slot free is written at once, without a hop through the send loop.
 - Responses go back to the core as Envelope(src=peer, dst=us, correlation_id=<the core's cid>, body,
   pre_vote); wire correlation ids stay inside the Connection.
+- A pre-vote for a peer that speaks Vote below v2 (Kafka 3.9) is not sent: the core gets a VoteResponse with
+  UNSUPPORTED_VERSION at once, as Kafka 4.0's network client answers it, and runs a real election
+  (election.py); the first time per peer this is logged at INFO. `vote_max_version` caps our own Vote
+  version (a voter told to speak Kafka 3.9's Raft wire).
 """
 from __future__ import annotations
 
@@ -206,12 +210,13 @@ class PeerRouter:
     def __init__(self, node_id: int, endpoints: dict, on_response, *, client_id: str = "raft-client",
                  connect_timeout_ms: int = 2_000, reconnect_backoff_ms: int = 50,
                  reconnect_backoff_max_ms: int = 1_000, request_timeout_ms: int = 2_000, max_in_flight: int = 16,
-                 max_queued: int = 256):
+                 max_queued: int = 256, vote_max_version: int | None = None):
         self.node_id, self.on_response, self.client_id = node_id, on_response, client_id
         self.connect_timeout_ms, self.request_timeout_ms = connect_timeout_ms, request_timeout_ms
         self.reconnect_backoff_ms, self.reconnect_backoff_max_ms = reconnect_backoff_ms, reconnect_backoff_max_ms
         self.max_in_flight, self.max_queued = max_in_flight, max_queued
         self.endpoints = dict(endpoints)
+        self.vote_max_version = vote_max_version
         self.dropped = 0
         self._peers: dict[int, _Peer] = {}
 
@@ -264,6 +269,7 @@ class _Peer:
         self.conn: Connection | None = None
         self.down_until = 0.0
         self.backoff_ms = router.reconnect_backoff_ms
+        self.told_no_pre_vote = False
         self.task = self.loop.create_task(self._run())
 
     def enqueue(self, env: Envelope) -> bool:
@@ -328,15 +334,32 @@ class _Peer:
     def _send(self, conn: Connection, env: Envelope) -> None:
         api = raft_wire.api_name(env)
         try:
-            version = conn.pick_version(api, raft_wire.WIRE_VERSIONS[api])
+            version = conn.pick_version(api, self._wanted_version(api))
             future = conn.send(api, version, raft_wire.wire_body(env, version))
-        except (UnsupportedVersion, raft_wire.PreVoteUnsupported, framing.FramingError) as e:
+        except raft_wire.PreVoteUnsupported as e:
+            self._answer_unsupported_pre_vote(env, str(e))
+            return
+        except (UnsupportedVersion, framing.FramingError) as e:
             log.debug("raft %d: cannot send %r to node %d: %s", self.router.node_id, env, self.peer_id, e)
             self.router.dropped += 1
             return
         self.sending += 1
         timer = self.loop.call_later(self.router.request_timeout_ms / 1000, future.cancel)
         future.add_done_callback(lambda f: self._done(f, env, timer))
+
+    def _wanted_version(self, api: str) -> int:
+        wanted = raft_wire.WIRE_VERSIONS[api]
+        cap = self.router.vote_max_version
+        return min(wanted, cap) if api == "Vote" and cap is not None else wanted
+
+    def _answer_unsupported_pre_vote(self, env: Envelope, reason: str) -> None:
+        """Hand the core UNSUPPORTED_VERSION for a pre-vote this peer cannot take (see Rules)."""
+        if not self.told_no_pre_vote:
+            self.told_no_pre_vote = True
+            log.info("raft %d: node %d cannot take a pre-vote (%s); its answers count as UNSUPPORTED_VERSION and "
+                     "the election runs without pre-vote, as Kafka 4.0 does", self.router.node_id, self.peer_id, reason)
+        body = raft_wire.unsupported_vote_response()
+        self.loop.call_soon(self.router._deliver, self.peer_id, env, body)
 
     def _done(self, future: asyncio.Future, env: Envelope, timer: asyncio.TimerHandle) -> None:
         timer.cancel()

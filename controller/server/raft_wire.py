@@ -30,6 +30,11 @@ class PreVoteUnsupported(ValueError):
     """A pre-vote request cannot be encoded at a Vote version below 2."""
 
 
+def unsupported_vote_response():
+    """Return the VoteResponse a pre-vote gets from a peer that speaks Vote below v2 (UNSUPPORTED_VERSION)."""
+    return messages.vote_response(framing.UNSUPPORTED_VERSION)
+
+
 def api_name(env: Envelope) -> str:
     """Return the API name of an envelope's body ('Vote' for a VoteRequest)."""
     return env.name.removesuffix("Request").removesuffix("Response")

@@ -9,6 +9,8 @@ Rules:
 - The Network only queues; the caller decides delivery (scenario scripts by hand, the seeded
   simulation with random delay, loss, duplication, reordering and partitions).
 - Invariants raise Violation; `trace` holds every event so a failing seed can be replayed.
+- `kafka39` nodes speak only what Kafka 3.9 speaks on the Raft wire: they never campaign with a pre-vote, and
+  a pre-vote sent to them comes back as UNSUPPORTED_VERSION, as the real transport answers it (peers.py).
 - Every node is also checked as Kafka's FollowerState would check it: the high watermark of each Fetch
   response it accepts, min(response's, its log end), never goes below one it accepted before in the same
   process lifetime (Kafka's followers and observers exit on such a "Non-monotonic update"); -1 is skipped.
@@ -24,6 +26,7 @@ from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import MemoryLog, SnapshotId
+from kraftsman.controller.raft.messages import UNSUPPORTED_VERSION, Envelope, vote_response
 from kraftsman.controller.raft.state import FOLLOWER, LEADER, OBSERVER
 from kraftsman.controller.raft.voters import VoterNode, VoterSet
 from kraftsman.storage.protocol.uuids import Uuid
@@ -127,8 +130,9 @@ class Cluster:
     """Replicas, network, clock and invariants."""
 
     def __init__(self, seed: int = 0, voters=(1, 2, 3), observers=(), kraft_version: int = 0, wire: bool = False,
-                 **overrides):
+                 kafka39=(), **overrides):
         self.seed, self.now, self.wire = seed, 0, wire
+        self.kafka39 = frozenset(kafka39)
         self.net = Network()
         self.trace: list[str] = []
         self.epoch_leaders: dict[int, int] = {}
@@ -152,7 +156,8 @@ class Cluster:
         cfg = RaftConfig(node_id=nid, voters=() if kv else tuple(voters), kraft_version=kv,
                          directory_id=dir_id(nid) if kv else bytes(16),
                          endpoints=(("CONTROLLER", "localhost", 9000 + nid),),
-                         bootstrap_voters=tuple(voters), **self.overrides)
+                         bootstrap_voters=tuple(voters),
+                         **{**self.overrides, **({"pre_vote": False} if nid in self.kafka39 else {})})
         snaps = [bootstrap_snapshot(voters)] if kv else []
         box = self.boxes[nid] = Box(cfg, self.seed, snaps)
         self.process(box)
@@ -213,6 +218,11 @@ class Cluster:
         box = self.boxes.get(env.dst)
         if box is None or not box.alive or self.net.blocked(env.src, env.dst):
             return False
+        if env.pre_vote and env.name == "VoteRequest" and env.dst in self.kafka39:
+            self.log_event("pre-vote unsupported", env)
+            self.net.put(Envelope(env.dst, env.src, env.correlation_id, vote_response(UNSUPPORTED_VERSION), True),
+                         self.now)
+            return True
         self.log_event("deliver", env)
         before = (box.node.fetcher.inflight, box.node.epoch, box.node.role, box.node.leader_id)
         box.node.step(env)

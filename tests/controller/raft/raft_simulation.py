@@ -29,6 +29,10 @@ class SimulationFailure(AssertionError):
     pass
 
 
+class LivenessFailure(Violation):
+    """The calm phase elected no leader or committed nothing (safety held)."""
+
+
 class Plan:
     """The fault parameters of one seed."""
 
@@ -54,6 +58,19 @@ class Plan:
         return "Plan(" + ", ".join(f"{k}={v}" for k, v in vars(self).items()) + ")"
 
 
+# Voters without pre-vote (Kafka 3.9's) campaign whenever their timer fires: one with a stale log loses, bumps the
+# epoch again after its backoff (at most 1 s), and each bump restarts every other voter's election timer (1-2 s),
+# the disruption KIP-996 ended. Such seeds still elect and commit in the calm phase, later: 60 s of it, not 8.
+# test_simulation.py holds such seeds to every safety invariant and to liveness in at least 95% of them.
+KAFKA39_CALM_TICKS = 1200
+
+
+def kafka39(seed: int) -> tuple[int, ...]:
+    """Return the voters that speak only Kafka 3.9's Raft wire in this seed (one seed in five has one or two;
+    a function of the seed, not drawn from the rng, so plans stay as they were)."""
+    return tuple(range(1, 2 + seed % 2)) if seed % 5 == 2 else ()
+
+
 class Simulation:
     def __init__(self, seed: int, wire: bool = False):
         self.seed = seed
@@ -62,10 +79,13 @@ class Simulation:
         p = self.plan
         voters = tuple(range(1, p.voters + 1))
         observers = tuple(range(p.voters + 1, p.voters + 1 + p.observers))
-        self.cluster = Cluster(seed, voters, observers, p.kraft_version, wire=wire, tick_ms=TICK_MS,
+        self.cluster = Cluster(seed, voters, observers, p.kraft_version, wire=wire, kafka39=kafka39(seed),
+                               tick_ms=TICK_MS,
                                snapshot_every_records=p.snapshot_every, snapshot_chunk_bytes=200,
                                high_watermark_linger_ms=p.hw_linger_ms, retention_max_bytes=RETENTION[seed % 4][0],
                                retention_millis=RETENTION[seed % 4][1])
+        if kafka39(seed):  # see KAFKA39_CALM_TICKS
+            p.calm_ticks = KAFKA39_CALM_TICKS
         self.cluster.delay = lambda: self.rng.randint(0, p.max_delay_ms // TICK_MS) * TICK_MS
         self.chaos = True
         self.down_until: dict[int, int] = {}
@@ -206,10 +226,10 @@ class Simulation:
                 committed_before = c.boxes[leader].node.high_watermark
         leader = c.leader()
         if leader is None:
-            raise Violation(f"no leader after {self.plan.calm_ticks} calm ticks")
+            raise LivenessFailure(f"no leader after {self.plan.calm_ticks} calm ticks")
         hw = c.boxes[leader].node.high_watermark
         if committed_before is not None and hw <= committed_before:
-            raise Violation(f"proposals stopped committing in the calm phase (hw {hw})")
+            raise LivenessFailure(f"proposals stopped committing in the calm phase (hw {hw})")
         return {"elected_after_ms": elected_at, "high_watermark": hw,
                 "snapshot_fetches": c.sent["FetchSnapshotRequest"]}
 

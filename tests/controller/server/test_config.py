@@ -85,3 +85,18 @@ def test_metadata_retention_settings_reach_the_raft_core():
             with pytest.raises(ConfigError, match=f"Invalid value {bad} for configuration {key}: "
                                                   "Not a number of type LONG"):
                 from_properties(BASE | {key: bad})
+
+
+def test_a_voter_told_to_speak_kafka_39_runs_no_pre_vote_and_caps_vote_at_v1():
+    from kraftsman.controller.server.api_versions import VOTE_KEY, controller_api_versions
+
+    plain = from_properties(BASE)
+    old = from_properties(BASE | {"kraftsman.raft.kafka.version": "3.9"})
+    assert plain.raft_kafka_version == "4.0" and old.raft_kafka_version == "3.9"
+    assert plain.raft_config("c", bytes(16), "h", tick_ms=10, high_watermark_linger_ms=0).pre_vote
+    assert not old.raft_config("c", bytes(16), "h", tick_ms=10, high_watermark_linger_ms=0).pre_vote
+    vote = {k.api_key: k.max_version for k in controller_api_versions(vote_max_version=1).api_keys}[VOTE_KEY]
+    assert vote == 1
+    assert {k.api_key: k.max_version for k in controller_api_versions().api_keys}[VOTE_KEY] == 2
+    with pytest.raises(ConfigError, match="kraftsman.raft.kafka.version: String must be one of: 3.9, 4.0"):
+        from_properties(BASE | {"kraftsman.raft.kafka.version": "3.8"})

@@ -305,7 +305,9 @@ def test_unknown_peers_are_dropped_and_endpoint_updates_move_the_peer():
     run(body)
 
 
-def test_a_pre_vote_is_not_sent_to_a_peer_that_only_speaks_vote_v1():
+def test_a_pre_vote_for_a_peer_that_only_speaks_vote_v1_is_answered_unsupported_version(caplog):
+    """Kafka 3.9 speaks Vote v0-1: the pre-vote is not sent, the core gets UNSUPPORTED_VERSION (Kafka 4.0's
+    network client answers so), the real vote goes at v1, and the case is logged at INFO once."""
     async def body():
         ApiVersions = codec.message_class("ApiVersionsResponse")
         old = ApiVersions(api_keys=[ApiVersions.ApiVersion(api_key=k, min_version=0, max_version=hi)
@@ -315,10 +317,18 @@ def test_a_pre_vote_is_not_sent_to_a_peer_that_only_speaks_vote_v1():
         a = RaftNodeStub(1)
         a.connect({2: ("127.0.0.1", b.listener.port)})
         a.router.send(vote(1, 2, 1, pre_vote=True))
-        a.router.send(vote(1, 2, 2, pre_vote=False))
+        first = await next_response(a)
+        a.router.send(vote(1, 2, 2, pre_vote=True))
+        second = await next_response(a)
+        a.router.send(vote(1, 2, 3, pre_vote=False))
         reply = await next_response(a)
-        assert reply.correlation_id == 2 and [v for v, _ in b.requests] == [1]
-        assert a.router.dropped == 1
+        assert (first.correlation_id, first.pre_vote, first.body.error_code) == (1, True, 35)
+        assert (second.correlation_id, second.body.error_code) == (2, 35)
+        assert reply.correlation_id == 3 and not reply.pre_vote and reply.body.error_code == 0
+        assert [v for v, _ in b.requests] == [1] and a.router.dropped == 0
         await a.close()
         await b.close()
-    run(body)
+    with caplog.at_level("INFO", logger="kraftsman.server"):
+        run(body)
+    said = [r for r in caplog.records if "cannot take a pre-vote" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelname == "INFO"
