@@ -10,12 +10,15 @@ Rules:
 - A new voter must already replicate as an observer and have caught up to the high watermark.
 - A leader that removed itself resigns once the removal commits.
 - Static quorums (kraft.version 0) cannot change voters: UNSUPPORTED_VERSION.
+- DescribeQuorum lists an observer until it has not fetched for 5 minutes, as Kafka's leader does.
 """
 from __future__ import annotations
 
 from . import messages as msg
 from . import records as R
 from .voters import VoterNode
+
+OBSERVER_SESSION_TIMEOUT_MS = 300_000  # an observer silent this long leaves DescribeQuorum (Kafka's LeaderState)
 
 DescribeQuorumResponse = msg.M["DescribeQuorumResponse"]
 
@@ -75,6 +78,13 @@ def _replica_state(node, replica_id: int, rs, directory_id: bytes):
                last_fetch_timestamp=rs.last_fetch_ms, last_caught_up_timestamp=rs.last_caught_up_ms)
 
 
+def _forget_idle_observers(node, ls) -> None:
+    """Drop observers that have not fetched for OBSERVER_SESSION_TIMEOUT_MS (Kafka's clearInactiveObservers)."""
+    for replica_id in [r for r, rs in ls.replicas.items() if r not in node.voters and r != node.node_id
+                       and node.now - rs.last_fetch_ms >= OBSERVER_SESSION_TIMEOUT_MS]:
+        del ls.replicas[replica_id]
+
+
 def _describe_leader(node, part) -> None:
     ls = node.leader_state
     part.error_message = None
@@ -82,6 +92,7 @@ def _describe_leader(node, part) -> None:
     part.high_watermark = ls.shown_high_watermark(node.high_watermark)
     part.current_voters = [_replica_state(node, v.voter_id, ls.replicas.get(v.voter_id), v.directory_id)
                            for v in node.voters.nodes()]
+    _forget_idle_observers(node, ls)
     observers = sorted(r for r in ls.replicas if r not in node.voters)
     part.observers = [_replica_state(node, r, ls.replicas[r], ls.replicas[r].directory_id or bytes(16))
                       for r in observers]
