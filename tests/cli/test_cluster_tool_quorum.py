@@ -106,3 +106,20 @@ def test_unreachable_and_foreign_servers_exit_69_within_the_timeout(quorum):
             status, out, err = kc("unregister", "--id", "101", "-C", address, "--timeout", "5")
             assert (status, out) == (69, "") and text in err and err.count("\n") == 1
             assert time.monotonic() - start < 5.5
+
+
+def test_one_standby_address_reaches_the_active_controller(quorum, loop):
+    from kraftsman.cli import metadata_quorum
+
+    from ..controller.server.quorum_fixtures import find_leader
+
+    leader, _ = loop.run(find_leader(quorum.addresses()))
+    standby = "{}:{}".format(*next(a for i, a in quorum.addresses().items() if i != leader))
+    start = time.monotonic()
+    status, out, err = kc("unregister", "--id", "999", "-C", standby, "--missing-ok")
+    assert (status, out, err) == (0, "Broker 999 is not registered; nothing to do.\n", "")
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(metadata_quorum.run, ["--bootstrap-controller", standby, "describe", "--status"],
+                         Environment(stdout=out, stderr=err), prog="kafka-metadata-quorum")
+    assert (status, err.getvalue()) == (0, "") and f"LeaderId:               {leader}\n" in out.getvalue()
+    assert time.monotonic() - start < 5
