@@ -4,7 +4,7 @@ Run: python -m kraftsman.cli.docs --write   (regenerate man/ and completions/)
      python -m kraftsman.cli.docs --check   (exit 1 and name the stale files if any differ)
 
 Rules:
-- One registry: every console script is a subcommand of `kraftsman` (cli/main.py SUBCOMMANDS) whose
+- One registry: every console script is a subcommand of `kraftsman` (the registry in cli/app.py) whose
   module exposes `build_parser()`; nothing here lists a tool's flags by hand.
 - The parsers are read into a plain model (Node / Option) that the renderers share; renderers are
   pure functions from the model to text, so tests regenerate in memory and compare with the files.
@@ -22,8 +22,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .app import HELPER_SCRIPTS, TOOLS
+from .app import UMBRELLA as APP_UMBRELLA
+
 ROOT = Path(__file__).resolve().parent.parent
-UMBRELLA = "kraftsman"
+UMBRELLA = APP_UMBRELLA
 # console script -> module holding build_parser() when it is not the tool's run() module
 PARSER_MODULES = {"kafka-dump-log": "kraftsman.cli.dump_log_options"}
 FILE_FLAGS = frozenset({"--config", "--files", "--snapshot"})
@@ -35,7 +38,7 @@ DYNAMIC: dict[tuple[str, str], str] = {
     ("kafka-metadata-quorum", "--controller-id"): "controller-id",
 }
 # console scripts that are helpers of the generated completions, not tools: no man page or completion
-HELPERS = frozenset({"kraftsman-complete"})
+HELPERS = frozenset(HELPER_SCRIPTS)
 
 
 @dataclass(frozen=True)
@@ -83,10 +86,10 @@ class Node:
 
 def commands() -> list[Command]:
     """Return every registered command: the umbrella first, then each subcommand's console script."""
-    from .main import DESCRIPTION, SUBCOMMANDS
+    from .main import DESCRIPTION
 
     found = [Command(UMBRELLA, "kraftsman.cli.main", None, DESCRIPTION)]
-    found += [Command(prog, module, sub, help_) for sub, (module, prog, help_) in SUBCOMMANDS.items()]
+    found += [Command(t.script, t.module, t.command, t.summary) for t in TOOLS]
     return found
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Mapping
 
+from .app import TOOLS as REGISTRY
 from .common import ToolError, ExitStatus
 
 PREFIX = "KRAFTSMAN_"
@@ -31,11 +32,8 @@ KAFKA_SCRIPT_VARIABLES = frozenset({
 })
 
 
-# Console script -> the tool name in its variables (also the umbrella's sub-command).
-TOOLS = {"kafka-storage": "storage", "kafka-cluster": "cluster", "kafka-dump-log": "dump_log",
-         "kafka-metadata-shell": "shell", "kafka-controller": "controller", "kafka-metadata-quorum": "quorum",
-         "kafka-features": "features",
-         "kafka-metadata-export": "pipeline", "kraftsman-demo": "demo"}
+# Console script -> the tool name in its variables (the registry's env_name).
+TOOLS = {t.script: t.env_name for t in REGISTRY}
 SERVER_PROPERTIES_TOOLS = frozenset({"kafka-storage", "kafka-controller"})
 
 

@@ -1,30 +1,19 @@
 """kraftsman: one umbrella command over the Kafka-compatible tools (`kraftsman storage ...` = `kafka-storage ...`).
 
 Rules:
-- Each subcommand is a module with `run(argv, env) -> int`, imported only when chosen (fast start-up).
+- Each subcommand is a module with `run(argv, env) -> int`, imported only when chosen (fast start-up); the
+  list is the registry's (app.py).
 - The Kafka-named console scripts and these subcommands share the same code and flags.
 """
 from __future__ import annotations
 
 import importlib
 
+from .app import TOOLS
 from .common import OWN_VERSION, Environment, ExitStatus, exit_with, package_version
 
-# subcommand -> (module, program name shown in errors, one-line help)
-SUBCOMMANDS = {
-    "storage": ("kraftsman.cli.storage_tool", "kafka-storage", "Format and inspect KRaft log directories."),
-    "dump-log": ("kraftsman.cli.dump_log", "kafka-dump-log", "Print log segments, snapshots and indexes."),
-    "shell": ("kraftsman.cli.metadata_shell", "kafka-metadata-shell", "Browse cluster metadata as a tree."),
-    "cluster": ("kraftsman.cli.cluster_tool", "kafka-cluster", "Show the cluster id, list endpoints, unregister brokers."),
-    "quorum": ("kraftsman.cli.metadata_quorum", "kafka-metadata-quorum",
-               "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
-    "features": ("kraftsman.cli.features_tool", "kafka-features",
-                 "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
-    "controller": ("kraftsman.cli.controller", "kafka-controller", "Run a KRaft controller in the foreground."),
-    "demo": ("kraftsman.cli.demo", "kraftsman-demo", "Write and decode a small metadata log."),
-    "pipeline": ("kraftsman.cli.pipeline.command", "kafka-metadata-export",
-                 "Decode metadata logs into tables with Spark (pyspark extra)."),
-}
+# subcommand -> (module, program name shown in errors, one-line help), from the registry
+SUBCOMMANDS = {t.command: (t.module, t.script, t.summary) for t in TOOLS}
 
 
 DESCRIPTION = "One umbrella command over kraftsman's Kafka-compatible tools."

@@ -49,3 +49,10 @@ def test_import_contracts_hold():
         pytest.skip("import-linter is not installed (pip install '.[test]')")
     result = subprocess.run([lint], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_console_scripts_are_the_registrys():
+    """[project.scripts] lists exactly the tools of cli/app.py, the umbrella and the helper scripts."""
+    from kraftsman.cli import app
+
+    assert _pyproject()["project"]["scripts"] == app.console_scripts()

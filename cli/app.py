@@ -1,0 +1,67 @@
+"""The tool registry: every kraftsman tool named once.
+
+Rules:
+- One row per tool: its console script, its `kraftsman` sub-command, the module whose `run(argv, env)` runs it,
+  the name in its KRAFTSMAN_<TOOL>_<FLAG> variables, and a one-line summary.
+- Everything that lists tools reads this table: the umbrella's dispatch and help (main.py), man pages and
+  completions (docs.py), the environment layer; [project.scripts] in pyproject.toml is checked against it
+  (tests/test_packaging.py), since setuptools cannot read it.
+- Nothing heavy is imported here: the table is data, modules are imported when a tool runs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UMBRELLA = "kraftsman"
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool: console script, umbrella sub-command, module, environment name, summary."""
+
+    script: str
+    command: str
+    module: str
+    env_name: str
+    summary: str
+    entry: str = "main"          # the module's console entry point
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool("kafka-storage", "storage", "kraftsman.cli.storage_tool", "storage",
+         "Format and inspect KRaft log directories."),
+    Tool("kafka-dump-log", "dump-log", "kraftsman.cli.dump_log", "dump_log",
+         "Print log segments, snapshots and indexes."),
+    Tool("kafka-metadata-shell", "shell", "kraftsman.cli.metadata_shell", "shell",
+         "Browse cluster metadata as a tree."),
+    Tool("kafka-cluster", "cluster", "kraftsman.cli.cluster_tool", "cluster",
+         "Show the cluster id, list endpoints, unregister brokers."),
+    Tool("kafka-metadata-quorum", "quorum", "kraftsman.cli.metadata_quorum", "quorum",
+         "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
+    Tool("kafka-features", "features", "kraftsman.cli.features_tool", "features",
+         "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
+    Tool("kafka-controller", "controller", "kraftsman.cli.controller", "controller",
+         "Run a KRaft controller in the foreground."),
+    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo", "demo", "Write and decode a small metadata log."),
+    Tool("kafka-metadata-export", "pipeline", "kraftsman.cli.pipeline.command", "pipeline",
+         "Decode metadata logs into tables with Spark (pyspark extra)."),
+)
+# Console scripts that serve the tools rather than being tools (no man page, no umbrella sub-command).
+HELPER_SCRIPTS = {"kraftsman-complete": "kraftsman.cli.complete:main"}
+
+
+def by_script(script: str) -> Tool | None:
+    """Return the tool whose console script is `script`, or None."""
+    return next((t for t in TOOLS if t.script == script), None)
+
+
+def by_command(command: str) -> Tool | None:
+    """Return the tool run by `kraftsman <command>`, or None."""
+    return next((t for t in TOOLS if t.command == command), None)
+
+
+def console_scripts() -> dict[str, str]:
+    """Return [project.scripts] as it must read: every tool, the umbrella and the helper scripts."""
+    scripts = {UMBRELLA: "kraftsman.cli.main:main"}
+    scripts.update({t.script: f"{t.module}:{t.entry}" for t in TOOLS})
+    return scripts | HELPER_SCRIPTS
