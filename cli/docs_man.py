@@ -77,9 +77,10 @@ def _flag_environment(name: str) -> tuple[tuple[str, str], ...]:
                                  f"{prefix}SOME_FLAG (flag > environment > config file). Flags without a value "
                                  "take 1/true/yes/on or 0/false/no/off; repeatable flags one value per line."),)
     if name in SERVER_PROPERTIES_TOOLS:
-        found += (("KRAFTSMAN_KAFKA_ENV", "Set to 1 to let Kafka's container variables override the server "
-                                          "properties file: KAFKA_NODE_ID sets node.id (___ is _, __ is -, _ is .); "
-                                          "Kafka's own script variables (KAFKA_HEAP_OPTS, KAFKA_OPTS, ...) are "
+        found += (("KRAFTSMAN_KAFKA_ENV", "Set to apache (or 1) to let the apache/kafka image's variables "
+                                          "override the server properties file: KAFKA_NODE_ID sets node.id (___ is "
+                                          "-, __ is _, _ is .); confluent for Confluent's images (___ is _, __ is "
+                                          "-). Kafka's own script variables (KAFKA_HEAP_OPTS, KAFKA_OPTS, ...) are "
                                           "never read as properties."),)
     return found
 

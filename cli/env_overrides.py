@@ -8,9 +8,11 @@ Rules:
 - A value goes through the option's own type and choices; a bad one is a usage error naming the variable.
 - Flags without a value take 1/true/yes/on or 0/false/no/off; repeatable flags take one value per line.
 - A variable for one member of a mutually exclusive group is ignored when another member is on the command line.
-- Kafka's container convention (KAFKA_NODE_ID -> node.id; `___` -> `_`, `__` -> `-`, `_` -> `.`) overrides the
-  server .properties file's keys, only when KRAFTSMAN_KAFKA_ENV=1 (Kafka's own scripts never read them), and
-  never for the variables Kafka's scripts use for themselves (KAFKA_HEAP_OPTS, KAFKA_OPTS, ...).
+- A container convention overrides the server .properties file's keys with KAFKA_* variables, only when
+  KRAFTSMAN_KAFKA_ENV asks (Kafka's own scripts never read them), and never for the variables Kafka's scripts
+  use for themselves (KAFKA_HEAP_OPTS, KAFKA_OPTS, ...). `apache` (or 1/true/yes/on) is the apache/kafka image's
+  mapping (KAFKA_NODE_ID -> node.id; `___` -> `-`, `__` -> `_`, `_` -> `.`); `confluent` is Confluent's images'
+  (`___` -> `_`, `__` -> `-`, `_` -> `.`); another value is a usage error naming the variable.
 """
 from __future__ import annotations
 
@@ -55,6 +57,9 @@ def apply_flag_environment(parser: argparse.ArgumentParser, tool: str, argv: lis
             continue
         action.default = _convert(action, environ[name], name)
         action.required = False
+        for group in _groups(parser):
+            if action in group._group_actions:
+                group.required = False   # the variable answers the group (--bootstrap-server | -controller)
 
 
 def _actions(parser: argparse.ArgumentParser):
@@ -119,21 +124,40 @@ def _boolean(text: str, name: str) -> bool:
     raise ToolError(f"{name}: expected one of 1/true/yes/on or 0/false/no/off, not {text!r}", ExitStatus.USAGE)
 
 
+# convention -> (what `___` stands for, what `__` stands for); a single `_` is always `.`
+CONVENTIONS = {"apache": ("-", "_"), "confluent": ("_", "-")}
+
+
+def container_convention(environ: Mapping[str, str]) -> str | None:
+    """Return the container convention KRAFTSMAN_KAFKA_ENV asks for (None: off); raise a usage ToolError."""
+    word = environ.get(KAFKA_ENV_SWITCH, "").strip().lower()
+    if word in FALSE or not word:
+        return None
+    if word in TRUE:
+        return "apache"
+    if word in CONVENTIONS:
+        return word
+    raise ToolError(f"{KAFKA_ENV_SWITCH}: expected apache, confluent, 1 (apache) or 0, not "
+                    f"{environ[KAFKA_ENV_SWITCH]!r}", ExitStatus.USAGE)
+
+
 def kafka_environment_properties(environ: Mapping[str, str]) -> dict[str, str]:
-    """Return the server properties Kafka's container convention gives (empty unless KRAFTSMAN_KAFKA_ENV=1)."""
-    if environ.get(KAFKA_ENV_SWITCH, "").strip().lower() not in TRUE:
+    """Return the server properties the container convention gives (empty unless KRAFTSMAN_KAFKA_ENV asks)."""
+    convention = container_convention(environ)
+    if convention is None:
         return {}
     found = {}
     for name, value in environ.items():
         if name.startswith("KAFKA_") and name not in KAFKA_SCRIPT_VARIABLES and len(name) > 6:
-            found[property_name(name[6:])] = value
+            found[property_name(name[6:], convention)] = value
     return found
 
 
-def property_name(suffix: str) -> str:
-    """Return the property a KAFKA_ variable suffix names: `___` is `_`, `__` is `-`, `_` is `.`."""
-    parts = suffix.lower().split("___")
-    return "_".join(part.replace("__", "-").replace("_", ".") for part in parts)
+def property_name(suffix: str, convention: str = "apache") -> str:
+    """Return the property a KAFKA_ variable suffix names under `convention` (see the rules)."""
+    triple, double = CONVENTIONS[convention]
+    return triple.join(double.join(piece.replace("_", ".") for piece in part.split("__"))
+                       for part in suffix.lower().split("___"))
 
 
 def with_kafka_environment(props: dict[str, str], environ: Mapping[str, str]) -> dict[str, str]:

@@ -77,14 +77,34 @@ def test_bad_values_are_usage_errors_naming_the_variable(name, value, message):
     assert e.value.status == ExitStatus.USAGE and e.value.message.startswith(message)
 
 
-@pytest.mark.parametrize("suffix,prop", [
-    ("NODE_ID", "node.id"), ("PROCESS_ROLES", "process.roles"),
-    ("LISTENER_SECURITY_PROTOCOL_MAP", "listener.security.protocol.map"),
-    ("LISTENER_NAME_CONTROLLER_SSL_KEYSTORE_LOCATION", "listener.name.controller.ssl.keystore.location"),
-    ("CONFLUENT_SUPPORT___METRICS", "confluent.support_metrics"), ("SOME__DASHED_KEY", "some-dashed.key"),
+@pytest.mark.parametrize("suffix,apache,confluent", [
+    ("NODE_ID", "node.id", "node.id"), ("PROCESS_ROLES", "process.roles", "process.roles"),
+    ("LISTENER_SECURITY_PROTOCOL_MAP", "listener.security.protocol.map", "listener.security.protocol.map"),
+    ("LISTENER_NAME_CONTROLLER_SSL_KEYSTORE_LOCATION", "listener.name.controller.ssl.keystore.location",
+     "listener.name.controller.ssl.keystore.location"),
+    ("ABC___DEF", "abc-def", "abc_def"), ("ABC__DEF", "abc_def", "abc-def"), ("ABC_DEF", "abc.def", "abc.def"),
+    ("CONFLUENT_SUPPORT___METRICS", "confluent.support-metrics", "confluent.support_metrics"),
+    ("SOME__DASHED_KEY", "some_dashed.key", "some-dashed.key"),
+    ("LISTENER_NAME_SASL__SSL_SCRAM___SHA___256_SASL_JAAS_CONFIG",
+     "listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config", "listener.name.sasl-ssl.scram_sha_256.sasl.jaas.config"),
 ])
-def test_kafka_container_convention_names(suffix, prop):
-    assert property_name(suffix) == prop
+def test_container_conventions_name_properties(suffix, apache, confluent):
+    """apache/kafka's image: . is _, _ is __, - is ___; Confluent's: . is _, - is __, _ is ___."""
+    assert property_name(suffix) == property_name(suffix, "apache") == apache
+    assert property_name(suffix, "confluent") == confluent
+
+
+@pytest.mark.parametrize("switch,expected", [("1", "abc-def"), ("apache", "abc-def"), ("APACHE", "abc-def"),
+                                             ("true", "abc-def"), ("confluent", "abc_def"), ("0", None), ("", None)])
+def test_kraftsman_kafka_env_chooses_the_convention(switch, expected):
+    found = kafka_environment_properties({"KAFKA_ABC___DEF": "v", "KRAFTSMAN_KAFKA_ENV": switch})
+    assert found == ({} if expected is None else {expected: "v"})
+
+
+def test_an_unknown_convention_is_a_usage_error():
+    with pytest.raises(ToolError) as e:
+        kafka_environment_properties({"KRAFTSMAN_KAFKA_ENV": "bitnami"})
+    assert e.value.status == ExitStatus.USAGE and "KRAFTSMAN_KAFKA_ENV" in e.value.message
 
 
 def test_kafka_variables_apply_only_when_enabled_and_never_the_scripts_own():
@@ -249,3 +269,28 @@ def test_quiet_and_verbose(tmp_path, monkeypatch):
     assert lines[0] == f"kafka-cluster: connected to {server.address} (PLAINTEXT)"
     assert any(line.startswith(f"kafka-cluster: DescribeCluster v1 to {server.address} (correlation id ")
                and " bytes back in " in line for line in lines), lines
+
+
+@pytest.mark.parametrize("script,variable,argv", [
+    ("kafka-cluster", "KRAFTSMAN_CLUSTER_BOOTSTRAP_CONTROLLER", ["cluster-id"]),
+    ("kafka-cluster", "KRAFTSMAN_CLUSTER_BOOTSTRAP_SERVER", ["unregister", "--id", "1"]),
+    ("kafka-metadata-quorum", "KRAFTSMAN_QUORUM_BOOTSTRAP_CONTROLLER", ["describe", "--status"]),
+    ("kafka-features", "KRAFTSMAN_FEATURES_BOOTSTRAP_SERVER", ["describe"]),
+])
+def test_a_variable_answers_a_required_group(tmp_path, script, variable, argv):
+    """--bootstrap-server | --bootstrap-controller is required; its variable satisfies it (the tool goes on to
+    connect, and a closed port is then 'cannot reach', exit 69, not a usage error)."""
+    import importlib
+    import socket
+
+    from kraftsman.cli import app
+    from kraftsman.cli.common import run_command
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = _env(tmp_path, **{variable: f"127.0.0.1:{port}"})
+    module = importlib.import_module(app.by_script(script).module)
+    status = run_command(module.run, [*argv, "--timeout", "1"], env, prog=script)
+    assert status == ExitStatus.UNAVAILABLE, env.stderr.getvalue()
+    assert "required" not in env.stderr.getvalue()
