@@ -2,9 +2,10 @@
 
 Rules:
 - One registry: each Command has its name, description, whether it is shell-only, its argument
-  spec, run(state, args, write) and complete(state, words) -> candidates; help, man, the parser and
+  spec, run(state, args, out) and complete(state, words) -> candidates; help, man, the parser and
   completion all read the same entries.
-- Messages and layouts are Kafka's, word for word; everything is written through `write`.
+- Messages and layouts are Kafka's, word for word; text goes through `out(...)`, errors through
+  `out.fail(...)` (which sets the exit status of one-shot and batch modes).
 """
 from __future__ import annotations
 
@@ -30,75 +31,75 @@ class Command:
     complete: Callable | None = complete_path
 
 
-def _cat(state, args, write) -> None:
+def _cat(state, args, out) -> None:
     as_json = args.get("output") == "json"
     for target in args["targets"]:
         found = visit(state.root, state.working_directory, target)
         if not found:
-            write(f"cat: {target}: No such file or directory.\n")
+            out.fail(f"cat: {target}: No such file or directory.\n")
         for info in found:
             if as_json:
-                write(printer.json_text(info.node) + "\n")
+                out(printer.json_text(info.node) + "\n")
             elif info.node.is_directory:
-                write(f"cat: {target}: Is a directory\n")
+                out.fail(f"cat: {target}: Is a directory\n")
             else:
-                printer.print_node(info.node, write)
+                printer.print_node(info.node, out)
 
 
-def _cd(state, args, write) -> None:
+def _cd(state, args, out) -> None:
     target = args["target"] or "/"
     found = visit(state.root, state.working_directory, target)
     if not found:
-        write(f"cd: {target}: no such directory.\n")
+        out.fail(f"cd: {target}: no such directory.\n")
     for info in found:
         if info.node.is_directory:
             state.working_directory = info.absolute_path
         else:
-            write(f"cd: {target}: not a directory.\n")
+            out.fail(f"cd: {target}: not a directory.\n")
 
 
-def _exit(state, args, write) -> None:
+def _exit(state, args, out) -> None:
     state.exit_requested = True
 
 
-def _find(state, args, write) -> None:
+def _find(state, args, out) -> None:
     for path in args["paths"] or ["."]:
         found = visit(state.root, state.working_directory, path)
         if not found:
-            write(f"find: {path}: no such file or directory.\n")
+            out.fail(f"find: {path}: no such file or directory.\n")
         for info in found:
-            _find_from(path, info.node, write)
+            _find_from(path, info.node, out)
 
 
-def _find_from(path: str, node, write) -> None:
-    write(path + "\n")
+def _find_from(path: str, node, out) -> None:
+    out(path + "\n")
     if node.is_directory:
         for name in sorted(node.child_names()):
             child = node.child(name)
             if child is not None:
-                _find_from(path + name if path == "/" else path + "/" + name, child, write)
+                _find_from(path + name if path == "/" else path + "/" + name, child, out)
 
 
-def _help(state, args, write) -> None:
-    write("Welcome to the Apache Kafka metadata shell.\n\n")
-    write(commands_help(shell=True) + "\n")
+def _help(state, args, out) -> None:
+    out("Welcome to the Apache Kafka metadata shell.\n\n")
+    out(commands_help(shell=True) + "\n")
 
 
-def _history(state, args, write) -> None:
+def _history(state, args, out) -> None:
     count = args["numEntriesToShow"]
     entries = list(enumerate(state.history))
     if count is not None:
         entries = entries[-count:] if count > 0 else []
     for index, line in entries:
-        write(f"{index:5d}  {line}\n")
+        out(f"{index:5d}  {line}\n")
 
 
-def _ls(state, args, write) -> None:
+def _ls(state, args, out) -> None:
     files, directories = [], []
     for target in args["targets"] or ["."]:
         found = visit(state.root, state.working_directory, target)
         if not found:
-            write(f"ls: {target}: no such file or directory.\n")
+            out.fail(f"ls: {target}: no such file or directory.\n")
         for info in found:
             if info.node.is_directory:
                 directories.append((info.last_component, sorted(info.node.child_names())))
@@ -106,30 +107,30 @@ def _ls(state, args, write) -> None:
                 files.append(info.last_component)
     width = state.screen_width if state.interactive else None
     for line in printer.format_ls(files, directories, width):
-        write(line + "\n")
+        out(line + "\n")
 
 
-def _man(state, args, write) -> None:
+def _man(state, args, out) -> None:
     name = args["cmd"]
     command = COMMANDS.get(name)
     if command is None:
-        write(f"man: unknown command {name}. Type help to get a list of commands.\n")
+        out.fail(f"man: unknown command {name}. Type help to get a list of commands.\n")
         return
-    write(f"{name}: {command.description}\n\n")
-    write(help_text(name, command.spec) + "\n")
+    out(f"{name}: {command.description}\n\n")
+    out(help_text(name, command.spec) + "\n")
 
 
-def _pwd(state, args, write) -> None:
-    write(state.working_directory + "\n")
+def _pwd(state, args, out) -> None:
+    out(state.working_directory + "\n")
 
 
-def _tree(state, args, write) -> None:
+def _tree(state, args, out) -> None:
     for target in args["targets"]:
         found = visit(state.root, state.working_directory, target)
         if not found:
-            write(f"tree: {target}: No such file or directory.\n")
+            out.fail(f"tree: {target}: No such file or directory.\n")
         for info in found:
-            printer.print_node(info.node, write)
+            printer.print_node(info.node, out)
 
 
 def _complete_command(state, words):

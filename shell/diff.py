@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kraftsman.controller.image.nodes import root_node
 
+from .output import USAGE
 from .paths import visit
 
 
@@ -46,24 +47,24 @@ def diff_lines(old: dict, new: dict) -> list[str]:
     return lines
 
 
-def run_diff(state, args, write) -> None:
+def run_diff(state, args, out) -> None:
     """Handle `diff A [B] [--path P]`."""
     sources = args["sources"]
     if len(sources) > 2:
-        write("diff: give one or two offsets or files.\n")
+        out.fail("diff: give one or two offsets or files.\n", USAGE)
         return
     if state.open_image is None:
-        write("diff: this shell cannot load other images.\n")
+        out.fail("diff: this shell cannot load other images.\n")
         return
     try:
         images = [(s, state.open_image(s)) for s in sources]
     except (OSError, ValueError) as e:
-        write(f"diff: {e}\n")
+        out.fail(f"diff: {e}\n")
         return
     if len(images) == 1:
         images.append(("current", state.image))
     (name_a, image_a), (name_b, image_b) = images
     path = args.get("path") or "/image"
-    write(f"--- {name_a} ({image_a.provenance})\n+++ {name_b} ({image_b.provenance})\n")
+    out(f"--- {name_a} ({image_a.provenance})\n+++ {name_b} ({image_b.provenance})\n")
     for line in diff_lines(_leaves(image_a, path, state.local), _leaves(image_b, path, state.local)):
-        write(line + "\n")
+        out(line + "\n")

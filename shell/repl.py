@@ -2,7 +2,8 @@
 
 Rules:
 - A thin adapter: completion comes from completion.suggest(), commands from runner.run_line().
-- Ctrl-C prints '^C' and prompts again; Ctrl-D (end of input) or `exit` ends the session.
+- Ctrl-C at the prompt prints '^C' and clears the line; Ctrl-C while a command runs stops that command
+  only (the image stays loaded) and prompts again; Ctrl-D (end of input) or `exit` ends the session.
 - Output longer than the terminal goes through a pager when stdout is a terminal.
 - A live source passes `prompt` (a callable, redrawn every `refresh_interval` seconds) and
   `before_command(state, write)`, called before each line runs (it swaps in the newest image).
@@ -73,11 +74,18 @@ def run_repl(state, write, *, history_path=None, input=None, output=None, pager:
             break
         if line.strip():
             state.history.append(line)
-        size = session.output.get_size()
-        state.screen_width = size.columns
-        buffer = io.StringIO()
-        if before_command is not None:
-            before_command(state, buffer.write)
-        run_line(state, line, buffer.write, shell=True)
-        _emit(buffer.getvalue(), write, pager, size.rows)
+        try:
+            _run_command(state, line, session.output.get_size(), write, pager, before_command)
+        except KeyboardInterrupt:
+            write("^C\n")
     return 0
+
+
+def _run_command(state, line: str, size, write, pager: bool, before_command) -> None:
+    """Run one typed line; Ctrl-C (KeyboardInterrupt) stops only this command."""
+    state.screen_width = size.columns
+    buffer = io.StringIO()
+    if before_command is not None:
+        before_command(state, buffer.write)
+    run_line(state, line, buffer.write, shell=True)
+    _emit(buffer.getvalue(), write, pager, size.rows)
