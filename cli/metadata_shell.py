@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "--controllers / --bootstrap-controller, as kafka-cluster reads (kraftsman).")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="Live mode: give up catching up with "
                         "the quorum after this many seconds (default: request.timeout.ms) (kraftsman).")
+    parser.add_argument("--file", "-f", metavar="FILE", help="Run the commands in FILE, one a line ('-': stdin), "
+                        "with no prompt, then exit; done too when stdin is not a terminal (kraftsman).")
+    parser.add_argument("--keep-going", action="store_true", help="Batch mode: run every line even after a "
+                        "failure; the exit status is still the first failure's (kraftsman).")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="The command to run.")
     return parser
 
@@ -175,23 +179,55 @@ def run(argv: list[str], env: Environment) -> int:
 
 
 def _run(ns, env: Environment) -> int:
-    from kraftsman.shell.runner import run_words
     from kraftsman.shell.state import ShellState
 
-    interactive = not ns.command
-    if interactive:
+    script = open_script(ns, env)
+    if script is None and not ns.command:
         env.stdout.write("Loading...\n")
         env.stdout.flush()
     state = ShellState(_load(ns, env, offset=ns.offset), local=_local(), open_image=_opener(ns, env))
-    if not interactive:
-        run_words(state, list(ns.command), env.stdout.write, shell=False)
-        return ExitStatus.OK
-    env.stdout.write("Starting...\n")
-    env.stdout.flush()
+    return run_session(state, ns, env, script, lambda: _interactive(state, env))
+
+
+def _interactive(state, env: Environment) -> int:
     from kraftsman.shell.repl import run_repl
 
+    env.stdout.write("Starting...\n")
+    env.stdout.flush()
     history = env.env.get(HISTORY_ENV) or str(Path.home() / ".kafka-metadata-shell_history")
     return run_repl(state, env.stdout.write, history_path=history, pager=env.stdout_isatty)
+
+
+def open_script(ns, env: Environment):
+    """Return the lines of batch mode (-f FILE, or stdin when it is not a terminal), or None for the REPL."""
+    if ns.command:
+        if ns.file:
+            raise ToolError(f"{PROG}: give either a command or --file, not both", ExitStatus.USAGE)
+        return None
+    if ns.file and ns.file != "-":
+        try:
+            return open(ns.file, encoding="utf-8")
+        except OSError as e:
+            raise ToolError(f"{PROG}: cannot read {ns.file}: {e.strerror or e}") from None
+    stdin_tty = bool(getattr(env.stdin, "isatty", lambda: False)())
+    return env.stdin if ns.file == "-" or not stdin_tty else None
+
+
+def run_session(state, ns, env: Environment, script, interactive) -> int:
+    """Run the one-shot command, the batch `script`, or `interactive()`; return the exit status."""
+    if ns.command:
+        from kraftsman.shell.runner import run_words
+
+        return run_words(state, list(ns.command), env.stdout.write, shell=False)
+    if script is not None:
+        from kraftsman.shell.batch import run_batch
+
+        try:
+            return run_batch(state, script, env.stdout.write, env.stderr.write, keep_going=ns.keep_going)
+        finally:
+            if script is not env.stdin:
+                script.close()
+    return interactive()
 
 
 def main() -> None:

@@ -5,7 +5,8 @@ Rules:
   (KIP-919), `-c/--config` with the Admin client properties kafka-cluster reads (PLAINTEXT, SSL,
   SASL_PLAINTEXT, SASL_SSL), `--timeout` bounds the initial catch-up (default request.timeout.ms).
 - Start-up catches up with everything committed when the leader first answers, so the first command
-  already sees it. Non-interactive: run the command on that image and exit 0. Interactive: a follower
+  already sees it. One-shot and batch modes run on that image and exit with the commands' status.
+  Interactive: a follower
   thread keeps the image current; every command reads the newest committed image; the prompt shows
   `[leader L, epoch E, hw H]` (and `at O` once --offset is reached, when the image stops moving).
 - `--offset O` stops the replay after offset O; an offset before the leader's newest snapshot is no
@@ -64,7 +65,7 @@ def _observer(ns, events):
         raise ToolError(f"{PROG}: {e}") from None
 
 
-def _catch_up(observer, ns):
+def _catch_up(observer, ns, follow: bool):
     from kraftsman.controller.server.observer import ObserverError, ObserverUnavailable
 
     deadline = time.monotonic() + observer.config.request_timeout_ms / 1000
@@ -75,7 +76,7 @@ def _catch_up(observer, ns):
     except ObserverError as e:
         raise ToolError(f"{PROG}: {e}") from None
     finally:
-        if ns.command:
+        if not follow:
             observer.close()
 
 
@@ -92,21 +93,18 @@ def run_live(ns, env: Environment, local: dict) -> int:
 
     events: collections.deque = collections.deque(maxlen=64)
     observer = _observer(ns, events)
-    interactive = not ns.command
-    if interactive:
+    from .metadata_shell import open_script, run_session
+
+    script = open_script(ns, env)
+    if script is None and not ns.command:
         env.stdout.write("Loading...\n")
         env.stdout.flush()
-    view = _catch_up(observer, ns)
+    view = _catch_up(observer, ns, follow=script is None and not ns.command)
     if ns.offset is not None and not view.stopped:
         env.stderr.write(f"{PROG}: warning: offset {ns.offset} is past the committed end of the log "
                          f"(high watermark {view.high_watermark}); showing the newest image\n")
     state = ShellState(view.image, local=local, open_image=_no_other_image)
-    if not interactive:
-        from kraftsman.shell.runner import run_words
-
-        run_words(state, list(ns.command), env.stdout.write, shell=False)
-        return ExitStatus.OK
-    return _interactive(observer, state, events, env)
+    return run_session(state, ns, env, script, lambda: _interactive(observer, state, events, env))
 
 
 def _no_other_image(spec: str):

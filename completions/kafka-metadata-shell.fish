@@ -8,4 +8,6 @@ complete -c kafka-metadata-shell -l controllers -x -d 'Follow a running quorum a
 complete -c kafka-metadata-shell -s C -l bootstrap-controller -x -d 'Follow a running quorum as a read-only observer, found through these controll...'
 complete -c kafka-metadata-shell -s c -l config -r -F -d 'A property file with the client\'s security settings for --controllers / --boo...'
 complete -c kafka-metadata-shell -l timeout -x -d 'Live mode: give up catching up with the quorum after this many seconds (defau...'
+complete -c kafka-metadata-shell -s f -l file -r -F -d 'Run the commands in FILE, one a line (\'-\': stdin), with no prompt, then exit;...'
+complete -c kafka-metadata-shell -l keep-going -d 'Batch mode: run every line even after a failure; the exit status is still the...'
 complete -c kafka-metadata-shell -x -a '(command -q kraftsman-complete; and kraftsman-complete metadata-path (commandline -ct) -- (commandline -opc))'

@@ -32,9 +32,17 @@ PROMPT = re.compile(r"\[leader (-?\d+), epoch (\d+), hw (\d+)")
 TOPIC_ALREADY_EXISTS = 36
 
 
+class _Terminal(io.StringIO):
+    """A stdin that says it is a terminal, so that no command means the interactive shell."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def shell(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    status = run_command(run, list(argv), Environment(stdout=out, stderr=err, env={}), prog="kafka-metadata-shell")
+    env = Environment(stdout=out, stderr=err, stdin=_Terminal(), env={})
+    status = run_command(run, list(argv), env, prog="kafka-metadata-shell")
     return status, out.getvalue(), err.getvalue()
 
 
