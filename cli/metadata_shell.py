@@ -4,8 +4,10 @@ Rules:
 - Kafka 3.9's flags (-s/--snapshot and the positional command) behave as in Kafka; --directory,
   --offset and the live mode (--controllers / --bootstrap-controller, -c/--config, --timeout: see
   metadata_shell_live) are kraftsman additions. Non-interactive output goes to stdout with no banner.
-- Kafka's messages: a missing source is an 'Unexpected error: ...' line, exit 1; a held directory
-  lock is 'Unable to lock <dir>. ...'.
+- Errors are one line in the suite's style, never Kafka's 'Unexpected error: ...': no source is a usage
+  error (64), a missing file or an unusable directory 1, a held directory lock Kafka's 'Unable to lock <dir>.
+  ...' (1); a batch whose CRC does not match is reported and skipped (one-shot and batch modes then exit 2),
+  or stops the load with --strict (exit 2).
 - prompt_toolkit is imported only when the interactive shell starts.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .common import Environment, ExitStatus, ToolError, exit_with
 from .env_overrides import with_environment
 
 PROG = "kafka-metadata-shell"
-NO_SOURCE = "Unexpected error: You must specify either a raft manager or a snapshot file reader."
+NO_SOURCE = f"{PROG}: give --snapshot, --directory or --bootstrap-controller"
 HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 PROGRESS_MIN_BYTES = 8 << 20
 
@@ -50,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "with no prompt, then exit; done too when stdin is not a terminal (kraftsman).")
     parser.add_argument("--keep-going", action="store_true", help="Batch mode: run every line even after a "
                         "failure; the exit status is still the first failure's (kraftsman).")
+    parser.add_argument("--strict", action="store_true", help="Stop loading at the first batch whose CRC does "
+                        "not match (exit 2) instead of reporting and skipping it (kraftsman).")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="The command to run.")
     return parser
 
@@ -83,7 +87,7 @@ def _shared_lock(handle, directory: Path):
 
 
 def _lock_message(directory: Path) -> str:
-    return (f"Unexpected error: Unable to lock {os.path.abspath(directory)}. Please ensure that no broker or "
+    return (f"{PROG}: Unable to lock {os.path.abspath(directory)}. Please ensure that no broker or "
             "controller process is using this directory before proceeding.")
 
 
@@ -115,31 +119,48 @@ class _Progress:
             self.stream.flush()
 
 
-def _load(ns, env: Environment, offset=None, path=None):
-    from kraftsman.controller.image.loader import LoadError, load
+def _load(ns, env: Environment, checks, offset=None, path=None):
+    """Load the image of --snapshot / --directory (or `path`), CRCs checked by `checks`; return it."""
+    from kraftsman.controller.image.loader import CorruptBatchError, LoadError, load
 
     progress = _Progress(env.stderr) if env.stderr_isatty else None
-    warn = lambda message: env.stderr.write(f"{PROG}: warning: {message}\n")  # noqa: E731
     try:
         if path is not None:
-            result = load(path, offset=offset, progress=progress, on_fault=warn)
+            result = load(path, offset=offset, progress=progress, on_fault=_warn(env), checks=checks)
         else:
-            result = load(ns.snapshot, directory=ns.directory, offset=offset, progress=progress, on_fault=warn)
-    except (LoadError, OSError) as e:
-        raise ToolError(f"Unexpected error: {e}") from None
+            result = load(ns.snapshot, directory=ns.directory, offset=offset, progress=progress,
+                          on_fault=_warn(env), checks=checks)
+    except CorruptBatchError as e:
+        raise ToolError(f"{PROG}: {e}", ExitStatus.CORRUPT) from None
+    except LoadError as e:
+        raise ToolError(f"{PROG}: {e}") from None
+    except OSError as e:
+        raise ToolError(f"{PROG}: {e.filename or path or ns.snapshot or ns.directory}: "
+                        f"{e.strerror or e}") from None
     finally:
         if progress is not None:
             progress.clear()
     for message in result.warnings:
-        warn(message)
+        _warn(env)(message)
     return result.image
 
 
-def _opener(ns, env: Environment):
+def _warn(env: Environment):
+    return lambda message: env.stderr.write(f"{PROG}: warning: {message}\n")
+
+
+def crc_checks(ns, env: Environment):
+    """Return the CRC checks of a load: bad batches reported on stderr and skipped, or fatal with --strict."""
+    from kraftsman.controller.image.loader import CrcChecks
+
+    return CrcChecks(on_corrupt=_warn(env), strict=ns.strict)
+
+
+def _opener(ns, env: Environment, checks):
     def open_image(spec: str):
         if spec.lstrip("-").isdigit():
-            return _load(ns, env, offset=int(spec))
-        return _load(ns, env, path=spec)
+            return _load(ns, env, checks, offset=int(spec))
+        return _load(ns, env, checks, path=spec)
     return open_image
 
 
@@ -159,7 +180,7 @@ def run(argv: list[str], env: Environment) -> int:
         ns = with_environment(build_parser(), "shell", argv, env.env).parse_args(argv)
         sources = [s for s in (ns.snapshot, ns.directory, ns.controllers, ns.bootstrap_controller) if s]
         if not sources:
-            raise ToolError(NO_SOURCE)
+            raise ToolError(NO_SOURCE, ExitStatus.USAGE)
         if len(sources) > 1:
             raise ToolError(f"{PROG}: give only one of --snapshot, --directory, --controllers and "
                             "--bootstrap-controller", ExitStatus.USAGE)
@@ -185,8 +206,17 @@ def _run(ns, env: Environment) -> int:
     if script is None and not ns.command:
         env.stdout.write("Loading...\n")
         env.stdout.flush()
-    state = ShellState(_load(ns, env, offset=ns.offset), local=_local(), open_image=_opener(ns, env))
-    return run_session(state, ns, env, script, lambda: _interactive(state, env))
+    checks = crc_checks(ns, env)
+    state = ShellState(_load(ns, env, checks, offset=ns.offset), local=_local(), open_image=_opener(ns, env, checks))
+    status = run_session(state, ns, env, script, lambda: _interactive(state, env))
+    return corrupt_status(status, checks, ns, script)
+
+
+def corrupt_status(status: int, checks, ns, script) -> int:
+    """Return 2 (CORRUPT) after a one-shot or batch run that skipped a corrupt batch, else `status`."""
+    if checks.corrupt and (ns.command or script is not None):
+        return ExitStatus.CORRUPT
+    return status
 
 
 def _interactive(state, env: Environment) -> int:

@@ -35,7 +35,7 @@ _kraftsman_kafka_metadata_shell() {
         "|-f"|"|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout -f --file --keep-going"; subs="" ;;
+        "") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout -f --file --keep-going --strict"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

@@ -29,15 +29,37 @@ def logdir() -> Path:
     return KAFKA_TEMP
 
 
-def test_no_source_is_kafkas_unexpected_error():
+def test_no_source_is_a_usage_error():
     status, out, err = shell("ls")
-    assert (status, out) == (1, "")
-    assert err == "Unexpected error: You must specify either a raft manager or a snapshot file reader.\n"
+    assert (status, out) == (64, "")
+    assert err == "kafka-metadata-shell: give --snapshot, --directory or --bootstrap-controller\n"
 
 
-def test_missing_file():
-    status, _, err = shell("--snapshot", "/nonexistent/x.checkpoint", "ls")
-    assert status == 1 and err.startswith("Unexpected error: ")
+ERRORS = [
+    (["--snapshot", "/nonexistent/x.checkpoint"], "kafka-metadata-shell: /nonexistent/x.checkpoint: No such file or "
+     "directory\n"),
+    (["--directory", "/nonexistent"], "kafka-metadata-shell: /nonexistent: No such file or directory\n"),
+    (["--directory", "/etc/hostname"], "kafka-metadata-shell: /etc/hostname: not a directory\n"),
+]
+
+
+@pytest.mark.parametrize("flags, message", ERRORS, ids=[e[0][1] for e in ERRORS])
+def test_missing_sources_are_one_line(flags, message):
+    assert shell(*flags, "ls") == (1, "", message)
+
+
+def test_a_freshly_formatted_directory_loads_its_bootstrap_checkpoint(tmp_path):
+    from kraftsman.cli.storage_tool import run as storage
+
+    props = tmp_path / "server.properties"
+    props.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@localhost:9093\n"
+                     f"listeners=CONTROLLER://localhost:9093\ncontroller.listener.names=CONTROLLER\n"
+                     f"log.dirs={tmp_path / 'logs'}\n")
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env={})
+    assert run_command(storage, ["format", "-t", "MkU3OEVBNTcwNTJENDM2Qg", "-c", str(props),
+                                 "--release-version", "3.9-IV0"], env, prog="kafka-storage") == 0, env.stderr.getvalue()
+    status, out, err = shell("--directory", str(tmp_path / "logs"), "cat", "/image/features/metadataVersion")
+    assert (status, out, err) == (0, "3.9-IV0\n", "")
 
 
 def test_directory_loads_newest_snapshot_plus_log(logdir):
@@ -86,7 +108,7 @@ def test_held_lock_is_refused_with_kafkas_message(logdir, tmp_path):
         done.set()
         holder.join()
     assert status == 1
-    assert err == (f"Unexpected error: Unable to lock {copy}. Please ensure that no broker or controller process "
+    assert err == (f"kafka-metadata-shell: Unable to lock {copy}. Please ensure that no broker or controller process "
                    "is using this directory before proceeding.\n")
     assert shell("--snapshot", str(snapshot), "ls", "/")[1] == "image\nlocal\n"
 
