@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "failure; the exit status is still the first failure's (kraftsman).")
     parser.add_argument("--strict", action="store_true", help="Stop loading at the first batch whose CRC does "
                         "not match (exit 2) instead of reporting and skipping it (kraftsman).")
+    parser.add_argument("--output", "-o", choices=("text", "json", "yaml"), default="text",
+                        help="The default output of cat, ls, find and tree: Kafka's text, or JSON / YAML documents "
+                        "built from the records (schema: metadata-shell.schema.json) (kraftsman).")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="The command to run.")
     return parser
 
@@ -207,7 +210,8 @@ def _run(ns, env: Environment) -> int:
         env.stdout.write("Loading...\n")
         env.stdout.flush()
     checks = crc_checks(ns, env)
-    state = ShellState(_load(ns, env, checks, offset=ns.offset), local=_local(), open_image=_opener(ns, env, checks))
+    state = ShellState(_load(ns, env, checks, offset=ns.offset), local=_local(), open_image=_opener(ns, env, checks),
+                       output=ns.output)
     status = run_session(state, ns, env, script, lambda: _interactive(state, env))
     return corrupt_status(status, checks, ns, script)
 

@@ -11,4 +11,5 @@ complete -c kafka-metadata-shell -l timeout -x -d 'Live mode: give up catching u
 complete -c kafka-metadata-shell -s f -l file -r -F -d 'Run the commands in FILE, one a line (\'-\': stdin), with no prompt, then exit;...'
 complete -c kafka-metadata-shell -l keep-going -d 'Batch mode: run every line even after a failure; the exit status is still the...'
 complete -c kafka-metadata-shell -l strict -d 'Stop loading at the first batch whose CRC does not match (exit 2) instead of...'
+complete -c kafka-metadata-shell -s o -l output -x -a 'text json yaml' -d 'The default output of cat, ls, find and tree: Kafka\'s text, or JSON / YAML do...'
 complete -c kafka-metadata-shell -x -a '(command -q kraftsman-complete; and kraftsman-complete metadata-path (commandline -ct) -- (commandline -opc))'

@@ -16,6 +16,7 @@ from . import printer
 from .diff import run_diff
 from .parsing import Arg, Option, Spec, help_text
 from .paths import visit
+from .structured import node_data
 from .completion_paths import complete_path
 
 
@@ -31,15 +32,25 @@ class Command:
     complete: Callable | None = complete_path
 
 
+def _structured(state, args) -> str | None:
+    """Return 'json' or 'yaml' when the command's output is structured (its -o, else the shell's default)."""
+    output = args.get("output") or state.output
+    return None if output == "text" else output
+
+
+def _documents(state, info, output: str, out) -> None:
+    out(printer.dump(node_data(state.image, info.path, info.node), output))
+
+
 def _cat(state, args, out) -> None:
-    as_json = args.get("output") == "json"
+    output = _structured(state, args)
     for target in args["targets"]:
         found = visit(state.root, state.working_directory, target)
         if not found:
             out.fail(f"cat: {target}: No such file or directory.\n")
         for info in found:
-            if as_json:
-                out(printer.json_text(info.node) + "\n")
+            if output:
+                _documents(state, info, output, out)
             elif info.node.is_directory:
                 out.fail(f"cat: {target}: Is a directory\n")
             else:
@@ -63,12 +74,18 @@ def _exit(state, args, out) -> None:
 
 
 def _find(state, args, out) -> None:
+    output = _structured(state, args)
     for path in args["paths"] or ["."]:
         found = visit(state.root, state.working_directory, path)
         if not found:
             out.fail(f"find: {path}: no such file or directory.\n")
         for info in found:
-            _find_from(path, info.node, out)
+            if output:
+                paths = []
+                _find_from(path, info.node, lambda line: paths.append(line[:-1]))
+                out(printer.dump(paths, output))
+            else:
+                _find_from(path, info.node, out)
 
 
 def _find_from(path: str, node, out) -> None:
@@ -95,19 +112,28 @@ def _history(state, args, out) -> None:
 
 
 def _ls(state, args, out) -> None:
+    output = _structured(state, args)
     files, directories = [], []
     for target in args["targets"] or ["."]:
         found = visit(state.root, state.working_directory, target)
         if not found:
             out.fail(f"ls: {target}: no such file or directory.\n")
         for info in found:
-            if info.node.is_directory:
+            if output:
+                out(printer.dump(_ls_entry(info), output))
+            elif info.node.is_directory:
                 directories.append((info.last_component, sorted(info.node.child_names())))
             else:
                 files.append(info.last_component)
     width = state.screen_width if state.interactive else None
     for line in printer.format_ls(files, directories, width):
         out(line + "\n")
+
+
+def _ls_entry(info) -> dict:
+    if not info.node.is_directory:
+        return {"path": info.absolute_path, "type": "file"}
+    return {"path": info.absolute_path, "type": "directory", "children": sorted(info.node.child_names())}
 
 
 def _man(state, args, out) -> None:
@@ -125,12 +151,16 @@ def _pwd(state, args, out) -> None:
 
 
 def _tree(state, args, out) -> None:
+    output = _structured(state, args)
     for target in args["targets"]:
         found = visit(state.root, state.working_directory, target)
         if not found:
             out.fail(f"tree: {target}: No such file or directory.\n")
         for info in found:
-            printer.print_node(info.node, out)
+            if output:
+                _documents(state, info, output, out)
+            else:
+                printer.print_node(info.node, out)
 
 
 def _complete_command(state, words):
@@ -140,7 +170,8 @@ def _complete_command(state, words):
     return [(name, True) for name in sorted(COMMANDS) if name.startswith(prefix)]
 
 
-_OUTPUT = Option(("--output", "-o"), "output", "Print text (as Kafka) or json.", ("text", "json"), "text")
+_OUTPUT = Option(("--output", "-o"), "output", "Print text (as Kafka), json or yaml (built from the records).",
+                 ("text", "json", "yaml"), None)
 COMMANDS = {c.name: c for c in [
     Command("cat", "Show the contents of metadata files.", False,
             Spec((Arg("targets", "+", "The metadata files to display."),), (_OUTPUT,)), _cat),
@@ -151,17 +182,17 @@ COMMANDS = {c.name: c for c in [
                  (Option(("--path", "-p"), "path", "The subtree to compare.", (), "/image"),)), run_diff, None),
     Command("exit", "Exit the metadata shell.", True, Spec(), _exit, None),
     Command("find", "Search for nodes in the directory hierarchy.", False,
-            Spec((Arg("paths", "*", "The paths to start at."),)), _find),
+            Spec((Arg("paths", "*", "The paths to start at."),), (_OUTPUT,)), _find),
     Command("help", "Display this help message.", True, Spec(), _help, None),
     Command("history", "Print command history.", True,
             Spec((Arg("numEntriesToShow", "?", "The number of entries to show.", int),)), _history, None),
     Command("ls", "List metadata nodes.", False,
-            Spec((Arg("targets", "*", "The metadata node paths to list."),)), _ls),
+            Spec((Arg("targets", "*", "The metadata node paths to list."),), (_OUTPUT,)), _ls),
     Command("man", "Show the help text for a specific command.", True,
             Spec((Arg("cmd", "1", "The command to get help text for."),)), _man, _complete_command),
     Command("pwd", "Print the current working directory.", True, Spec(), _pwd, None),
     Command("tree", "Show the contents of metadata nodes in a tree structure.", False,
-            Spec((Arg("targets", "+", "The metadata nodes to display."),)), _tree),
+            Spec((Arg("targets", "+", "The metadata nodes to display."),), (_OUTPUT,)), _tree),
 ]}
 KAFKA_NAMES = ("cat", "cd", "exit", "find", "help", "history", "ls", "man", "pwd", "tree")
 

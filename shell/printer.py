@@ -1,4 +1,4 @@
-"""Text layouts of the shell: node trees (ShellNodePrinter), ls columns, JSON of a subtree.
+"""Text layouts of the shell: node trees (ShellNodePrinter), ls columns, JSON and YAML documents.
 
 Rules:
 - A directory prints each child, sorted, as '<indent><name>:' with its content 2 spaces deeper;
@@ -24,21 +24,13 @@ def print_node(node, write, indent: int = 0) -> None:
         print_node(child, write, indent + 1)
 
 
-def node_to_json(node):
-    """Return a subtree as JSON-ready data: directories as objects, leaves as their text."""
-    if not node.is_directory:
-        return node.text
-    out = {}
-    for name in sorted(node.child_names()):
-        child = node.child(name)
-        if child is not None:
-            out[name] = node_to_json(child)
-    return out
+def dump(data, output: str) -> str:
+    """Return one document of structured output: indented JSON, or a YAML document starting with '---'."""
+    if output == "yaml":
+        import yaml
 
-
-def json_text(node) -> str:
-    """Return a subtree as indented JSON text."""
-    return json.dumps(node_to_json(node), indent=2, ensure_ascii=False)
+        return yaml.safe_dump(data, sort_keys=False, explicit_start=True, allow_unicode=True, width=1 << 16)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def column_schema(width: int | None, entries: list[str]) -> tuple[list[int], int]:

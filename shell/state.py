@@ -25,6 +25,7 @@ class ShellState:
     open_image: Callable[[str], MetadataImage] | None = None
     screen_width: int | None = None
     interactive: bool = False
+    output: str = "text"
     exit_requested: bool = False
     _root: object = field(default=None, repr=False)
     _root_image: object = field(default=None, repr=False)

@@ -300,10 +300,10 @@ def test_shell_cat_json(tmp_path):
     check = validator("metadata-shell")
     status, out, err = shell("--snapshot", snapshot, "cat", "--output", "json", "/image/features", "/image/provenance",
                              "/image", "/image/nope")
-    assert (status, err) == (0, "")
+    assert (status, err) == (1, "")
     found, other = documents(out)
     assert len(found) == 3 and other == ["cat: /image/nope: No such file or directory."]
-    assert isinstance(found[0], dict) and isinstance(found[1], str)
+    assert isinstance(found[0], dict) and set(found[1]) == {"offset", "epoch", "time_ms", "time"}
     for doc in found:
         assert not [e.message for e in check.iter_errors(doc)], doc
     assert found[2]["features"] == found[0]

@@ -23,7 +23,7 @@ ONE_SHOT = [
     (["pwd"], 64, "invalid choice: 'pwd' (choose from {cat,diff,find,ls,tree})\n"),
     (["cat"], 64, "too few arguments\n"),
     (["cat", "--output", "xml", "/image"], 64,
-     "argument --output/-o: invalid choice: 'xml' (choose from {text,json})\n"),
+     "argument --output/-o: invalid choice: 'xml' (choose from {text,json,yaml})\n"),
 ]
 
 
