@@ -168,13 +168,25 @@ def _opener(ns, env: Environment, checks):
 
 
 def _local() -> dict:
-    def version() -> str:
-        from importlib.metadata import PackageNotFoundError, version as package_version
-        try:
-            return package_version("kraftsman")
-        except PackageNotFoundError:
-            return "unknown"
-    return {"version": version, "commitId": "unknown"}
+    """Return /local's leaves (computed when read): kraftsman's version and the git commit it runs from."""
+    from .common import package_version
+
+    return {"version": package_version, "commitId": _commit_id}
+
+
+def _commit_id() -> str:
+    """Return the git commit of the checkout kraftsman runs from (an editable install), else 'unknown'."""
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    if not any((folder / ".git").exists() for folder in (here, *here.parents)):
+        return "unknown"
+    try:
+        done = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=2)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "unknown"
 
 
 def run(argv: list[str], env: Environment) -> int:

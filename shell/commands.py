@@ -1,4 +1,5 @@
-"""The shell's commands (Kafka 3.9's cat, cd, exit, find, help, history, ls, man, pwd, tree, plus diff).
+"""The shell's commands (Kafka 3.9's cat, cd, exit, find, help, history, ls, man, pwd, tree; kraftsman adds
+diff, clear, quit, `help <cmd>`, `cd -` and `tree` of the working directory).
 
 Rules:
 - One registry: each Command has its name, description, whether it is shell-only, its argument
@@ -59,12 +60,15 @@ def _cat(state, args, out) -> None:
 
 def _cd(state, args, out) -> None:
     target = args["target"] or "/"
+    if target == "-":
+        target = state.previous_directory
+        out(target + "\n")
     found = visit(state.root, state.working_directory, target)
     if not found:
         out.fail(f"cd: {target}: no such directory.\n")
     for info in found:
         if info.node.is_directory:
-            state.working_directory = info.absolute_path
+            state.previous_directory, state.working_directory = state.working_directory, info.absolute_path
         else:
             out.fail(f"cd: {target}: not a directory.\n")
 
@@ -98,8 +102,16 @@ def _find_from(path: str, node, out) -> None:
 
 
 def _help(state, args, out) -> None:
+    if args.get("cmd"):
+        _man(state, args, out)
+        return
     out("Welcome to the Apache Kafka metadata shell.\n\n")
     out(commands_help(shell=True) + "\n")
+
+
+def _clear(state, args, out) -> None:
+    if state.interactive:
+        out("\033[H\033[2J\033[3J")
 
 
 def _history(state, args, out) -> None:
@@ -152,7 +164,7 @@ def _pwd(state, args, out) -> None:
 
 def _tree(state, args, out) -> None:
     output = _structured(state, args)
-    for target in args["targets"]:
+    for target in args["targets"] or ["."]:
         found = visit(state.root, state.working_directory, target)
         if not found:
             out.fail(f"tree: {target}: No such file or directory.\n")
@@ -176,14 +188,16 @@ COMMANDS = {c.name: c for c in [
     Command("cat", "Show the contents of metadata files.", False,
             Spec((Arg("targets", "+", "The metadata files to display."),), (_OUTPUT,)), _cat),
     Command("cd", "Set the current working directory.", True,
-            Spec((Arg("target", "?", "The directory to change to."),)), _cd),
+            Spec((Arg("target", "?", "The directory to change to ('-': the previous one)."),)), _cd),
     Command("diff", "Show what changed between two images (offsets or files).", False,
             Spec((Arg("sources", "+", "One or two offsets or files; one is compared with the current image."),),
                  (Option(("--path", "-p"), "path", "The subtree to compare.", (), "/image"),)), run_diff, None),
+    Command("clear", "Clear the screen (kraftsman).", True, Spec(), _clear, None),
     Command("exit", "Exit the metadata shell.", True, Spec(), _exit, None),
     Command("find", "Search for nodes in the directory hierarchy.", False,
             Spec((Arg("paths", "*", "The paths to start at."),), (_OUTPUT,)), _find),
-    Command("help", "Display this help message.", True, Spec(), _help, None),
+    Command("help", "Display this help message.", True,
+            Spec((Arg("cmd", "?", "A command to show the help text of (kraftsman)."),)), _help, _complete_command),
     Command("history", "Print command history.", True,
             Spec((Arg("numEntriesToShow", "?", "The number of entries to show.", int),)), _history, None),
     Command("ls", "List metadata nodes.", False,
@@ -191,8 +205,10 @@ COMMANDS = {c.name: c for c in [
     Command("man", "Show the help text for a specific command.", True,
             Spec((Arg("cmd", "1", "The command to get help text for."),)), _man, _complete_command),
     Command("pwd", "Print the current working directory.", True, Spec(), _pwd, None),
+    Command("quit", "Exit the metadata shell (as exit; kraftsman).", True, Spec(), _exit, None),
     Command("tree", "Show the contents of metadata nodes in a tree structure.", False,
-            Spec((Arg("targets", "+", "The metadata nodes to display."),), (_OUTPUT,)), _tree),
+            Spec((Arg("targets", "*", "The metadata nodes to display (default: the working directory)."),),
+                 (_OUTPUT,)), _tree),
 ]}
 KAFKA_NAMES = ("cat", "cd", "exit", "find", "help", "history", "ls", "man", "pwd", "tree")
 

@@ -2,7 +2,8 @@
 
 Rules:
 - Relative paths are joined to the working directory; '.' and '..' are removed before lookup.
-- Per component: '*' -> '.*', '?' -> '.', '{a,b}' -> alternatives, '\\x' escapes x; regex
+- Per component: '*' -> '.*', '?' -> '.', '{a,b}' -> alternatives, '[a-z]' / '[!a-z]' -> a character class
+  (a kraftsman addition; a '[' with no closing ']' stays literal), '\\x' escapes x; regex
   metacharacters are escaped. A component with no wildcard is looked up literally (backslashes kept);
   an invalid glob (nested or unterminated group) is a literal too.
 - Matches are visited in sorted child order; no match at all yields nothing.
@@ -62,6 +63,11 @@ def glob_to_regex(glob: str) -> str | None:
                 nxt = glob[i]
                 i += 1
                 out.append("\\" + nxt if nxt in _GLOB_SPECIAL or nxt in _REGEX_SPECIAL else nxt)
+        elif c == "[" and _class_end(glob, i) > 0:
+            end = _class_end(glob, i)
+            literal = False
+            out.append(_char_class(glob[i:end]))
+            i = end + 1
         elif c == "{":
             if group:
                 raise GlobError("Can't nest glob groups.")
@@ -77,6 +83,20 @@ def glob_to_regex(glob: str) -> str | None:
     if group:
         raise GlobError("Unterminated glob group.")
     return None if literal else "".join(out) + "$"
+
+
+def _class_end(glob: str, start: int) -> int:
+    """Return the index of the ']' closing a character class opened just before `start`, or -1."""
+    first = start + 1 if glob[start:start + 1] in ("!", "^") else start
+    return glob.find("]", first + 1) if first < len(glob) else -1
+
+
+def _char_class(body: str) -> str:
+    """Return the regex of a glob class body ('a-z', '!0-9'): '[a-z]', '[^0-9]'."""
+    negate = body[:1] in ("!", "^")
+    chars = body[1:] if negate else body
+    escaped = "".join("\\" + c if c in "\\^[]" else c for c in chars)
+    return "[" + ("^" if negate else "") + escaped + "]"
 
 
 class GlobComponent:

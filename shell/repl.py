@@ -35,7 +35,13 @@ class ShellCompleter(Completer):
         start, candidates = suggest(text, self.state)
         for candidate, final in candidates:
             yield Completion(candidate + (" " if final else ""), start_position=start - len(text),
-                             display=candidate)
+                             display=menu_text(candidate))
+
+
+def menu_text(candidate: str) -> str:
+    """Return what the completion menu shows: the last path component ('topics/'), not the whole word."""
+    trailing = "/" if candidate.endswith("/") and candidate != "/" else ""
+    return candidate.rstrip("/").rsplit("/", 1)[-1] + trailing if "/" in candidate.rstrip("/") else candidate
 
 
 def _history(path):

@@ -20,6 +20,7 @@ class ShellState:
 
     image: MetadataImage
     working_directory: str = "/"
+    previous_directory: str = "/"
     history: list = field(default_factory=list)
     local: dict | None = None
     open_image: Callable[[str], MetadataImage] | None = None

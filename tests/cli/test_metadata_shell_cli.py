@@ -118,3 +118,15 @@ def _hold_lock(path, ready, done):
         fcntl.lockf(handle, fcntl.LOCK_EX)
         ready.set()
         done.wait(10)
+
+
+def test_local_shows_kraftsmans_version_and_commit(tmp_path):
+    import re
+
+    from .shell_fixtures import generated_log
+
+    log = generated_log(tmp_path / "one.log", topics=1, partitions=1)
+    status, out, _ = shell("--snapshot", str(log), "cat", "/local/version", "/local/commitId")
+    version, commit = out.splitlines()
+    assert status == 0 and version not in ("", "unknown")
+    assert re.fullmatch(r"[0-9a-f]{40}", commit) if (REPO / ".git").exists() else commit == "unknown"

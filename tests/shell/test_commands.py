@@ -63,7 +63,15 @@ CASES = [
     ("cat", "too few arguments\n"),
     ("pwd extra", "unrecognized arguments: 'extra'\n"),
     ("history x", "argument numEntriesToShow: could not convert 'x' to Integer (For input string: \"x\")\n"),
-    ("frob", "invalid choice: 'frob' (choose from {cat,cd,diff,exit,find,help,history,ls,man,pwd,tree})\n"),
+    ("frob", "invalid choice: 'frob' (choose from {cat,cd,clear,diff,exit,find,help,history,ls,man,pwd,quit,tree})\n"),
+    ("help pwd", "pwd: Print the current working directory.\n\nusage: pwd\n"),
+    ("cd /image/configs\ncd /image\ncd -\npwd", "/image/configs\n"),
+    ("cd /image/configs\ntree", "BROKER:\n  x:\n    y\n"),
+    ("ls /image/topics/byName/[a-c]*", "0\nid\nname\n"),
+    ("ls /image/topics/byName/foo[!.]1", "ls: /image/topics/byName/foo[!.]1: no such file or directory.\n"),
+    ("ls /image/topics/byName/foo[.]1", "0\nid\nname\n"),
+    ("ls /image/topics/byName/[", "ls: /image/topics/byName/[: no such file or directory.\n"),
+    ("clear", ""),
     ("hist", "invalid choice: 'hist': did you mean 'history'?\n"),
 ]
 
@@ -118,3 +126,13 @@ def test_ls_columns(entries, width, expected):
 def test_ls_headings_skip_empty_directories():
     assert format_ls(["f"], [("empty", []), ("d", ["x"])], None) == ["f", "", "d:", "x"]
     assert format_ls([], [("empty", []), ("d", ["x"])], None) == ["", "d:", "x"]
+
+
+def test_quit_ends_the_session_as_exit():
+    state = ShellState(_image())
+    run_line(state, "quit", [].append)
+    assert state.exit_requested
+
+
+def test_clear_clears_the_screen_interactively():
+    assert run("clear", width=80) == "\033[H\033[2J\033[3J"

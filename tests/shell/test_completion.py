@@ -20,8 +20,8 @@ def state():
 
 
 TABLE = [
-    ("", 0, ["cat", "cd", "diff", "exit", "find", "help", "history", "ls", "man", "pwd", "tree"]),
-    ("c", 0, ["cat", "cd"]),
+    ("", 0, ["cat", "cd", "clear", "diff", "exit", "find", "help", "history", "ls", "man", "pwd", "quit", "tree"]),
+    ("c", 0, ["cat", "cd", "clear"]),
     ("hi", 0, ["history"]),
     ("zz", 0, []),
     ("ls ", 3, ["image/", "local/"]),

@@ -63,3 +63,10 @@ def test_history_persists_between_sessions(tmp_path):
     _session("ls /image\rexit\r", tmp_path)
     text, _, _ = _session("history\rexit\r", tmp_path)
     assert "    0  ls /image\n" in text and "    2  history\n" in text
+
+
+def test_the_completion_menu_shows_the_last_path_component():
+    from kraftsman.shell.repl import menu_text
+
+    assert [menu_text(c) for c in ("/image/topics/", "byName/orders", "cat", "/", "image/")] == \
+        ["topics/", "orders", "cat", "/", "image/"]
