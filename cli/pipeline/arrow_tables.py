@@ -9,15 +9,19 @@ Rules:
 - pyarrow (part of the Spark extra) is imported inside functions only: the module imports without it.
 - Columns keep the order and types of `tables`; the first four (source, file_type, cluster_id,
   node_id) are the same for every row of a file, so they are built once per batch, not per row.
-- Every table gets a part file, even an empty one, so that a table with no rows still has a schema.
+- Tables are partitioned by cluster id as Spark's writers lay them out (`cluster_id=<id>/`, the
+  column itself left out of the files, `__HIVE_DEFAULT_PARTITION__` for none); a part file is opened
+  for a partition when its first rows come, so a table with no rows has no part file (as with Spark).
+- Timestamps arrive as Kafka's milliseconds and leave as Arrow timestamp[us, UTC] (-1 is null).
 """
 from __future__ import annotations
 
 import os
+import re
 from typing import Iterator
 
 from .decode import ALL, decode_file
-from .tables import BASE_TABLES, ORIGIN
+from .tables import BASE_TABLES, ORIGIN, PARTITION_COLUMN
 
 CHUNK_ROWS = 4096
 ROW_GROUP_ROWS = 131072
@@ -31,6 +35,8 @@ def arrow_schema(columns):
     def kind(t: str):
         if t in _ARROW_TYPES:
             return getattr(pa, _ARROW_TYPES[t])()
+        if t == "timestamp":
+            return pa.timestamp("us", tz="UTC")
         if t == "array<int>":
             return pa.list_(pa.int32())
         if t == "array<struct<key:string,value:string>>":
@@ -49,8 +55,20 @@ def batch_of(rows: list[tuple], schema, constant: int = 0):
     first = rows[0]
     arrays = [pa.repeat(pa.scalar(first[i], schema.field(i).type), n) for i in range(constant)]
     columns = list(zip(*rows))
-    arrays += [pa.array(columns[i], schema.field(i).type) for i in range(constant, len(schema))]
+    arrays += [_array(columns[i], schema.field(i).type) for i in range(constant, len(schema))]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _array(values, kind):
+    """Return an Arrow array of `values`; millisecond integers for a timestamp column (negative: null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_timestamp(kind):
+        return pa.array(values, kind)
+    millis = pa.array(values, pa.int64())
+    millis = pc.if_else(pc.less(millis, 0), pa.scalar(None, pa.int64()), millis)
+    return millis.cast(pa.timestamp("ms", tz="UTC")).cast(kind)
 
 
 def to_arrow(rows, columns, size: int = CHUNK_ROWS) -> Iterator:
@@ -83,10 +101,10 @@ def decode_arrow(task, tables: frozenset = ALL, size: int = CHUNK_ROWS) -> Itera
             yield table, batch_of(buf, schemas[table], constant[table])
 
 
-def write_parts(tasks, folder: str, part: int) -> dict[str, int]:
-    """Decode `tasks` and write each base table as `folder`/<table>/part-<part>.snappy.parquet;
-    return the rows written per table."""
-    writers = _Writers(folder, part)
+def write_parts(tasks, folder: str, name: str) -> dict[str, int]:
+    """Decode `tasks` and write each base table's rows as `folder`/<table>/cluster_id=<id>/`name`
+    (one Parquet file per table and cluster); return the rows written per table."""
+    writers = _Writers(folder, name)
     try:
         for task in tasks:
             for table, batch in decode_arrow(task):
@@ -96,38 +114,56 @@ def write_parts(tasks, folder: str, part: int) -> dict[str, int]:
     return counts
 
 
-class _Writers:
-    """One Parquet writer per table, fed record batches, writing row groups of ROW_GROUP_ROWS."""
+_UNSAFE = re.compile(r'[\x00-\x1f"#%\'*/:=?\\\x7f{\[\]^]')
+DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
-    def __init__(self, folder: str, part: int):
+
+def partition_folder(value: str | None) -> str:
+    """Return the folder of a cluster id's partition, escaped as Spark escapes partition values."""
+    if not value:
+        return f"{PARTITION_COLUMN}={DEFAULT_PARTITION}"
+    return f"{PARTITION_COLUMN}=" + _UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", value)
+
+
+class _Writers:
+    """One Parquet writer per (table, cluster id), fed record batches, writing row groups of ROW_GROUP_ROWS."""
+
+    def __init__(self, folder: str, name: str):
         import pyarrow.parquet as pq
 
-        self.pq, self.pending = pq, {t: [] for t in BASE_TABLES}
+        self.pq, self.folder, self.name = pq, folder, name
+        self.pending: dict[tuple, list] = {}
+        self.writers: dict[tuple, object] = {}
         self.counts = {t: 0 for t in BASE_TABLES}
-        self.writers = {}
-        for table in BASE_TABLES:
-            os.makedirs(os.path.join(folder, table), exist_ok=True)
-            path = os.path.join(folder, table, f"part-{part:05d}.snappy.parquet")
-            self.writers[table] = pq.ParquetWriter(path, arrow_schema(BASE_TABLES[table]), compression="snappy")
 
     def add(self, table: str, batch) -> None:
-        """Queue a batch; write a row group once enough rows are queued."""
-        self.pending[table].append(batch)
+        """Queue a batch (one cluster id throughout); write a row group once enough rows are queued."""
+        column = batch.schema.get_field_index(PARTITION_COLUMN)
+        key = (table, batch.column(column)[0].as_py())
+        if key not in self.writers:
+            self._open(key, batch.schema.remove(column))
+        self.pending[key].append(batch.drop_columns([PARTITION_COLUMN]))
         self.counts[table] += batch.num_rows
-        if sum(b.num_rows for b in self.pending[table]) >= ROW_GROUP_ROWS:
-            self._flush(table)
+        if sum(b.num_rows for b in self.pending[key]) >= ROW_GROUP_ROWS:
+            self._flush(key)
 
-    def _flush(self, table: str) -> None:
+    def _open(self, key: tuple, schema) -> None:
+        table, cluster_id = key
+        path = os.path.join(self.folder, table, partition_folder(cluster_id), self.name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.writers[key] = self.pq.ParquetWriter(path, schema, compression="snappy")
+        self.pending[key] = []
+
+    def _flush(self, key: tuple) -> None:
         import pyarrow as pa
 
-        if self.pending[table]:
-            self.writers[table].write_table(pa.Table.from_batches(self.pending[table]),
-                                            row_group_size=ROW_GROUP_ROWS)
-            self.pending[table] = []
+        if self.pending[key]:
+            self.writers[key].write_table(pa.Table.from_batches(self.pending[key]), row_group_size=ROW_GROUP_ROWS)
+            self.pending[key] = []
 
     def close(self) -> dict[str, int]:
         """Write what is queued, close every file and return the rows per table."""
-        for table, writer in self.writers.items():
-            self._flush(table)
+        for key, writer in self.writers.items():
+            self._flush(key)
             writer.close()
         return self.counts

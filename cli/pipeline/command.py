@@ -1,11 +1,12 @@
 """kafka-metadata-export (= `kraftsman pipeline`): decode metadata logs and snapshots into tables with Spark.
 
-    kafka-metadata-export -o OUT [--format parquet|jsonl] [--master URL] [--conf K=V ...] PATH...
+    kafka-metadata-export -o OUT [--format parquet|jsonl] [--mode overwrite|append] [--master URL]
+                          [--conf K=V ...] [--report FILE.html] PATH...
 
 PATH is a file, a directory (every .log and .checkpoint below it), a glob, or any URI Spark reads
-(hdfs://, s3a://, ...). Writes OUT/<table> for batches, records, errors, broker_events,
-partition_history, topic_lifecycle, config_changes, acl_changes and feature_changes, replacing what
-a previous run wrote there.
+(hdfs://, s3a://, file://, ...). Writes OUT/<table>/cluster_id=<id>/ for batches, records, errors,
+broker_events, partition_history, topic_lifecycle, config_changes, acl_changes and feature_changes,
+replacing what a previous run wrote there (or adding new files' rows, --mode append).
 
 Exit codes: 0 = done; 2 = done, but some input was unreadable or corrupt (see the `errors` table);
 64 = bad arguments; 69 = pyspark is not installed or Spark cannot start; 1 = the job failed or the
@@ -47,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--master", default="local[*]", help="Spark master URL (local[*]: every core of this machine)")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark configuration property, passed through (repeatable)")
+    p.add_argument("--mode", choices=["overwrite", "append"], default="overwrite",
+                   help="overwrite: replace the tables (default); append: add the files whose source is not in "
+                        "the tables yet (a re-run over the same files adds nothing), derived tables recomputed")
     p.add_argument("--split-bytes", type=int, default=None, metavar="N",
                    help="cut local segments larger than N bytes into batch-aligned ranges (128 MiB)")
     p.add_argument("--verbose", action="store_true", help="keep Spark's own logging")
@@ -107,7 +111,7 @@ def run(argv: list[str], env: Environment) -> int:
     spark = _start(spark_job, args, conf, env)
     env.stderr.write(f"pipeline: Spark {spark.version} on {args.master} ready in {time.monotonic() - started:.1f} s; "
                      f"{len(files)} local files ({len(tasks)} tasks), {len(remote)} URIs\n")
-    progress = spark_job.Progress(spark, env.stderr, live=env.stderr_isatty)
+    progress = spark_job.progress_for(spark, env.stderr, live=env.stderr_isatty, color=env.color)
     try:
         counts = _run_job(spark_job, spark, tasks, remote, args, progress)
     finally:
@@ -119,7 +123,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def _run_job(spark_job, spark, tasks, remote, args, progress) -> dict[str, int]:
     try:
-        return spark_job.run_job(spark, tasks, remote, args.output_dir, args.format, progress)
+        return spark_job.run_job(spark, tasks, remote, args.output_dir, args.format, progress, mode=args.mode)
     except OSError as e:
         raise ToolError(f"cannot write the tables to {args.output_dir}: {e.strerror or e}") from None
     except Exception as e:  # noqa: BLE001 (a failed Spark job is one line, not a Java stack trace)

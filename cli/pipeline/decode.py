@@ -77,17 +77,17 @@ def decode_file(path, source: str | None = None, *, start: int = 0, end: int | N
     """
     source = str(path) if source is None else source
     kind = file_type_of(Path(path).name)
+    origin = Origin(source, kind, cluster_id, node_id)
     if kind is None:
         if "errors" in tables:
-            yield "errors", (source, None, None, "not a metadata log segment (.log) or snapshot (.checkpoint)")
+            yield "errors", (*origin, None, None, "not a metadata log segment (.log) or snapshot (.checkpoint)")
         return
-    origin = Origin(source, kind, cluster_id, node_id)
     try:
         rows = _walk(Path(path), origin, start, end, "records" in tables)
         yield from rows if tables == ALL else ((t, row) for t, row in rows if t in tables)
     except OSError as e:
         if "errors" in tables:  # the records pass (RECORDS_ONLY) leaves a whole-file error to the other pass
-            yield "errors", (source, None, None, f"cannot read the file: {e.strerror or e}")
+            yield "errors", (*origin, None, None, f"cannot read the file: {e.strerror or e}")
 
 
 def _walk(path: Path, origin: Origin, start: int, end: int | None, records: bool) -> Iterator[tuple[str, tuple]]:
@@ -101,7 +101,7 @@ def _walk(path: Path, origin: Origin, start: int, end: int | None, records: bool
         start = None
         if reader.trailing_bytes > 0 and (end is None or reader.error):
             at = reader.error_position if reader.error else reader.valid_bytes
-            yield "errors", (origin.source, at, None, reader.error or
+            yield "errors", (*origin, at, None, reader.error or
                              f"{reader.trailing_bytes} bytes at position {at} are not a whole record batch")
             start = find_next_batch(path, at + 1, reader.end)
 
@@ -119,10 +119,10 @@ def _batch_rows(origin: Origin, batch, parser) -> Iterator[tuple[str, tuple]]:
     try:
         yield "batches", batch_row(origin, batch)
     except RecordError as e:
-        yield "errors", (origin.source, batch.position, batch.base_offset, str(e))
+        yield "errors", (*origin, batch.position, batch.base_offset, str(e))
         return
     if not batch.is_valid():
-        yield "errors", (origin.source, batch.position, batch.base_offset,
+        yield "errors", (*origin, batch.position, batch.base_offset,
                          f"Record is corrupt (stored crc = {batch.crc}, computed crc = {batch.compute_crc()})")
     try:
         if parser is None:
@@ -133,9 +133,9 @@ def _batch_rows(origin: Origin, batch, parser) -> Iterator[tuple[str, tuple]]:
             row = record_row(origin, batch, record, parser)
             yield "records", row
             if row[_ERROR] is not None:
-                yield "errors", (origin.source, batch.position, record.offset, row[_ERROR])
+                yield "errors", (*origin, batch.position, record.offset, row[_ERROR])
     except (ValueError, IndexError) as e:
-        yield "errors", (origin.source, batch.position, batch.base_offset, f"records cannot be read: {e}")
+        yield "errors", (*origin, batch.position, batch.base_offset, f"records cannot be read: {e}")
 
 
 def _b64(raw) -> str | None:

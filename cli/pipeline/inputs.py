@@ -1,9 +1,10 @@
 """Turn the command's arguments (files, directories, globs, URIs) into decode tasks.
 
 Rules:
-- Local paths (and file:// URIs) become tasks: (path, source as given, byte range, log directory identity).
+- Local paths become tasks: (path, source as given, byte range, log directory identity).
   A directory contributes every .log and .checkpoint file below it; a glob what it matches.
-- Other URIs (hdfs://, s3a://, abfss://, gs:// ...) are returned as they are: Spark lists and reads them.
+- URIs (hdfs://, s3a://, abfss://, gs://, and file:// too) are returned as they are: Spark lists
+  them and its executors read the files.
 - Segments larger than `split_bytes` are cut into byte ranges on batch boundaries, found by walking the
   batch headers (12 bytes each); a header that cannot be right ends the walk and the last range runs
   to the end of the file, where the decoder reports it.
@@ -39,8 +40,13 @@ class Task(NamedTuple):
 
 
 def is_remote(arg: str) -> bool:
-    """Tell whether an argument is a URI Spark must read (any scheme but file://)."""
+    """Tell whether an output path lies outside this machine's file system (any scheme but file:)."""
     return bool(_SCHEME.match(arg)) and not arg.startswith("file:")
+
+
+def is_uri(arg: str) -> bool:
+    """Tell whether an input argument is a URI that Spark lists and reads (file:// included)."""
+    return bool(_SCHEME.match(arg))
 
 
 def local_path(arg: str) -> str:
@@ -54,10 +60,10 @@ def expand(args: list[str]) -> tuple[list[str], list[str]]:
     """Return (local files, remote URIs) named by the arguments, local files once each, in order."""
     files, remote, seen = [], [], set()
     for arg in args:
-        if is_remote(arg):
+        if is_uri(arg):
             remote.append(arg)
             continue
-        for path in _local_files(local_path(arg)):
+        for path in _local_files(arg):
             key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)

@@ -5,9 +5,10 @@ about three groups per core and parallelizes the groups, so every core decodes w
 the Python workers themselves (never `binaryFiles`, which packs many files into one partition). Each
 worker runs the pure decoder and yields rows of one wide union schema tagged with their table; the
 union is persisted, split into `records`, `batches` and `errors`, and the derived tables are Spark SQL
-(`derived`) over the written `records`. Remote URIs (hdfs://, s3a://, ...) are read by Spark's
-`binaryFile` source and decoded by the same function. Every table is written with mode overwrite,
-so running the same command again replaces its output.
+(`derived`) over the written `records`. URIs (hdfs://, s3a://, file://, ...) are read by Spark's
+`binaryFile` source and decoded by the same function, with the identity of the meta.properties found
+beside them. Every table is partitioned by cluster id. Mode overwrite replaces the tables; append
+adds only files whose source is not in them yet, and rewrites the derived tables over all records.
 
 Rules:
 - Only this module imports pyspark / py4j (import-linter contract in pyproject.toml), and only inside
@@ -24,7 +25,6 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
 import uuid
 from typing import TYPE_CHECKING
@@ -33,7 +33,8 @@ from .arrow_tables import to_arrow, write_parts
 from .decode import RECORDS_ONLY, STRUCTURE
 from .derived import DERIVED
 from .inputs import Task, balance, is_remote, local_path
-from .tables import BASE_TABLES, BATCHES, ERRORS, RECORDS, ddl, names, union_columns
+from .progress import Progress
+from .tables import BASE_TABLES, BATCHES, ERRORS, PARTITION_COLUMN, RECORDS, ddl, names, union_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -67,7 +68,9 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
     """Start (or reuse) a SparkSession on `master`; user --conf values win over our defaults."""
     from pyspark.sql import SparkSession
 
-    defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static"}
+    defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static",
+                "spark.sql.session.timeZone": "UTC", "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+                "spark.sql.sources.partitionColumnTypeInference.enabled": "false"}
     if master.startswith("local"):
         defaults.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
     if quiet:
@@ -94,23 +97,28 @@ def _task_rows(tasks, selected: frozenset, convert):
             yield convert(table, row)
 
 
-def _input_tasks(batches):
-    """Yield the tasks of the input Arrow batches: planned groups, or files Spark read (remote URIs)."""
+def _input_tasks(batches, identities: dict):
+    """Yield the tasks of the input Arrow batches: planned groups, or files Spark read (URIs), these
+    with the cluster and node id of the meta.properties beside them or one level up."""
     for batch in batches:
         if "tasks" in batch.schema.names:
             for text in batch.column("tasks").to_pylist():
                 yield from (Task(*t) for t in json.loads(text))
             continue
         for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
+            folder = path.rstrip("/").rsplit("/", 1)[0]
+            cluster_id, node_id = identities.get(folder) or identities.get(folder.rsplit("/", 1)[0]) or (None, None)
             with tempfile.TemporaryDirectory(prefix="kraftsman-pipeline-") as tmp:
                 local = os.path.join(tmp, path.rstrip("/").rsplit("/", 1)[-1])
                 with open(local, "wb") as f:
                     f.write(content)
-                yield Task(local, path)
+                yield Task(local, path, cluster_id=cluster_id, node_id=node_id)
 
 
-def decode_pass(selected: frozenset, columns):
+def decode_pass(selected: frozenset, columns, identities: dict | None = None):
     """Return the mapInArrow function decoding the input tasks into rows of `columns`."""
+    identities = identities or {}
+
     def run(batches):
         from .tables import union_converters
 
@@ -123,13 +131,14 @@ def decode_pass(selected: frozenset, columns):
             def convert(table, row):
                 return by_table[table](row)
         with gc_paused():
-            yield from to_arrow(_task_rows(_input_tasks(batches), selected, convert), columns)
+            yield from to_arrow(_task_rows(_input_tasks(batches, identities), selected, convert), columns)
 
     return run
 
 
-def inputs_frame(spark: SparkSession, tasks: list[Task], remote: list[str]):
-    """Return the DataFrame the decode passes map over: one row per task group (one group per partition)."""
+def inputs_frame(spark: SparkSession, tasks: list[Task], remote: list[str], known=None):
+    """Return the DataFrames the decode passes map over: one row per local task group (one group per
+    partition), and the files Spark lists under the URIs (less the `known` sources, a DataFrame)."""
     sc = spark.sparkContext
     frames = []
     if tasks:
@@ -138,8 +147,41 @@ def inputs_frame(spark: SparkSession, tasks: list[Task], remote: list[str]):
     if remote:
         files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
                  .option("pathGlobFilter", "*.{log,checkpoint}").load(remote))
+        if known is not None:
+            files = files.join(known.withColumnRenamed("source", "path"), "path", "left_anti")
         frames.append(files.select("path", "content"))
     return frames
+
+
+def uri_identities(spark: SparkSession, files: list[str]) -> dict[str, tuple[str | None, int | None]]:
+    """Return folder URI -> (cluster id, node id) from the meta.properties files beside the listed
+    files or one level up (read on the driver through Hadoop's file system, as the files are)."""
+    from kraftsman.storage.log import meta_properties
+
+    folders = {f.rstrip("/").rsplit("/", 1)[0] for f in files}
+    folders |= {f.rsplit("/", 1)[0] for f in folders}
+    found = [f for f in sorted(folders) if _exists(spark, f + "/meta.properties")]
+    out = {}
+    if found:
+        props = spark.read.format("binaryFile").load([f + "/meta.properties" for f in found]).collect()
+        for row in props:
+            try:
+                meta = meta_properties.parse(bytes(row["content"]).decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            out[row["path"].rsplit("/", 1)[0]] = (meta.cluster_id, meta.node_id)
+    return out
+
+
+def _exists(spark: SparkSession, uri: str) -> bool:
+    jvm, sc = spark.sparkContext._jvm, spark.sparkContext
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    return bool(path.getFileSystem(sc._jsc.hadoopConfiguration()).exists(path))
+
+
+def _listed(frames) -> list[str]:
+    """Return the paths of the files Spark lists under the URIs (the `path` column only)."""
+    return [r["path"] for f in frames if "path" in f.columns for r in f.select("path").collect()]
 
 
 def table_path(out: str, table: str) -> str:
@@ -147,46 +189,81 @@ def table_path(out: str, table: str) -> str:
     return out.rstrip("/") + "/" + table
 
 
-def _write(df, out: str, table: str, fmt: str) -> None:
-    df.write.mode("overwrite").format(FORMATS[fmt]).save(table_path(out, table))
+def _write(df, out: str, table: str, fmt: str, mode: str = "overwrite") -> None:
+    df.write.mode(mode).format(FORMATS[fmt]).partitionBy(PARTITION_COLUMN).save(table_path(out, table))
 
 
 def read_table(spark: SparkSession, out: str, table: str, fmt: str, columns=None):
-    """Read a written table back (JSON Lines need their schema)."""
+    """Read a written table back (with its schema when given: a table with no rows has no files).
+    The partition column, cluster_id, comes last, as Spark reads partitioned tables."""
     reader = spark.read.format(FORMATS[fmt])
-    if columns is not None and fmt == "jsonl":
+    if columns is not None:
         reader = reader.schema(ddl(columns))
     return reader.load(table_path(out, table))
 
 
-def _decoded(frames, selected: frozenset, columns):
-    parts = [f.mapInArrow(decode_pass(selected, columns), ddl(columns)) for f in frames]
+def _decoded(frames, selected: frozenset, columns, identities: dict | None = None):
+    parts = [f.mapInArrow(decode_pass(selected, columns, identities), ddl(columns)) for f in frames]
     return functools.reduce(lambda a, b: a.unionByName(b), parts)
 
 
-_RECORD_ERRORS = "SELECT source, batch_position AS position, offset, error AS message FROM records WHERE error IS NOT NULL"
+_RECORD_ERRORS = ("SELECT source, file_type, cluster_id, node_id, batch_position AS position, offset, "
+                  "error AS reason FROM records WHERE error IS NOT NULL")
+
+
+def known_sources(spark: SparkSession, out: str, fmt: str):
+    """Return a DataFrame of the sources already in the output's `batches` and `errors` tables (one
+    `source` column), or None when there is no earlier output."""
+    found = []
+    for table, columns in (("batches", BATCHES), ("errors", ERRORS)):
+        try:
+            found.append(read_table(spark, out, table, fmt, columns).select("source"))
+        except Exception as e:  # noqa: BLE001 (pyspark's AnalysisException: the table is not there)
+            if "PATH_NOT_FOUND" not in str(e) and "does not exist" not in str(e):
+                raise
+    if not found:
+        return None
+    return functools.reduce(lambda a, b: a.unionByName(b), found).distinct()
 
 
 def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str, fmt: str = "parquet",
-            progress=None, derived: bool = True, direct: bool | None = None) -> dict[str, int]:
-    """Decode, write every table below `out`, and return the row count of the base tables.
+            progress=None, derived: bool = True, direct: bool | None = None,
+            mode: str = "overwrite") -> dict[str, int]:
+    """Decode, write every table below `out`, and return the rows this run added to the base tables.
 
-    Local Parquet output on a local master (or `direct=True`): one pass, each worker writing its part
-    of the base tables (write_base_tables). Otherwise Spark's writers, two passes over the files:
-    `records` (the full decode), then `batches` and `errors` (batch headers, CRCs and record framing
-    only); record-level errors are read back from the written records.
+    mode "overwrite" replaces the tables; "append" adds the rows of the files whose source is not in
+    them yet (so a re-run over the same files adds nothing), then rewrites the derived tables over all
+    of `records`. Local Parquet output on a local master (or `direct=True`): one pass, each worker
+    writing its part of the base tables (write_base_tables). Otherwise Spark's writers, two passes
+    over the files: `records` (the full decode), then `batches` and `errors` (batch headers, CRCs and
+    record framing only); record-level errors are read back from the written records.
     """
-    progress = progress or Progress(spark, None)
+    progress = progress or Progress(None)
+    known = known_sources(spark, out, fmt) if mode == "append" else None
+    if known is not None and tasks:
+        seen = {row["source"] for row in known.collect()}
+        tasks = [t for t in tasks if t.source not in seen]
     if direct_write(spark, remote, out, fmt) if direct is None else direct:
-        counts = write_base_tables(spark, tasks, out, progress)
+        counts = write_base_tables(spark, tasks, out, progress, mode)
     else:
-        frames = inputs_frame(spark, tasks, remote)
-        write_records(spark, frames, out, fmt, progress)
-        write_structure(spark, frames, out, fmt, progress)
-        counts = {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
+        counts = write_with_spark(spark, inputs_frame(spark, tasks, remote, known), out, fmt, progress, mode, known)
     if derived:
         write_derived(spark, out, fmt, progress)
     return counts
+
+
+def write_with_spark(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str, known) -> dict[str, int]:
+    """Write the base tables with Spark's writers (clusters, URIs, JSON Lines); return the rows added."""
+    before = {t: 0 for t in BASE_TABLES}
+    if known is not None:
+        before = {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
+    if frames:
+        identities = uri_identities(spark, _listed(frames))
+        write_records(spark, frames, out, fmt, progress, mode, identities)
+        write_structure(spark, frames, out, fmt, progress, mode, identities, known)
+    else:
+        read_table(spark, out, "records", fmt, RECORDS).createOrReplaceTempView("records")
+    return {t: read_table(spark, out, t, fmt, c).count() - before[t] for t, c in BASE_TABLES.items()}
 
 
 def direct_write(spark: SparkSession, remote: list[str], out: str, fmt: str) -> bool:
@@ -195,31 +272,37 @@ def direct_write(spark: SparkSession, remote: list[str], out: str, fmt: str) -> 
     return fmt == "parquet" and not remote and not is_remote(out) and spark.sparkContext.master.startswith("local")
 
 
-def write_base_tables(spark: SparkSession, tasks: list[Task], out: str, progress) -> dict[str, int]:
+def write_base_tables(spark: SparkSession, tasks: list[Task], out: str, progress,
+                      mode: str = "overwrite") -> dict[str, int]:
     """Decode every task once on the workers, each writing its part of `records`, `batches` and
     `errors` with pyarrow into a staging folder; then move the tables into place (replacing an
-    earlier run's) and register `records` as a view. Return the rows per table."""
+    earlier run's, or beside it in append mode) and register `records` as a view. Return the rows
+    per table."""
     sc = spark.sparkContext
     root = os.path.abspath(local_path(out))
-    staging = os.path.join(root, f"_staging-{uuid.uuid4().hex}")
-    os.makedirs(staging)  # an output folder that cannot be written fails here, in the driver, with its OSError
+    run = uuid.uuid4().hex
+    staging = os.path.join(root, f"_staging-{run}")
+    for table in BASE_TABLES:  # an output folder that cannot be written fails here, in the driver
+        os.makedirs(os.path.join(staging, table))
     groups = list(enumerate(balance(tasks, 3 * sc.defaultParallelism))) or [(0, [])]
     try:
         with progress.phase("decoding"):
-            written = sc.parallelize(groups, len(groups)).map(functools.partial(_write_group, staging)).collect()
+            write = functools.partial(_write_group, staging, run)
+            written = sc.parallelize(groups, len(groups)).map(write).collect()
         for table in BASE_TABLES:
-            _replace(os.path.join(staging, table), os.path.join(root, table))
+            place = _merge if mode == "append" else _replace
+            place(os.path.join(staging, table), os.path.join(root, table))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    read_table(spark, out, "records", "parquet").createOrReplaceTempView("records")
+    read_table(spark, out, "records", "parquet", RECORDS).createOrReplaceTempView("records")
     return {t: sum(w[t] for w in written) for t in BASE_TABLES}
 
 
-def _write_group(staging: str, group) -> dict[str, int]:
+def _write_group(staging: str, run: str, group) -> dict[str, int]:
     """Write one task group's parts (runs in a Python worker, garbage collection paused)."""
     index, tasks = group
     with gc_paused():
-        return write_parts([Task(*t) for t in tasks], staging, index)
+        return write_parts([Task(*t) for t in tasks], staging, f"part-{index:05d}-{run}.snappy.parquet")
 
 
 @contextlib.contextmanager
@@ -250,26 +333,43 @@ def _replace(staged: str, final: str) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def write_records(spark: SparkSession, frames, out: str, fmt: str, progress) -> None:
+def _merge(staged: str, final: str) -> None:
+    """Move a staged table's part files into `final` (append mode), partition folder by folder."""
+    os.makedirs(final, exist_ok=True)
+    for partition in os.listdir(staged):
+        os.makedirs(os.path.join(final, partition), exist_ok=True)
+        for name in os.listdir(os.path.join(staged, partition)):
+            os.rename(os.path.join(staged, partition, name), os.path.join(final, partition, name))
+    with open(os.path.join(final, "_SUCCESS"), "wb"):
+        pass
+
+
+def write_records(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str = "overwrite",
+                  identities: dict | None = None) -> None:
     """Decode the records and write them; register the written table as the view `records`."""
     with progress.phase("decoding records"):
-        _write(_decoded(frames, RECORDS_ONLY, RECORDS), out, "records", fmt)
+        _write(_decoded(frames, RECORDS_ONLY, RECORDS, identities), out, "records", fmt, mode)
     read_table(spark, out, "records", fmt, RECORDS).createOrReplaceTempView("records")
 
 
-def write_structure(spark: SparkSession, frames, out: str, fmt: str, progress) -> None:
-    """Write `batches`, and `errors` (the structure pass's plus the records' own, from the view `records`)."""
+def write_structure(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str = "overwrite",
+                    identities: dict | None = None, known=None) -> None:
+    """Write `batches`, and `errors` (the structure pass's plus this run's records' own, from the view
+    `records` less the `known` sources of earlier runs)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    structure = _decoded(frames, STRUCTURE, union_columns(("batches", "errors")))
+    structure = _decoded(frames, STRUCTURE, union_columns(("batches", "errors")), identities)
     structure = structure.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         with progress.phase("decoding batches"):
-            _write(structure.where(F.col("table") == "batches").select(*names(BATCHES)), out, "batches", fmt)
+            _write(structure.where(F.col("table") == "batches").select(*names(BATCHES)), out, "batches", fmt, mode)
         with progress.phase("writing errors"):
             errors = structure.where(F.col("table") == "errors").select(*names(ERRORS))
-            _write(errors.unionByName(spark.sql(_RECORD_ERRORS)), out, "errors", fmt)
+            record_errors = spark.sql(_RECORD_ERRORS)
+            if known is not None:
+                record_errors = record_errors.join(known, "source", "left_anti")
+            _write(errors.unionByName(record_errors.select(*names(ERRORS))), out, "errors", fmt, mode)
     finally:
         structure.unpersist()
 
@@ -290,56 +390,6 @@ def write_derived(spark: SparkSession, out: str, fmt: str, progress) -> None:
             future.result()
 
 
-class Progress:
-    """Show the running phase and its stage's tasks done / total on a terminal stream, else one line each."""
-
-    def __init__(self, spark: SparkSession, stream, live: bool = False):
-        self.tracker = spark.sparkContext.statusTracker()
-        self.stream, self.live = stream, live
-        self.timings: dict[str, float] = {}
-
-    def phase(self, name: str):
-        """Return a context manager that reports the phase while it runs."""
-        return _Phase(self, name)
-
-    def line(self, text: str, final: bool = False) -> None:
-        """Write a status line (rewritten in place on a terminal)."""
-        if self.stream is None:
-            return
-        if self.live:
-            self.stream.write("\r\x1b[K" + text + ("\n" if final else ""))
-        elif final:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def tasks(self) -> str:
-        """Return 'done/total tasks' over the active stages."""
-        done = total = 0
-        for stage in self.tracker.getActiveStageIds():
-            info = self.tracker.getStageInfo(stage)
-            if info is not None:
-                done, total = done + info.numCompletedTasks, total + info.numTasks
-        return f"{done}/{total} tasks" if total else ""
-
-
-class _Phase:
-    def __init__(self, progress: Progress, name: str):
-        self.progress, self.name = progress, name
-        self.stop = threading.Event()
-
-    def __enter__(self):
-        self.started = time.monotonic()
-        if self.progress.live:
-            threading.Thread(target=self._poll, daemon=True).start()
-        return self
-
-    def _poll(self) -> None:
-        while not self.stop.wait(0.5):
-            elapsed = time.monotonic() - self.started
-            self.progress.line(f"pipeline: {self.name} {self.progress.tasks()} {elapsed:.0f} s")
-
-    def __exit__(self, *exc) -> None:
-        self.stop.set()
-        elapsed = self.progress.timings[self.name] = time.monotonic() - self.started
-        if exc[0] is None:
-            self.progress.line(f"pipeline: {self.name} done in {elapsed:.1f} s", final=True)
+def progress_for(spark: SparkSession, stream, live: bool = False, color: bool = True) -> Progress:
+    """Return the progress display of a job on `spark`: task counts from its status tracker."""
+    return Progress(stream, live, spark.sparkContext.statusTracker(), color)

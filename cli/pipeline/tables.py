@@ -3,6 +3,8 @@
 Rules:
 - Pure data: the decoder builds rows as tuples in exactly this order; the Spark job turns these lists
   into DDL schemas. No pyspark here.
+- Kafka's millisecond timestamps are TIMESTAMP columns (UTC; -1, Kafka's "no timestamp", is null);
+  the decoder still yields milliseconds, converted where rows become Arrow batches.
 - `batches` and `records` carry the fields of dump-log's `--output jsonl` batch and record objects
   under the same names (cli/schemas/dump-log-jsonl.schema.json), plus where they came from
   (source, file_type, cluster_id, node_id) and, for records, typed copies of the common fields.
@@ -15,8 +17,8 @@ BATCHES = ORIGIN + [
     ("position", "bigint"), ("base_offset", "bigint"), ("last_offset", "bigint"), ("count", "int"),
     ("base_sequence", "int"), ("last_sequence", "int"), ("producer_id", "bigint"), ("producer_epoch", "int"),
     ("partition_leader_epoch", "int"), ("is_transactional", "boolean"), ("is_control", "boolean"),
-    ("delete_horizon_ms", "bigint"), ("timestamp_type", "string"), ("base_timestamp", "bigint"),
-    ("max_timestamp", "bigint"), ("size", "int"), ("magic", "int"), ("compression", "string"),
+    ("delete_horizon_ms", "bigint"), ("timestamp_type", "string"), ("base_timestamp", "timestamp"),
+    ("max_timestamp", "timestamp"), ("size", "int"), ("magic", "int"), ("compression", "string"),
     ("crc", "bigint"), ("attributes", "int"), ("is_valid", "boolean"),
 ]
 
@@ -39,16 +41,19 @@ TYPED = [
 ]
 
 RECORDS = ORIGIN + [
-    ("batch_position", "bigint"), ("batch_timestamp", "bigint"), ("offset", "bigint"), ("timestamp", "bigint"),
+    ("batch_position", "bigint"), ("batch_timestamp", "timestamp"), ("offset", "bigint"), ("timestamp", "timestamp"),
     ("key_size", "int"), ("value_size", "int"), ("sequence", "int"),
     ("headers", "array<struct<key:string,value:string>>"), ("key", "string"), ("control", "boolean"),
     ("control_type", "int"), ("type", "string"), ("api_key", "int"), ("version", "int"), ("data", "string"),
     ("value", "string"), ("error", "string"),
 ] + TYPED
 
-ERRORS = [("source", "string"), ("position", "bigint"), ("offset", "bigint"), ("message", "string")]
+# what could not be read: the file (source), the byte position of the batch or region (null for a whole
+# file), the record's offset when one is known, and why
+ERRORS = ORIGIN + [("position", "bigint"), ("offset", "bigint"), ("reason", "string")]
 
 BASE_TABLES = {"records": RECORDS, "batches": BATCHES, "errors": ERRORS}
+PARTITION_COLUMN = "cluster_id"  # every table is written partitioned by it (OUT/<table>/cluster_id=<id>/)
 
 
 def names(columns) -> list[str]:

@@ -75,7 +75,7 @@ def spark_run(tasks, master: str, out: str, conf: dict) -> dict:
     start = time.perf_counter()
     spark = spark_job.start_session(master, conf)
     session = time.perf_counter() - start
-    progress = spark_job.Progress(spark, sys.stderr)
+    progress = spark_job.progress_for(spark, sys.stderr)
     start = time.perf_counter()
     counts = spark_job.run_job(spark, tasks, [], out, "parquet", progress)
     job = time.perf_counter() - start

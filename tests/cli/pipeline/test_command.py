@@ -56,7 +56,7 @@ def test_expand_takes_files_directories_globs_and_uris(tmp_path):
         (log_dir / name).write_bytes(b"")
     (tmp_path / "c1" / "bootstrap.checkpoint").write_bytes(b"")
     files, remote = inputs.expand([str(tmp_path), str(log_dir / "*.log"), "hdfs://nn/logs", "file://" + str(log_dir)])
-    assert remote == ["hdfs://nn/logs"]
+    assert remote == ["hdfs://nn/logs", "file://" + str(log_dir)]
     assert sorted(p.rsplit("/", 1)[1] for p in files) == [
         "00000000000000000000.log", "00000000000000000005-0000000001.checkpoint", "bootstrap.checkpoint"]
     assert inputs.expand([str(tmp_path / "missing.log")])[0] == [str(tmp_path / "missing.log")]

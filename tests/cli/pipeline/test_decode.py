@@ -149,18 +149,19 @@ def test_truncated_file_reports_the_tail(kraft_real, tmp_path):
     bad.write_bytes(log.read_bytes()[:-7])
     got = rows(bad)
     last = list(read_batches(log))[-1]
-    assert got["errors"] == [{"source": str(bad), "position": last.position, "offset": None,
-                              "message": f"{last.size_in_bytes - 7} bytes at position {last.position} "
+    assert got["errors"] == [{"source": str(bad), "file_type": "log", "cluster_id": None, "node_id": None,
+                              "position": last.position, "offset": None,
+                              "reason": f"{last.size_in_bytes - 7} bytes at position {last.position} "
                                          "are not a whole record batch"}]
 
 
 def test_unreadable_and_foreign_files_become_error_rows(tmp_path):
     missing = rows(tmp_path / "00000000000000000000.log", source="gone.log")
     assert [e["source"] for e in missing["errors"]] == ["gone.log"]
-    assert "cannot read the file" in missing["errors"][0]["message"]
+    assert "cannot read the file" in missing["errors"][0]["reason"]
     other = tmp_path / "quorum-state"
     other.write_text("{}")
-    assert rows(other)["errors"][0]["message"].startswith("not a metadata log segment")
+    assert rows(other)["errors"][0]["reason"].startswith("not a metadata log segment")
 
 
 def test_a_byte_range_holds_the_batches_starting_in_it(kraft_real, tmp_path):

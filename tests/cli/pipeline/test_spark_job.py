@@ -20,6 +20,7 @@ from kraftsman.cli.common import Environment, run_command  # noqa: E402
 from kraftsman.cli.dump_log import run as dump_log  # noqa: E402
 from kraftsman.cli.pipeline import inputs, spark_job  # noqa: E402
 from kraftsman.cli.pipeline.command import run as pipeline  # noqa: E402
+from kraftsman.cli.pipeline.tables import BASE_TABLES  # noqa: E402
 from kraftsman.storage.log.segment import read_batches  # noqa: E402
 from kraftsman.storage.protocol import codec  # noqa: E402
 from kraftsman.storage.protocol.uuids import Uuid  # noqa: E402
@@ -111,7 +112,7 @@ def scenario(spark, tmp_path_factory):
 
 
 def table(spark, out: str, name: str, source=None) -> list[dict]:
-    df = spark_job.read_table(spark, out, name, "parquet")
+    df = spark_job.read_table(spark, out, name, "parquet", BASE_TABLES.get(name))
     rows = [r.asDict(recursive=True) for r in df.collect()]
     rows = [r for r in rows if source is None or r["source"] == str(source)]
     return sorted(rows, key=lambda r: (r["source"], r.get("offset") or 0))
@@ -222,6 +223,11 @@ def jsonl_records(path: Path) -> list[dict]:
     return [o for o in map(json.loads, out.getvalue().splitlines()) if o["kind"] == "record"]
 
 
+def millis(ts) -> int:
+    """Return Kafka's milliseconds for a TIMESTAMP read back (a naive local datetime; null is -1)."""
+    return -1 if ts is None else round(ts.timestamp() * 1000)
+
+
 def test_records_table_equals_dump_log_jsonl_on_every_fixture(spark, tmp_path, kraft_real):
     out = str(tmp_path / "out")
     files, remote = inputs.expand([str(DATA)])
@@ -234,7 +240,7 @@ def test_records_table_equals_dump_log_jsonl_on_every_fixture(spark, tmp_path, k
         assert {k: n for (s, k), n in by_type.items() if s == path} == Counter(o["type"] for o in want), path
         if path in sample:
             got = [r.asDict(recursive=True) for r in records.where(records.source == path).orderBy("offset").collect()]
-            assert [(r["offset"], r["type"], r["version"], r["timestamp"], r["value"], r["error"],
+            assert [(r["offset"], r["type"], r["version"], millis(r["timestamp"]), r["value"], r["error"],
                      None if r["data"] is None else json.loads(r["data"])) for r in got] == [
                 (o["offset"], o["type"], o["version"], o["timestamp"], o["value"], o["error"], o["data"])
                 for o in want]
@@ -249,7 +255,7 @@ def test_command_end_to_end_writes_json_lines(spark, scenario, tmp_path):
     assert status == 0, err.getvalue()
     total = sum(len(b) for b in scenario_batches())
     assert f"records={total} " in out.getvalue()
-    lines = (tmp_path / "tables" / "records").glob("part-*.json")
+    lines = (tmp_path / "tables" / "records").glob("cluster_id=*/part-*.json")
     rows = [json.loads(line) for f in lines for line in f.read_text().splitlines()]
     assert sorted(r["offset"] for r in rows) == list(range(total))
     assert (tmp_path / "tables" / "broker_events").is_dir()
@@ -271,6 +277,68 @@ def test_a_missing_file_is_an_error_row_not_a_failed_job(spark, scenario, tmp_pa
     out = str(tmp_path / "out")
     spark_job.run_job(spark, inputs.plan([str(scenario["log"]), gone]), [], out)
     errors = table(spark, out, "errors")
-    assert [(e["source"], e["message"]) for e in errors] == [(gone, "cannot read the file: No such file or directory")]
+    assert [(e["source"], e["reason"]) for e in errors] == [(gone, "cannot read the file: No such file or directory")]
     records = Counter(r["source"] for r in table(spark, out, "records"))
     assert records == {str(scenario["log"]): sum(len(b) for b in scenario_batches())}
+
+
+# ---------------------------------------------------------------- tables people query
+
+
+def test_timestamps_are_timestamp_columns_in_utc(spark, scenario):
+    """broker_events (and every table with a time) read back has a TIMESTAMP column holding Kafka's time."""
+    from pyspark.sql.types import TimestampType
+
+    events = spark_job.read_table(spark, scenario["out"], "broker_events", "parquet")
+    assert isinstance(events.schema["timestamp"].dataType, TimestampType)
+    batches = spark_job.read_table(spark, scenario["out"], "batches", "parquet", BASE_TABLES["batches"])
+    assert isinstance(batches.schema["max_timestamp"].dataType, TimestampType)
+    utc = events.selectExpr("date_format(timestamp, 'yyyy-MM-dd HH:mm:ss.SSS') AS t").where(
+        f"source = '{scenario['log']}'").orderBy("t").first()["t"]
+    assert utc == "2023-11-14 22:13:20.001"  # T0 + 1 ms: the brokers' batch, in UTC (the session's zone)
+
+
+def write_identified(folder: Path, cluster_id: str) -> Path:
+    """Write the scenario log below folder/__cluster_metadata-0 with a meta.properties one level up."""
+    log_dir = folder / "__cluster_metadata-0"
+    log_dir.mkdir(parents=True)
+    (folder / "meta.properties").write_text(f"version=1\ncluster.id={cluster_id}\nnode.id=1\n")
+    return write_scenario(log_dir)
+
+
+def test_tables_are_partitioned_by_cluster_id(spark, scenario, tmp_path):
+    write_identified(tmp_path / "a", "ClusterAAAAAAAAAAAAAAAA")
+    write_identified(tmp_path / "b", "ClusterBBBBBBBBBBBBBBBB")
+    out = tmp_path / "out"
+    files, remote = inputs.expand([str(tmp_path / "a"), str(tmp_path / "b"), str(scenario["junk"])])
+    spark_job.run_job(spark, inputs.plan(files), remote, str(out))
+    for name in ("records", "batches", "errors", "broker_events", "partition_history", "topic_lifecycle"):
+        folders = {p.name for p in (out / name).iterdir() if p.is_dir()}
+        want = {"cluster_id=ClusterAAAAAAAAAAAAAAAA", "cluster_id=ClusterBBBBBBBBBBBBBBBB"}
+        assert folders == ({"cluster_id=__HIVE_DEFAULT_PARTITION__"} if name == "errors" else want), name
+    errors = table(spark, str(out), "errors")
+    assert [(e["source"], e["cluster_id"], e["position"]) for e in errors][:1] == [(str(scenario["junk"]), None, 0)]
+    assert all(e["reason"] for e in errors)
+    events = spark_job.read_table(spark, str(out), "broker_events", "parquet")
+    by_cluster = {r["cluster_id"]: r["count"] for r in events.groupBy("cluster_id").count().collect()}
+    assert by_cluster == {"ClusterAAAAAAAAAAAAAAAA": 10, "ClusterBBBBBBBBBBBBBBBB": 10}
+
+
+def counts(spark, out: str, fmt: str = "parquet") -> dict[str, int]:
+    names = list(BASE_TABLES) + ["broker_events", "partition_history", "topic_lifecycle", "config_changes"]
+    return {n: spark_job.read_table(spark, out, n, fmt, BASE_TABLES.get(n)).count() for n in names}
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])  # the workers' writers, then Spark's
+def test_append_is_idempotent_by_source_file(spark, scenario, tmp_path, fmt):
+    """An append re-run over the same files adds nothing; a new file adds its rows and nothing else."""
+    out = str(tmp_path / "out")
+    first = [str(scenario["log"]), str(scenario["corrupt"])]
+    spark_job.run_job(spark, inputs.plan(first), [], out, fmt, mode="append")
+    once = counts(spark, out, fmt)
+    added = spark_job.run_job(spark, inputs.plan(first), [], out, fmt, mode="append")
+    assert counts(spark, out, fmt) == once and set(added.values()) == {0}
+    spark_job.run_job(spark, inputs.plan(first + [str(scenario["junk"])]), [], out, fmt, mode="append")
+    after = counts(spark, out, fmt)
+    assert after["errors"] > once["errors"] and after["records"] == once["records"]
+    assert after["broker_events"] == once["broker_events"] > 0
