@@ -4,19 +4,18 @@ Rules:
 - A thin adapter: completion comes from completion.suggest(), commands from runner.run_line().
 - Ctrl-C at the prompt prints '^C' and clears the line; Ctrl-C while a command runs stops that command
   only (the image stays loaded) and prompts again; Ctrl-D (end of input) or `exit` ends the session.
-- Output longer than the terminal goes through a pager when stdout is a terminal.
+- On a terminal, output streams as the command walks; past one screen it goes through a pager (shell/pager).
 - A live source passes `prompt` (a callable, redrawn every `refresh_interval` seconds) and
   `before_command(state, write)`, called before each line runs (it swaps in the newest image).
 """
 from __future__ import annotations
-
-import io
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
 from .completion import suggest
+from .pager import PagedOutput, PagerClosed
 from .runner import run_line
 
 BANNER = "[ Kafka Metadata Shell ]"
@@ -53,14 +52,6 @@ def _history(path):
         return InMemoryHistory()
 
 
-def _emit(text: str, write, pager: bool, rows: int) -> None:
-    if pager and text.count("\n") >= rows:
-        import pydoc
-        pydoc.pager(text.rstrip("\n"))
-    else:
-        write(text)
-
-
 def run_repl(state, write, *, history_path=None, input=None, output=None, pager: bool = False, prompt=PROMPT,
              before_command=None, refresh_interval: float = 0) -> int:
     """Run the read-eval-print loop until exit or end of input; return the exit status."""
@@ -88,10 +79,19 @@ def run_repl(state, write, *, history_path=None, input=None, output=None, pager:
 
 
 def _run_command(state, line: str, size, write, pager: bool, before_command) -> None:
-    """Run one typed line; Ctrl-C (KeyboardInterrupt) stops only this command."""
+    """Run one typed line, its output streamed (through a pager when long); Ctrl-C stops only this command."""
     state.screen_width = size.columns
-    buffer = io.StringIO()
-    if before_command is not None:
-        before_command(state, buffer.write)
-    run_line(state, line, buffer.write, shell=True)
-    _emit(buffer.getvalue(), write, pager, size.rows)
+    if not pager:
+        if before_command is not None:
+            before_command(state, write)
+        run_line(state, line, write, shell=True)
+        return
+    paged = PagedOutput(write, size.rows)
+    try:
+        if before_command is not None:
+            before_command(state, paged.write)
+        run_line(state, line, paged.write, shell=True)
+    except PagerClosed:
+        pass
+    finally:
+        paged.close()

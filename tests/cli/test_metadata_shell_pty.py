@@ -83,3 +83,21 @@ def test_ctrl_c_while_loading_exits_130(big_log):
     status = child.exitstatus
     assert status == 130
     assert "Traceback" not in child.before and "Interrupted." in child.before
+
+
+def test_long_output_pages_at_once_and_q_returns_to_the_prompt(big_log):
+    child = pexpect.spawn("kafka-metadata-shell", ["--snapshot", str(big_log)], env={**ENV, "PAGER": "less -FRX"},
+                          encoding="utf-8", dimensions=(40, 120), timeout=120)
+    child.expect(PROMPT)
+    started = time.monotonic()
+    child.sendline("tree /image/topics")
+    child.expect("PartitionRegistration")
+    first_line = time.monotonic() - started
+    time.sleep(0.5)
+    child.send("q")
+    child.expect(PROMPT)
+    child.sendline("pwd")
+    child.expect(r"2004l/\r\n")
+    child.sendline("exit")
+    assert _finish(child) == 0
+    assert first_line < 5, first_line            # the pager shows the first screen, not the whole listing
