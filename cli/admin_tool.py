@@ -13,6 +13,7 @@ import json
 import time
 
 from .common import Environment, ExitStatus
+from .common.output import render, structured
 from .env_overrides import with_environment
 
 
@@ -60,16 +61,17 @@ def parse_arguments(parser: argparse.ArgumentParser, tool: str, argv: list[str],
 
 
 def wants_json(argv: list[str]) -> bool:
-    """Tell whether the command line asks for --output json (before it is parsed)."""
+    """Tell whether the command line asks for structured output (--output json or yaml) before it is parsed."""
     pairs = zip(argv, argv[1:] + [""])
-    return "--output=json" in argv or any(a == "--output" and b == "json" for a, b in pairs)
+    return any(f"--output={f}" in argv for f in ("json", "yaml")) or any(
+        a == "--output" and b in ("json", "yaml") for a, b in pairs)
 
 
 def fail(args, env: Environment, message: str, status: int) -> int:
     """Print a failure as one line on stderr (or one JSON object on stdout) and return its status."""
     line = " ".join(message.split())
-    if args.output == "json":
-        env.stdout.write(json.dumps({"command": args.command, "status": status, "error": line}) + "\n")
+    if structured(args.output):
+        env.stdout.write(render({"command": args.command, "status": status, "error": line}, args.output))
     else:
         env.stderr.write(line + "\n")
     return status
@@ -83,6 +85,7 @@ class Context:
 
         self.env, self.args = env, args
         props = load_config(args.config) if args.config else {}
+        props |= getattr(args, "client", None) or {}     # a profile's client settings, then -X overrides
         try:
             self.config = sc.ClientConfig.from_properties(props)
             self.addresses = sc.parse_addresses(args.bootstrap_server or args.bootstrap_controller)
@@ -97,10 +100,10 @@ class Context:
         self.config.bootstrap_controllers = self.controllers     # requests go to the active controller
 
     def emit(self, text: str, **fields) -> None:
-        """Print Kafka's text, or the JSON object (with status 0 unless given)."""
-        if self.args.output == "json":
+        """Print Kafka's text, or the JSON (or YAML) object (with status 0 unless given)."""
+        if structured(self.args.output):
             obj = {"command": self.args.command, "status": 0} | fields
-            self.env.stdout.write(json.dumps(obj) + "\n")
+            self.env.stdout.write(render(obj, self.args.output))
         elif text:
             self.env.stdout.write(text + ("" if text.endswith("\n") else "\n"))
 

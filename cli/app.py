@@ -46,6 +46,19 @@ TOOLS: tuple[Tool, ...] = (
     Tool("kafka-metadata-export", "pipeline", "kraftsman.cli.pipeline.command", "pipeline",
          "Decode metadata logs into tables with Spark (pyspark extra)."),
 )
+@dataclass(frozen=True)
+class UmbrellaCommand:
+    """A `kraftsman` sub-command that is not a Kafka tool (no console script of its own)."""
+
+    command: str
+    module: str
+    summary: str
+
+
+UMBRELLA_COMMANDS: tuple[UmbrellaCommand, ...] = (
+    UmbrellaCommand("profile", "kraftsman.cli.profile_tool",
+                    "Manage connection profiles (bootstrap, client settings, timeout, output)."),
+)
 # Console scripts that serve the tools rather than being tools (no man page, no umbrella sub-command).
 HELPER_SCRIPTS = {"kraftsman-complete": "kraftsman.cli.complete:main"}
 

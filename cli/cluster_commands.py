@@ -11,9 +11,12 @@ from kraftsman.controller.server import sync_client as sc
 
 from . import cluster_ops as ops
 from .admin_tool import Failure
-from .cluster_tool import ERROR_NAMES, REFUSED, UNSUPPORTED_UNREGISTER
 from .common import ExitStatus
 
+REFUSED = 4
+UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."
+ERROR_NAMES = {35: "UNSUPPORTED_VERSION", 41: "NOT_CONTROLLER", 42: "INVALID_REQUEST",
+               102: "BROKER_ID_NOT_REGISTERED", 31: "CLUSTER_AUTHORIZATION_FAILED"}
 DEFAULT_MESSAGES = {102: "The given broker ID was not registered.",
                     35: "The version of API is not supported."}
 

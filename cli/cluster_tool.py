@@ -14,67 +14,84 @@ Exit codes (kraftsman additions marked *):
   69* cannot reach the cluster: unknown host, closed port, connect or request timeout, a server that
       does not speak Kafka, TLS/SASL failures (Kafka exits 1 after its timeout)
 
-`--output json` prints one object {"command", "status", ...} on stdout, errors included ("error").
+`--output json` (or yaml) prints one object {"command", "status", ...} on stdout, errors included ("error").
+The command line is a typer app (one definition: help, man page, completion and KRAFTSMAN_CLUSTER_* variables
+come from it); connection profiles fill what the flags leave out (admin_options).
 """
 from __future__ import annotations
 
-import argparse
+from typing import Annotated
 
-from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
-from .common import Environment
+import typer
+
+from .admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
+                            Timeout, settings)
+from .admin_tool import Context, Failure, fail, wants_json
+from .common import Environment, ExitStatus
+from .common.typer_app import run_app
 
 PROG = "kafka-cluster"
-REFUSED = 4
-SERVER_HELP = "A list of host/port pairs to use for establishing the connection to the Kafka cluster."
-CONTROLLER_HELP = "A list of host/port pairs to use for establishing the connection to the KRaft controllers."
-UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."
-ERROR_NAMES = {35: "UNSUPPORTED_VERSION", 41: "NOT_CONTROLLER", 42: "INVALID_REQUEST",
-               102: "BROKER_ID_NOT_REGISTERED", 31: "CLUSTER_AUTHORIZATION_FAILED"}
+
+app = typer.Typer(name=PROG, help="The Kafka cluster tool.", add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
 
 
-def _connection_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--bootstrap-server", "-b", help=SERVER_HELP)
-    group.add_argument("--bootstrap-controller", "-C", help=CONTROLLER_HELP)
-    parser.add_argument("--config", "-c", help="A property file containing configurations for the Admin client.")
-    kraftsman_flags(parser)
+@app.command("cluster-id", help="Get information about the ID of a cluster.")
+def cluster_id(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
+               bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+               output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+               client_property: ClientProperty = None) -> int:
+    return _run(ctx, "cluster-id", locals())
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kafka-cluster."""
-    parser = ToolParser(prog=PROG, description="The Kafka cluster tool.")
-    sub = parser.add_subparsers(dest="command", metavar="{cluster-id,unregister,list-endpoints}",
-                                parser_class=ToolParser)
-    sub.required = True
-    cluster_id = sub.add_parser("cluster-id", help="Get information about the ID of a cluster.")
-    _connection_flags(cluster_id)
-    unregister = sub.add_parser("unregister", help="Unregister a broker.")
-    _connection_flags(unregister)
-    unregister.add_argument("--id", "-i", type=int, required=True, help="The ID of the broker to unregister.")
-    unregister.add_argument("--missing-ok", action="store_true",
-                            help="kraftsman: succeed (exit 0) when the broker is not registered.")
-    unregister.add_argument("--require-fenced", action="store_true",
-                            help="kraftsman: refuse (exit 4) to unregister a broker that is still active.")
-    unregister.add_argument("--dry-run", action="store_true",
-                            help="kraftsman: only tell whether the broker is active; change nothing.")
-    endpoints = sub.add_parser("list-endpoints", help="List endpoints")
-    _connection_flags(endpoints)
-    endpoints.add_argument("--include-fenced-brokers", action="store_true",
-                           help="Whether to include fenced brokers when listing broker endpoints")
-    return parser
+@app.command("unregister", help="Unregister a broker.")
+def unregister(ctx: typer.Context,
+               id: Annotated[int, typer.Option("--id", "-i", help="The ID of the broker to unregister.")],
+               bootstrap_server: BootstrapServer = None, bootstrap_controller: BootstrapController = None,
+               config: ClientConfig = None,
+               missing_ok: Annotated[bool, typer.Option(
+                   "--missing-ok", help="kraftsman: succeed (exit 0) when the broker is not registered.")] = False,
+               require_fenced: Annotated[bool, typer.Option(
+                   "--require-fenced", help="kraftsman: refuse (exit 4) to unregister a broker that is still "
+                                            "active.")] = False,
+               dry_run: Annotated[bool, typer.Option(
+                   "--dry-run", help="kraftsman: only tell whether the broker is active; change nothing.")] = False,
+               output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+               client_property: ClientProperty = None) -> int:
+    return _run(ctx, "unregister", locals())
+
+
+@app.command("list-endpoints", help="List endpoints")
+def list_endpoints(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
+                   bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+                   include_fenced_brokers: Annotated[bool, typer.Option(
+                       "--include-fenced-brokers",
+                       help="Whether to include fenced brokers when listing broker endpoints")] = False,
+                   output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+                   client_property: ClientProperty = None) -> int:
+    return _run(ctx, "list-endpoints", locals())
+
+
+def _run(ctx: typer.Context, command: str, values: dict) -> int:
+    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
+    from . import cluster_commands
+
+    args = settings(ctx, command, values)
+    env: Environment = ctx.find_root().obj
+    try:
+        return cluster_commands.COMMANDS[command](args, Context(args, env))
+    except Failure as e:
+        return fail(args, env, str(e), e.status)
+
+
+def _usage_status(argv: list[str]) -> int:
+    """Return Kafka's 1 for a bad command line, 64 when structured output was asked for."""
+    return ExitStatus.USAGE if wants_json(argv) else ExitStatus.ERROR
 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-cluster with `argv`; print to env's streams; return the exit status."""
-    args, status = parse_arguments(build_parser(), "cluster", argv, env)
-    if args is None:
-        return status
-    from . import cluster_commands
-
-    try:
-        return cluster_commands.COMMANDS[args.command](args, Context(args, env))
-    except Failure as e:
-        return fail(args, env, str(e), e.status)
+    return run_app(app, argv, env, prog=PROG, tool_env_name="cluster", usage_status=_usage_status)
 
 
 def main() -> None:

@@ -105,6 +105,8 @@ def parse_words(kind: str, args: list[str]):
     import importlib
 
     module = importlib.import_module(TOOLS[kind][2])
+    if hasattr(module, "app"):
+        return _click_namespace(kind, module.app, args)
     for end in range(len(args), -1, -1):
         try:
             namespace, _ = _relaxed(module.build_parser()).parse_known_args(args[:end])
@@ -112,6 +114,28 @@ def parse_words(kind: str, args: list[str]):
         except (_Unparsable, SystemExit, ValueError, TypeError):
             continue
     return None
+
+
+def _click_namespace(kind: str, app, args: list[str]):
+    """Parse `args` with a typer tool's click command, leniently (resilient parsing), into one namespace."""
+    import click
+
+    from .app import by_script
+    from .common.typer_app import click_command
+
+    script = TOOLS[kind][0]
+    command = click_command(app, by_script(script).env_name)
+    ctx = command.make_context(script, list(args), resilient_parsing=True)
+    values = dict(ctx.params)
+    rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+    while isinstance(ctx.command, click.Group) and rest:
+        name, sub, rest = ctx.command.resolve_command(ctx, rest)
+        if sub is None:
+            break
+        ctx = sub.make_context(name, list(rest), parent=ctx, resilient_parsing=True)
+        values.update(ctx.params)
+        rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+    return argparse.Namespace(**values)
 
 
 # ---------------------------------------------------------------- kinds
@@ -146,6 +170,9 @@ def _quote(word: str) -> str:
 def node_ids(ns, word: str, controllers: bool) -> list[str]:
     """Return the ids DescribeCluster lists (brokers, or controllers) that start with `word`."""
     address = getattr(ns, "bootstrap_controller", None) or getattr(ns, "bootstrap_server", None)
+    props = _properties(_path(getattr(ns, "config", None)))
+    if not address:
+        address, props = _from_profile(ns, props)
     if not address:
         return []
     import time
@@ -155,7 +182,7 @@ def node_ids(ns, word: str, controllers: bool) -> list[str]:
     from . import cluster_ops
 
     seconds = _timeout()
-    props = _properties(_path(getattr(ns, "config", None)))
+    props |= _client_overrides(getattr(ns, "client_property", None) or [])
     config = sc.ClientConfig.from_properties(props)
     config.request_timeout_ms = int(seconds * 1000)
     endpoint = cluster_ops.CONTROLLERS if controllers else cluster_ops.BROKERS
@@ -164,6 +191,21 @@ def node_ids(ns, word: str, controllers: bool) -> list[str]:
         return []          # Metadata lists brokers only
     ids = sorted({node.node_id for node in info.nodes})
     return [str(i) for i in ids if str(i).startswith(word)]
+
+
+def _from_profile(ns, props: dict) -> tuple[str | None, dict]:
+    """Return the bootstrap address and client settings of the profile the line (or environment) names."""
+    from .common import profiles
+
+    chosen = profiles.select(profiles.load(os.environ), getattr(ns, "profile", None), os.environ)
+    if chosen is None:
+        return None, props
+    props = {**_properties(_path(chosen.client_config)), **props, **chosen.client}
+    return chosen.bootstrap_controller or chosen.bootstrap_server, props
+
+
+def _client_overrides(pairs: list[str]) -> dict:
+    return {k.strip(): v.strip() for k, sep, v in (p.partition("=") for p in pairs) if sep}
 
 
 def _properties(path: str | None) -> dict:

@@ -19,11 +19,11 @@ import argparse
 import importlib
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from .app import HELPER_SCRIPTS, TOOLS
+from .app import HELPER_SCRIPTS, TOOLS, UMBRELLA_COMMANDS
 from .app import UMBRELLA as APP_UMBRELLA
+from .docs_model import Command, Node, Option
 
 ROOT = Path(__file__).resolve().parent.parent
 UMBRELLA = APP_UMBRELLA
@@ -39,49 +39,6 @@ DYNAMIC: dict[tuple[str, str], str] = {
 }
 # console scripts that are helpers of the generated completions, not tools: no man page or completion
 HELPERS = frozenset(HELPER_SCRIPTS)
-
-
-@dataclass(frozen=True)
-class Command:
-    """One console script: its name, its module, and its `kraftsman` subcommand (None for the umbrella)."""
-
-    name: str
-    module: str
-    subcommand: str | None
-    summary: str
-
-
-@dataclass
-class Option:
-    """One flag (or positional when `flags` is empty) and how its value completes."""
-
-    flags: tuple[str, ...]
-    dest: str
-    metavar: str | None        # None: the flag takes no value
-    help: str
-    choices: tuple[str, ...] = ()
-    complete: str = "none"     # none | value | file | dir | choices | dynamic:<kind>
-    required: bool = False
-    repeat: bool = False       # may be given more than once
-
-
-@dataclass
-class Node:
-    """A command or sub-command: its usage, options, positionals and children."""
-
-    prog: str
-    path: tuple[str, ...]
-    description: str
-    usage: str
-    options: list[Option] = field(default_factory=list)
-    positionals: list[Option] = field(default_factory=list)
-    subcommands: dict[str, tuple[str, "Node"]] = field(default_factory=dict)
-
-    def walk(self):
-        """Yield this node and every descendant, depth first."""
-        yield self
-        for _, child in self.subcommands.values():
-            yield from child.walk()
 
 
 def commands() -> list[Command]:
@@ -109,14 +66,38 @@ def command_paths(command: Command) -> list[tuple[str, ...]]:
 
 def model(command: Command, nested: bool = True) -> Node:
     """Return the Node tree of `command`; the umbrella's subcommands carry their tools' trees if `nested`."""
-    root = node_of(build_parser_of(command), command.name, ())
+    root = tool_node(command, ())
     if command.subcommand is None and nested:
         for other in commands()[1:]:
             if other.subcommand in root.subcommands:
                 help_, _ = root.subcommands[other.subcommand]
-                tool = node_of(build_parser_of(other), other.name, (other.subcommand,))
-                root.subcommands[other.subcommand] = (help_, tool)
+                root.subcommands[other.subcommand] = (help_, tool_node(other, (other.subcommand,)))
+        for extra in UMBRELLA_COMMANDS:
+            help_, _ = root.subcommands[extra.command]
+            root.subcommands[extra.command] = (help_, app_node(importlib.import_module(extra.module).app,
+                                                               extra.command, f"{UMBRELLA} {extra.command}",
+                                                               (extra.command,)))
     return root
+
+
+def tool_node(command: Command, path: tuple[str, ...]) -> Node:
+    """Read a command's definition: its typer app (`app`) when it has one, else its argparse build_parser()."""
+    module = importlib.import_module(command.module)
+    app = getattr(module, "app", None)
+    if app is None:
+        return node_of(build_parser_of(command), command.name, path)
+    from .app import by_script
+
+    return app_node(app, by_script(command.name).env_name, command.name, path)
+
+
+def app_node(app, env_name: str, prog: str, path: tuple[str, ...]) -> Node:
+    """Read a typer app into a Node (its options read KRAFTSMAN_<env_name>_<FLAG>)."""
+    from . import docs_click
+    from .common.typer_app import click_command
+
+    return docs_click.node_of(click_command(app, env_name), prog, path,
+                              lambda option, takes_value: _completion_kind(option, prog, takes_value))
 
 
 def node_of(parser: argparse.ArgumentParser, command: str, path: tuple[str, ...]) -> Node:

@@ -146,7 +146,7 @@ def _options(node) -> list[str]:
 
 def render(command, node, codes: list[tuple[int, str]]) -> str:
     """Return the man page of `command` (cli/docs.py Command) described by `node`."""
-    from .docs import commands
+    from .app import TOOLS, UMBRELLA
 
     title = command.name.upper()
     lines = [f'.TH "{esc(title)}" "1" "" "kraftsman {VERSION}" "kraftsman manual"', ".ad l", ".nh", ".SH NAME",
@@ -156,7 +156,7 @@ def render(command, node, codes: list[tuple[int, str]]) -> str:
         lines += [".PP", f"Also run as \\fBkraftsman {esc(command.subcommand)}\\fR."]
     if node.subcommands:
         lines.append(".SH COMMANDS")
-        progs = {c.subcommand: c.name for c in commands()} if command.subcommand is None else {}
+        progs = {t.command: t.script for t in TOOLS} if command.subcommand is None else {}
         for name, (help_, _) in node.subcommands.items():
             lines += [".TP", f"\\fB{esc(name)}\\fR", *(_paragraphs(help_) or [""])]
             if name in progs:
@@ -175,6 +175,6 @@ def render(command, node, codes: list[tuple[int, str]]) -> str:
     lines.append(".SH EXAMPLES")
     for caption, example in EXAMPLES.get(command.name, ()):
         lines += [".PP", esc(caption), ".PP", ".nf", ".RS 4", esc(example), ".RE", ".fi"]
-    others = [c.name for c in commands() if c.name != command.name]
+    others = [name for name in (UMBRELLA, *(t.script for t in TOOLS)) if name != command.name]
     lines += [".SH SEE ALSO", ",\n".join(f"\\fB{esc(n)}\\fR(1)" for n in others)]
     return "\n".join(lines) + "\n"

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import importlib
 
-from .app import TOOLS
+from .app import TOOLS, UMBRELLA_COMMANDS
 from .common import OWN_VERSION, Environment, ExitStatus, exit_with, package_version
 
 # subcommand -> (module, program name shown in errors, one-line help), from the registry
 SUBCOMMANDS = {t.command: (t.module, t.script, t.summary) for t in TOOLS}
+SUBCOMMANDS |= {c.command: (c.module, f"kraftsman {c.command}", c.summary) for c in UMBRELLA_COMMANDS}
 
 
 DESCRIPTION = "One umbrella command over kraftsman's Kafka-compatible tools."

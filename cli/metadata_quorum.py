@@ -24,7 +24,7 @@ import os
 import time
 
 from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
-from .cluster_tool import ERROR_NAMES
+from .cluster_commands import ERROR_NAMES
 from .common import Environment, ExitStatus
 
 PROG = "kafka-metadata-quorum"

@@ -23,7 +23,7 @@ _kraftsman_kafka_cluster() {
             "|cluster-id") node="cluster-id" ;;
             "|unregister") node="unregister" ;;
             "|list-endpoints") node="list-endpoints" ;;
-            "cluster-id|-b"|"cluster-id|--bootstrap-server"|"cluster-id|-C"|"cluster-id|--bootstrap-controller"|"cluster-id|-c"|"cluster-id|--config"|"cluster-id|--output"|"cluster-id|--timeout"|"unregister|-b"|"unregister|--bootstrap-server"|"unregister|-C"|"unregister|--bootstrap-controller"|"unregister|-c"|"unregister|--config"|"unregister|--output"|"unregister|--timeout"|"unregister|-i"|"unregister|--id"|"list-endpoints|-b"|"list-endpoints|--bootstrap-server"|"list-endpoints|-C"|"list-endpoints|--bootstrap-controller"|"list-endpoints|-c"|"list-endpoints|--config"|"list-endpoints|--output"|"list-endpoints|--timeout") i=$((i + 1)) ;;
+            "cluster-id|-b"|"cluster-id|--bootstrap-server"|"cluster-id|-C"|"cluster-id|--bootstrap-controller"|"cluster-id|-c"|"cluster-id|--config"|"cluster-id|--output"|"cluster-id|--timeout"|"cluster-id|--profile"|"cluster-id|-X"|"cluster-id|--client-property"|"unregister|-i"|"unregister|--id"|"unregister|-b"|"unregister|--bootstrap-server"|"unregister|-C"|"unregister|--bootstrap-controller"|"unregister|-c"|"unregister|--config"|"unregister|--output"|"unregister|--timeout"|"unregister|--profile"|"unregister|-X"|"unregister|--client-property"|"list-endpoints|-b"|"list-endpoints|--bootstrap-server"|"list-endpoints|-C"|"list-endpoints|--bootstrap-controller"|"list-endpoints|-c"|"list-endpoints|--config"|"list-endpoints|--output"|"list-endpoints|--timeout"|"list-endpoints|--profile"|"list-endpoints|-X"|"list-endpoints|--client-property") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -31,25 +31,31 @@ _kraftsman_kafka_cluster() {
         "cluster-id|-b"|"cluster-id|--bootstrap-server") :; return 0 ;;
         "cluster-id|-C"|"cluster-id|--bootstrap-controller") :; return 0 ;;
         "cluster-id|-c"|"cluster-id|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "cluster-id|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "cluster-id|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "cluster-id|--timeout") :; return 0 ;;
+        "cluster-id|--profile") :; return 0 ;;
+        "cluster-id|-X"|"cluster-id|--client-property") :; return 0 ;;
+        "unregister|-i"|"unregister|--id") _kraftsman_dynamic broker-id "$cur"; return 0 ;;
         "unregister|-b"|"unregister|--bootstrap-server") :; return 0 ;;
         "unregister|-C"|"unregister|--bootstrap-controller") :; return 0 ;;
         "unregister|-c"|"unregister|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "unregister|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "unregister|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "unregister|--timeout") :; return 0 ;;
-        "unregister|-i"|"unregister|--id") _kraftsman_dynamic broker-id "$cur"; return 0 ;;
+        "unregister|--profile") :; return 0 ;;
+        "unregister|-X"|"unregister|--client-property") :; return 0 ;;
         "list-endpoints|-b"|"list-endpoints|--bootstrap-server") :; return 0 ;;
         "list-endpoints|-C"|"list-endpoints|--bootstrap-controller") :; return 0 ;;
         "list-endpoints|-c"|"list-endpoints|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "list-endpoints|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "list-endpoints|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "list-endpoints|--timeout") :; return 0 ;;
+        "list-endpoints|--profile") :; return 0 ;;
+        "list-endpoints|-X"|"list-endpoints|--client-property") :; return 0 ;;
     esac
     case "$node" in
         "") flags="-h --help"; subs="cluster-id unregister list-endpoints" ;;
-        "cluster-id") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout"; subs="" ;;
-        "unregister") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout -i --id --missing-ok --require-fenced --dry-run"; subs="" ;;
-        "list-endpoints") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --include-fenced-brokers"; subs="" ;;
+        "cluster-id") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --profile -X --client-property"; subs="" ;;
+        "unregister") flags="-h --help -i --id -b --bootstrap-server -C --bootstrap-controller -c --config --missing-ok --require-fenced --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
+        "list-endpoints") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --include-fenced-brokers --output --timeout --profile -X --client-property"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

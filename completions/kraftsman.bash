@@ -29,6 +29,7 @@ _kraftsman_kraftsman() {
             "|controller") node="controller" ;;
             "|demo") node="demo" ;;
             "|pipeline") node="pipeline" ;;
+            "|profile") node="profile" ;;
             "storage|info") node="storage info" ;;
             "storage|format") node="storage format" ;;
             "storage|version-mapping") node="storage version-mapping" ;;
@@ -46,7 +47,12 @@ _kraftsman_kraftsman() {
             "features|disable") node="features disable" ;;
             "features|version-mapping") node="features version-mapping" ;;
             "features|feature-dependencies") node="features feature-dependencies" ;;
-            "storage info|-c"|"storage info|--config"|"storage info|--output"|"storage format|-c"|"storage format|--config"|"storage format|--output"|"storage format|-t"|"storage format|--cluster-id"|"storage format|-S"|"storage format|--add-scram"|"storage format|-r"|"storage format|--release-version"|"storage format|-f"|"storage format|--feature"|"storage format|-I"|"storage format|--initial-controllers"|"storage version-mapping|-r"|"storage version-mapping|--release-version"|"storage feature-dependencies|-f"|"storage feature-dependencies|--feature"|"storage random-uuid|--count"|"dump-log|--files"|"dump-log|--key-decoder-class"|"dump-log|--max-bytes"|"dump-log|--max-message-size"|"dump-log|--output"|"dump-log|--value-decoder-class"|"shell|-s"|"shell|--snapshot"|"shell|-d"|"shell|--directory"|"shell|--offset"|"shell|--controllers"|"shell|-C"|"shell|--bootstrap-controller"|"shell|-c"|"shell|--config"|"shell|--timeout"|"cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server"|"cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller"|"cluster cluster-id|-c"|"cluster cluster-id|--config"|"cluster cluster-id|--output"|"cluster cluster-id|--timeout"|"cluster unregister|-b"|"cluster unregister|--bootstrap-server"|"cluster unregister|-C"|"cluster unregister|--bootstrap-controller"|"cluster unregister|-c"|"cluster unregister|--config"|"cluster unregister|--output"|"cluster unregister|--timeout"|"cluster unregister|-i"|"cluster unregister|--id"|"cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server"|"cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller"|"cluster list-endpoints|-c"|"cluster list-endpoints|--config"|"cluster list-endpoints|--output"|"cluster list-endpoints|--timeout"|"quorum|--bootstrap-server"|"quorum|--bootstrap-controller"|"quorum|--command-config"|"quorum|--output"|"quorum|--timeout"|"quorum describe|--output"|"quorum describe|--timeout"|"quorum add-controller|--output"|"quorum add-controller|--timeout"|"quorum remove-controller|-i"|"quorum remove-controller|--controller-id"|"quorum remove-controller|-d"|"quorum remove-controller|--controller-directory-id"|"quorum remove-controller|--output"|"quorum remove-controller|--timeout"|"features|--bootstrap-server"|"features|--bootstrap-controller"|"features|--command-config"|"features|--output"|"features|--timeout"|"features describe|--output"|"features describe|--timeout"|"features upgrade|--metadata"|"features upgrade|--release-version"|"features upgrade|--feature"|"features upgrade|--output"|"features upgrade|--timeout"|"features downgrade|--metadata"|"features downgrade|--release-version"|"features downgrade|--feature"|"features downgrade|--output"|"features downgrade|--timeout"|"features disable|--feature"|"features disable|--output"|"features disable|--timeout"|"features version-mapping|--release-version"|"features version-mapping|--output"|"features version-mapping|--timeout"|"features feature-dependencies|--feature"|"features feature-dependencies|--output"|"features feature-dependencies|--timeout"|"controller|-c"|"controller|--config"|"controller|--override"|"controller|--log-level"|"demo|--directory"|"demo|--voters"|"pipeline|-o"|"pipeline|--output-dir"|"pipeline|--format"|"pipeline|--master"|"pipeline|--conf"|"pipeline|--split-bytes") i=$((i + 1)) ;;
+            "profile|list") node="profile list" ;;
+            "profile|show") node="profile show" ;;
+            "profile|use") node="profile use" ;;
+            "profile|create") node="profile create" ;;
+            "profile|delete") node="profile delete" ;;
+            "storage info|-c"|"storage info|--config"|"storage info|--output"|"storage format|-c"|"storage format|--config"|"storage format|--output"|"storage format|-t"|"storage format|--cluster-id"|"storage format|-S"|"storage format|--add-scram"|"storage format|-r"|"storage format|--release-version"|"storage format|-f"|"storage format|--feature"|"storage format|-I"|"storage format|--initial-controllers"|"storage version-mapping|-r"|"storage version-mapping|--release-version"|"storage feature-dependencies|-f"|"storage feature-dependencies|--feature"|"storage random-uuid|--count"|"dump-log|--files"|"dump-log|--key-decoder-class"|"dump-log|--max-bytes"|"dump-log|--max-message-size"|"dump-log|--output"|"dump-log|--value-decoder-class"|"shell|-s"|"shell|--snapshot"|"shell|-d"|"shell|--directory"|"shell|--offset"|"shell|--controllers"|"shell|-C"|"shell|--bootstrap-controller"|"shell|-c"|"shell|--config"|"shell|--timeout"|"shell|-f"|"shell|--file"|"shell|-o"|"shell|--output"|"cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server"|"cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller"|"cluster cluster-id|-c"|"cluster cluster-id|--config"|"cluster cluster-id|--output"|"cluster cluster-id|--timeout"|"cluster cluster-id|--profile"|"cluster cluster-id|-X"|"cluster cluster-id|--client-property"|"cluster unregister|-i"|"cluster unregister|--id"|"cluster unregister|-b"|"cluster unregister|--bootstrap-server"|"cluster unregister|-C"|"cluster unregister|--bootstrap-controller"|"cluster unregister|-c"|"cluster unregister|--config"|"cluster unregister|--output"|"cluster unregister|--timeout"|"cluster unregister|--profile"|"cluster unregister|-X"|"cluster unregister|--client-property"|"cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server"|"cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller"|"cluster list-endpoints|-c"|"cluster list-endpoints|--config"|"cluster list-endpoints|--output"|"cluster list-endpoints|--timeout"|"cluster list-endpoints|--profile"|"cluster list-endpoints|-X"|"cluster list-endpoints|--client-property"|"quorum|--bootstrap-server"|"quorum|--bootstrap-controller"|"quorum|--command-config"|"quorum|--output"|"quorum|--timeout"|"quorum describe|--output"|"quorum describe|--timeout"|"quorum add-controller|--output"|"quorum add-controller|--timeout"|"quorum remove-controller|-i"|"quorum remove-controller|--controller-id"|"quorum remove-controller|-d"|"quorum remove-controller|--controller-directory-id"|"quorum remove-controller|--output"|"quorum remove-controller|--timeout"|"features|--bootstrap-server"|"features|--bootstrap-controller"|"features|--command-config"|"features|--output"|"features|--timeout"|"features describe|--output"|"features describe|--timeout"|"features upgrade|--metadata"|"features upgrade|--release-version"|"features upgrade|--feature"|"features upgrade|--output"|"features upgrade|--timeout"|"features downgrade|--metadata"|"features downgrade|--release-version"|"features downgrade|--feature"|"features downgrade|--output"|"features downgrade|--timeout"|"features disable|--feature"|"features disable|--output"|"features disable|--timeout"|"features version-mapping|--release-version"|"features version-mapping|--output"|"features version-mapping|--timeout"|"features feature-dependencies|--feature"|"features feature-dependencies|--output"|"features feature-dependencies|--timeout"|"controller|-c"|"controller|--config"|"controller|--override"|"controller|--log-level"|"demo|--directory"|"demo|--voters"|"pipeline|-o"|"pipeline|--output-dir"|"pipeline|--format"|"pipeline|--master"|"pipeline|--conf"|"pipeline|--split-bytes"|"profile list|--output"|"profile show|--output"|"profile create|-C"|"profile create|--bootstrap-controller"|"profile create|-b"|"profile create|--bootstrap-server"|"profile create|-c"|"profile create|--client-config"|"profile create|-X"|"profile create|--client-property"|"profile create|--timeout"|"profile create|--output") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -76,22 +82,30 @@ _kraftsman_kraftsman() {
         "shell|-C"|"shell|--bootstrap-controller") :; return 0 ;;
         "shell|-c"|"shell|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "shell|--timeout") :; return 0 ;;
+        "shell|-f"|"shell|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "shell|-o"|"shell|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "cluster cluster-id|-b"|"cluster cluster-id|--bootstrap-server") :; return 0 ;;
         "cluster cluster-id|-C"|"cluster cluster-id|--bootstrap-controller") :; return 0 ;;
         "cluster cluster-id|-c"|"cluster cluster-id|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "cluster cluster-id|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "cluster cluster-id|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "cluster cluster-id|--timeout") :; return 0 ;;
+        "cluster cluster-id|--profile") :; return 0 ;;
+        "cluster cluster-id|-X"|"cluster cluster-id|--client-property") :; return 0 ;;
+        "cluster unregister|-i"|"cluster unregister|--id") _kraftsman_dynamic broker-id "$cur"; return 0 ;;
         "cluster unregister|-b"|"cluster unregister|--bootstrap-server") :; return 0 ;;
         "cluster unregister|-C"|"cluster unregister|--bootstrap-controller") :; return 0 ;;
         "cluster unregister|-c"|"cluster unregister|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "cluster unregister|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "cluster unregister|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "cluster unregister|--timeout") :; return 0 ;;
-        "cluster unregister|-i"|"cluster unregister|--id") _kraftsman_dynamic broker-id "$cur"; return 0 ;;
+        "cluster unregister|--profile") :; return 0 ;;
+        "cluster unregister|-X"|"cluster unregister|--client-property") :; return 0 ;;
         "cluster list-endpoints|-b"|"cluster list-endpoints|--bootstrap-server") :; return 0 ;;
         "cluster list-endpoints|-C"|"cluster list-endpoints|--bootstrap-controller") :; return 0 ;;
         "cluster list-endpoints|-c"|"cluster list-endpoints|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "cluster list-endpoints|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "cluster list-endpoints|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "cluster list-endpoints|--timeout") :; return 0 ;;
+        "cluster list-endpoints|--profile") :; return 0 ;;
+        "cluster list-endpoints|-X"|"cluster list-endpoints|--client-property") :; return 0 ;;
         "quorum|--bootstrap-server") :; return 0 ;;
         "quorum|--bootstrap-controller") :; return 0 ;;
         "quorum|--command-config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
@@ -141,9 +155,17 @@ _kraftsman_kraftsman() {
         "pipeline|--master") :; return 0 ;;
         "pipeline|--conf") :; return 0 ;;
         "pipeline|--split-bytes") :; return 0 ;;
+        "profile list|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
+        "profile show|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
+        "profile create|-C"|"profile create|--bootstrap-controller") :; return 0 ;;
+        "profile create|-b"|"profile create|--bootstrap-server") :; return 0 ;;
+        "profile create|-c"|"profile create|--client-config") :; return 0 ;;
+        "profile create|-X"|"profile create|--client-property") :; return 0 ;;
+        "profile create|--timeout") :; return 0 ;;
+        "profile create|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum features controller demo pipeline" ;;
+        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum features controller demo pipeline profile" ;;
         "storage") flags="-h --help"; subs="info format version-mapping feature-dependencies random-uuid" ;;
         "storage info") flags="-h --help -c --config --output"; subs="" ;;
         "storage format") flags="-h --help -c --config --output -t --cluster-id -S --add-scram -g --ignore-formatted -r --release-version -f --feature -s --standalone -N --no-initial-controllers -I --initial-controllers"; subs="" ;;
@@ -151,11 +173,11 @@ _kraftsman_kraftsman() {
         "storage feature-dependencies") flags="-h --help -f --feature"; subs="" ;;
         "storage random-uuid") flags="-h --help --count"; subs="" ;;
         "dump-log") flags="--cluster-metadata-decoder --deep-iteration --files --help --index-sanity-check --key-decoder-class --max-bytes --max-message-size --offsets-decoder --output --print-data-log --remote-log-metadata-decoder --skip-record-metadata --transaction-log-decoder --value-decoder-class --verify-index-only --version"; subs="" ;;
-        "shell") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout"; subs="" ;;
+        "shell") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout -f --file --keep-going --strict -o --output"; subs="" ;;
         "cluster") flags="-h --help"; subs="cluster-id unregister list-endpoints" ;;
-        "cluster cluster-id") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout"; subs="" ;;
-        "cluster unregister") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout -i --id --missing-ok --require-fenced --dry-run"; subs="" ;;
-        "cluster list-endpoints") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --include-fenced-brokers"; subs="" ;;
+        "cluster cluster-id") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --profile -X --client-property"; subs="" ;;
+        "cluster unregister") flags="-h --help -i --id -b --bootstrap-server -C --bootstrap-controller -c --config --missing-ok --require-fenced --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
+        "cluster list-endpoints") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --include-fenced-brokers --output --timeout --profile -X --client-property"; subs="" ;;
         "quorum") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe add-controller remove-controller" ;;
         "quorum describe") flags="-h --help --status --replication --human-readable --output --timeout"; subs="" ;;
         "quorum add-controller") flags="-h --help --dry-run --output --timeout"; subs="" ;;
@@ -170,6 +192,12 @@ _kraftsman_kraftsman() {
         "controller") flags="-h --help -c --config --override --log-level --version"; subs="" ;;
         "demo") flags="-h --help --directory --voters"; subs="" ;;
         "pipeline") flags="-o --output-dir --format --master --conf --split-bytes --verbose -h --help"; subs="" ;;
+        "profile") flags="-h --help"; subs="list show use create delete" ;;
+        "profile list") flags="-h --help --output"; subs="" ;;
+        "profile show") flags="-h --help --output"; subs="" ;;
+        "profile use") flags="-h --help"; subs="" ;;
+        "profile create") flags="-h --help -C --bootstrap-controller -b --bootstrap-server -c --client-config -X --client-property --timeout --output --use --force"; subs="" ;;
+        "profile delete") flags="-h --help"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

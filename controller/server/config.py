@@ -18,11 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config_error import ConfigError  # noqa: F401 (re-exported: callers catch config.ConfigError)
+
 METADATA_PARTITION = "__cluster_metadata-0"
-
-
-class ConfigError(ValueError):
-    """The server configuration is missing a setting or holds a bad value."""
 
 
 @dataclass(frozen=True)

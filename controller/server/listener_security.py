@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import sasl_server, tls
-from .config import ConfigError, ControllerConfig
+from .config_error import ConfigError  # ControllerConfig: annotations only (no import circle)
 
 
 @dataclass
@@ -60,7 +60,7 @@ class ListenerSecurity:
         return response.replace(api_keys=[keys[k] for k in sorted(keys)])
 
 
-def for_listener(config: ControllerConfig, name: str, scram_lookup=None) -> ListenerSecurity | None:
+def for_listener(config: "ControllerConfig", name: str, scram_lookup=None) -> ListenerSecurity | None:
     """Build the security of listener `name` (None for PLAINTEXT); raise ConfigError on bad settings."""
     protocol = config.security_protocol(name)
     if protocol == "PLAINTEXT":
@@ -104,7 +104,7 @@ def _sasl_settings(security: ListenerSecurity, props: dict, name: str) -> None:
                               f"plain.sasl.jaas.config with user_<name>=\"<password>\" options")
 
 
-def check(config: ControllerConfig) -> None:
+def check(config: "ControllerConfig") -> None:
     """Build every listener's security once (loads the key files) to report bad settings as ConfigError."""
     for ep in config.listeners:
         for_listener(config, ep.name)

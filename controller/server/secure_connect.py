@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from kraftsman.storage.protocol import codec
 
 from . import sync_sasl, tls
-from .config import ConfigError, ControllerConfig
+from .config_error import ConfigError  # ControllerConfig: annotations only (no import circle)
 from .peers import Connection, RequestTimeout
 
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
@@ -43,7 +43,7 @@ class ClientSecurity:
     password: str | None = None
 
 
-def controller_client_security(config: ControllerConfig) -> ClientSecurity | None:
+def controller_client_security(config: "ControllerConfig") -> ClientSecurity | None:
     """Return the client security for the first controller listener (None when it is PLAINTEXT)."""
     listener = config.controller_listener().name
     protocol = config.security_protocol(listener)
@@ -67,7 +67,7 @@ def controller_client_security(config: ControllerConfig) -> ClientSecurity | Non
     return ClientSecurity(protocol, context, mechanism, options["username"], options["password"])
 
 
-def for_peers(config: ControllerConfig) -> ClientSecurity | None:
+def for_peers(config: "ControllerConfig") -> ClientSecurity | None:
     """Return the client security Raft and forwarding need: None when the first controller listener is
     PLAINTEXT or this controller has no other voter or bootstrap server to talk to."""
     others = set(config.static_voters) - {config.node_id}

@@ -1,0 +1,30 @@
+"""Render a command's data as text, JSON or YAML: one object, one style, every tool.
+
+Rules:
+- JSON is one object per line as json.dumps writes it (", " and ": " separators, keys in the order built,
+  non-ASCII kept); YAML is the same object through pyyaml (block style, keys in the same order), so
+  `yaml.safe_load` of the YAML equals `json.loads` of the JSON.
+- Text is the command's own (Kafka's texts); this module only knows the structured formats.
+- pyyaml is imported only when YAML is asked for.
+"""
+from __future__ import annotations
+
+import json
+
+FORMATS = ("text", "json", "yaml")
+
+
+def render(obj, fmt: str) -> str:
+    """Return `obj` as `fmt` ('json' or 'yaml'), ending with a newline."""
+    if fmt == "json":
+        return json.dumps(obj, ensure_ascii=False) + "\n"
+    if fmt == "yaml":
+        import yaml
+
+        return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    raise ValueError(f"no structured rendering for {fmt!r}")
+
+
+def structured(fmt: str) -> bool:
+    """Tell whether `fmt` is one of the structured formats (json, yaml)."""
+    return fmt in ("json", "yaml")
