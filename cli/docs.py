@@ -58,6 +58,25 @@ def build_parser_of(command: Command) -> argparse.ArgumentParser:
     return module.build_parser()
 
 
+def parse_example(command: Command, args: list[str]) -> None:
+    """Parse `args` with the command's real definition (click for a typer app); raise on a bad command line."""
+    module = importlib.import_module(command.module)
+    app = getattr(module, "app", None)
+    if app is None:
+        build_parser_of(command).parse_args(args)
+        return
+    from .app import by_script
+    from .common.typer_app import click_command
+
+    click_cmd = click_command(app, by_script(command.name).env_name)
+    ctx = click_cmd.make_context(command.name, list(args))
+    rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+    while hasattr(ctx.command, "resolve_command") and rest:
+        name, sub, rest = ctx.command.resolve_command(ctx, rest)
+        ctx = sub.make_context(name, list(rest), parent=ctx)
+        rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+
+
 def command_paths(command: Command) -> list[tuple[str, ...]]:
     """Return the sub-command paths of `command` ((), ("format",), ...), the umbrella's own only."""
     node = model(command, nested=False)

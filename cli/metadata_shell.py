@@ -9,6 +9,10 @@ Rules:
   ...' (1); a batch whose CRC does not match is reported and skipped (one-shot and batch modes then exit 2),
   or stops the load with --strict (exit 2).
 - prompt_toolkit is imported only when the interactive shell starts.
+- The command line is a typer app (help, man page, completion and KRAFTSMAN_SHELL_* variables come from it);
+  words after the first non-option word are the shell command, passed as typed. Live mode takes a profile's
+  bootstrap controllers, client settings and timeout when no source is given (--profile, KRAFTSMAN_PROFILE,
+  current-profile), and -X key=value client settings.
 """
 from __future__ import annotations
 
@@ -17,8 +21,12 @@ import os
 import time
 from pathlib import Path
 
+from typing import Annotated, Literal, Optional
+
+import typer
+
 from .common import Environment, ExitStatus, ToolError, exit_with
-from .env_overrides import with_environment
+from .common.typer_app import is_default, run_app
 
 PROG = "kafka-metadata-shell"
 NO_SOURCE = f"{PROG}: give --snapshot, --directory or --bootstrap-controller"
@@ -26,39 +34,57 @@ HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 PROGRESS_MIN_BYTES = 8 << 20
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise ToolError(f"{self.format_usage().strip()}\n{PROG}: error: {message}", ExitStatus.ERROR)
+app = typer.Typer(name=PROG, add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"], "allow_interspersed_args": False})
+Text = Optional[str]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kafka-metadata-shell."""
-    parser = _Parser(prog=PROG, description="The Apache Kafka metadata shell")
-    parser.add_argument("--snapshot", "-s", help="The snapshot file to read.")
-    parser.add_argument("--directory", "-d", help="A metadata log directory: its newest snapshot, then the "
-                        "log after it (kraftsman).")
-    parser.add_argument("--offset", type=int, help="Show the metadata as of this log offset (kraftsman).")
-    parser.add_argument("--controllers", metavar="ID@HOST:PORT,...",
-                        help="Follow a running quorum as a read-only observer, given its voters in "
-                        "controller.quorum.voters syntax (kraftsman).")
-    parser.add_argument("--bootstrap-controller", "-C", metavar="HOST:PORT,...",
-                        help="Follow a running quorum as a read-only observer, found through these "
-                        "controllers (kraftsman).")
-    parser.add_argument("--config", "-c", help="A property file with the client's security settings for "
-                        "--controllers / --bootstrap-controller, as kafka-cluster reads (kraftsman).")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="Live mode: give up catching up with "
-                        "the quorum after this many seconds (default: request.timeout.ms) (kraftsman).")
-    parser.add_argument("--file", "-f", metavar="FILE", help="Run the commands in FILE, one a line ('-': stdin), "
-                        "with no prompt, then exit; done too when stdin is not a terminal (kraftsman).")
-    parser.add_argument("--keep-going", action="store_true", help="Batch mode: run every line even after a "
-                        "failure; the exit status is still the first failure's (kraftsman).")
-    parser.add_argument("--strict", action="store_true", help="Stop loading at the first batch whose CRC does "
-                        "not match (exit 2) instead of reporting and skipping it (kraftsman).")
-    parser.add_argument("--output", "-o", choices=("text", "json", "yaml"), default="text",
-                        help="The default output of cat, ls, find and tree: Kafka's text, or JSON / YAML documents "
-                        "built from the records (schema: metadata-shell.schema.json) (kraftsman).")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="The command to run.")
-    return parser
+@app.command(help="The Apache Kafka metadata shell")
+def shell(ctx: typer.Context,
+          snapshot: Annotated[Text, typer.Option("--snapshot", "-s", help="The snapshot file to read.")] = None,
+          directory: Annotated[Text, typer.Option(
+              "--directory", "-d", help="A metadata log directory: its newest snapshot, then the log after it "
+                                        "(kraftsman).")] = None,
+          offset: Annotated[Optional[int], typer.Option(
+              "--offset", help="Show the metadata as of this log offset (kraftsman).")] = None,
+          controllers: Annotated[Text, typer.Option(
+              "--controllers", metavar="ID@HOST:PORT,...",
+              help="Follow a running quorum as a read-only observer, given its voters in controller.quorum.voters "
+                   "syntax (kraftsman).")] = None,
+          bootstrap_controller: Annotated[Text, typer.Option(
+              "--bootstrap-controller", "-C", metavar="HOST:PORT,...",
+              help="Follow a running quorum as a read-only observer, found through these controllers "
+                   "(kraftsman).")] = None,
+          config: Annotated[Text, typer.Option(
+              "--config", "-c", help="A property file with the client's security settings for --controllers / "
+                                     "--bootstrap-controller, as kafka-cluster reads (kraftsman).")] = None,
+          timeout: Annotated[Optional[float], typer.Option(
+              "--timeout", metavar="SECONDS", help="Live mode: give up catching up with the quorum after this many "
+                                                   "seconds (default: request.timeout.ms) (kraftsman).")] = None,
+          profile: Annotated[Text, typer.Option(
+              "--profile", help="Live mode: take the bootstrap controllers, client settings and timeout from this "
+                                "profile when no source is given (kraftsman).")] = None,
+          client_property: Annotated[Optional[list[str]], typer.Option(
+              "--client-property", "-X", metavar="KEY=VALUE",
+              help="Live mode: a client setting (repeatable), over --config and the profile (kraftsman).")] = None,
+          file: Annotated[Text, typer.Option(
+              "--file", "-f", metavar="FILE", help="Run the commands in FILE, one a line ('-': stdin), with no "
+                                                   "prompt, then exit; done too when stdin is not a terminal "
+                                                   "(kraftsman).")] = None,
+          keep_going: Annotated[bool, typer.Option(
+              "--keep-going", help="Batch mode: run every line even after a failure; the exit status is still the "
+                                   "first failure's (kraftsman).")] = False,
+          strict: Annotated[bool, typer.Option(
+              "--strict", help="Stop loading at the first batch whose CRC does not match (exit 2) instead of "
+                               "reporting and skipping it (kraftsman).")] = False,
+          output: Annotated[Literal["text", "json", "yaml"], typer.Option(
+              "--output", "-o", help="The default output of cat, ls, find and tree: Kafka's text, or JSON / YAML "
+                                     "documents built from the records (schema: metadata-shell.schema.json) "
+                                     "(kraftsman).")] = "text",
+          command: Annotated[Optional[list[str]], typer.Argument(help="The command to run.")] = None) -> int:
+    ns = argparse.Namespace(**{k: v for k, v in locals().items() if k != "ctx"})
+    ns.command = list(command or [])
+    return _start(ctx, ns, ctx.find_root().obj)
 
 
 def _lock(directory: Path):
@@ -191,9 +217,17 @@ def _commit_id() -> str:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-shell with `argv`."""
+    return run_app(app, argv, env, prog=PROG, tool_env_name="shell")
+
+
+def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:
+    """Check the sources (a profile may give the live one), then run the live or the file shell."""
     try:
-        ns = with_environment(build_parser(), "shell", argv, env.env).parse_args(argv)
+        ns.client = _client_overrides(ns.client_property or [])
         sources = [s for s in (ns.snapshot, ns.directory, ns.controllers, ns.bootstrap_controller) if s]
+        if not sources:
+            _apply_profile(ctx, ns, env)
+            sources = [ns.bootstrap_controller] if ns.bootstrap_controller else []
         if not sources:
             raise ToolError(NO_SOURCE, ExitStatus.USAGE)
         if len(sources) > 1:
@@ -212,6 +246,31 @@ def run(argv: list[str], env: Environment) -> int:
     except ToolError as e:  # Kafka's messages are printed verbatim, not as kraftsman one-liners
         env.stderr.write(e.message + "\n")
         return e.status
+
+
+def _client_overrides(pairs: list[str]) -> dict[str, str]:
+    found = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {pair!r}", ExitStatus.USAGE)
+        found[key.strip()] = value.strip()
+    return found
+
+
+def _apply_profile(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> None:
+    """Take the live source and client settings from the profile in use (flag > variable > profile)."""
+    from .common import profiles
+
+    chosen = profiles.select(profiles.load(env.env), ns.profile, env.env)
+    if chosen is None or not chosen.bootstrap_controller:
+        return
+    ns.bootstrap_controller = chosen.bootstrap_controller
+    if is_default(ctx, "config") and chosen.client_config:
+        ns.config = chosen.client_config
+    ns.client = {**chosen.client, **ns.client}
+    if is_default(ctx, "timeout") and chosen.timeout is not None:
+        ns.timeout = chosen.timeout
 
 
 def _run(ns, env: Environment) -> int:

@@ -39,6 +39,7 @@ def _client_config(ns):
             raise ToolError(f"{PROG}: {ns.config} (No such file or directory)") from None
         except (OSError, ValueError) as e:
             raise ToolError(f"{PROG}: cannot read {ns.config}: {getattr(e, 'strerror', None) or e}") from None
+    props |= getattr(ns, "client", None) or {}     # a profile's client settings, then -X
     try:
         config = sc.ClientConfig.from_properties(props)
     except ValueError as e:

@@ -20,7 +20,7 @@ _kraftsman_kafka_metadata_shell() {
     while [ "$i" -lt "$COMP_CWORD" ]; do
         word="${COMP_WORDS[i]}"
         case "$node|$word" in
-            "|-s"|"|--snapshot"|"|-d"|"|--directory"|"|--offset"|"|--controllers"|"|-C"|"|--bootstrap-controller"|"|-c"|"|--config"|"|--timeout"|"|-f"|"|--file"|"|-o"|"|--output") i=$((i + 1)) ;;
+            "|-s"|"|--snapshot"|"|-d"|"|--directory"|"|--offset"|"|--controllers"|"|-C"|"|--bootstrap-controller"|"|-c"|"|--config"|"|--timeout"|"|--profile"|"|-X"|"|--client-property"|"|-f"|"|--file"|"|-o"|"|--output") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -32,11 +32,13 @@ _kraftsman_kafka_metadata_shell() {
         "|-C"|"|--bootstrap-controller") :; return 0 ;;
         "|-c"|"|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "|--timeout") :; return 0 ;;
+        "|--profile") :; return 0 ;;
+        "|-X"|"|--client-property") :; return 0 ;;
         "|-f"|"|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
         "|-o"|"|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout -f --file --keep-going --strict -o --output"; subs="" ;;
+        "") flags="-h --help -s --snapshot -d --directory --offset --controllers -C --bootstrap-controller -c --config --timeout --profile -X --client-property -f --file --keep-going --strict -o --output"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

@@ -119,7 +119,8 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
     command = click_command(app, tool_env_name)
     with contextlib.redirect_stdout(env.stdout):
         try:
-            result = command.main(args=list(argv), prog_name=prog, standalone_mode=False, obj=env)
+            # click's own main, not typer's: typer turns Ctrl-C into a bare exit 130, losing "Interrupted."
+            result = click.Command.main(command, args=list(argv), prog_name=prog, standalone_mode=False, obj=env)
         except click.exceptions.Exit as e:
             return int(e.exit_code or 0)
         except click.exceptions.Abort:

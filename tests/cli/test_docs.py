@@ -114,7 +114,7 @@ def test_examples_parse_with_the_real_parsers(name, caption, example):
     if command.subcommand is None and args[0] in {c.subcommand for c in COMMANDS}:
         command = next(c for c in COMMANDS if c.subcommand == args[0])
         args = args[1:]
-    docs.build_parser_of(command).parse_args(args)
+    docs.parse_example(command, args)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -298,6 +298,23 @@ def test_non_interactive_matches_the_file_modes_at_the_same_offset(quorum, broke
     assert live_then[1] == file_then[1] and "o1" in live_then[1].split() and "o2" not in live_then[1].split()
 
 
+def test_a_profile_gives_the_live_source(quorum, brokers, tmp_path):
+    """No source on the command line: the current profile's bootstrap-controller is followed (issue 19)."""
+    from kraftsman.cli.common import profiles
+
+    config = tmp_path / "kraftsman" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text(f"current-profile: q\nprofiles:\n  q:\n    bootstrap-controller: '{quorum.bootstrap()}'\n"
+                      "    timeout: 20\n")
+    assert profiles.load({"XDG_CONFIG_HOME": str(tmp_path)}).current == "q"
+    out, err = io.StringIO(), io.StringIO()
+    status = run(["ls", "/image/cluster"], Environment(stdout=out, stderr=err, stdin=_Terminal(),
+                                                   env={"XDG_CONFIG_HOME": str(tmp_path)}))
+    assert (status, err.getvalue()) == (0, "") and "brokers" in out.getvalue().split()
+    status = run(["ls", "/image/cluster"], Environment(stdout=io.StringIO(), stderr=err, stdin=_Terminal(), env={}))
+    assert status == 64 and "give --snapshot, --directory or --bootstrap-controller" in err.getvalue()
+
+
 def _leads(loop, quorum, node_id) -> bool:
     try:
         part = loop.run(describe_quorum(*quorum.addresses()[node_id]))
