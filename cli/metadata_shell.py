@@ -27,10 +27,10 @@ import typer
 
 from .common import Environment, ExitStatus, ToolError, exit_with
 from .common.typer_app import is_default, run_app
+from .shell_session import HISTORY_ENV, open_script, run_session
 
 PROG = "kafka-metadata-shell"
 NO_SOURCE = f"{PROG}: give --snapshot, --directory or --bootstrap-controller"
-HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 PROGRESS_MIN_BYTES = 8 << 20
 
 
@@ -301,38 +301,6 @@ def _interactive(state, env: Environment) -> int:
     env.stdout.flush()
     history = env.env.get(HISTORY_ENV) or str(Path.home() / ".kafka-metadata-shell_history")
     return run_repl(state, env.stdout.write, history_path=history, pager=env.stdout_isatty)
-
-
-def open_script(ns, env: Environment):
-    """Return the lines of batch mode (-f FILE, or stdin when it is not a terminal), or None for the REPL."""
-    if ns.command:
-        if ns.file:
-            raise ToolError(f"{PROG}: give either a command or --file, not both", ExitStatus.USAGE)
-        return None
-    if ns.file and ns.file != "-":
-        try:
-            return open(ns.file, encoding="utf-8")
-        except OSError as e:
-            raise ToolError(f"{PROG}: cannot read {ns.file}: {e.strerror or e}") from None
-    stdin_tty = bool(getattr(env.stdin, "isatty", lambda: False)())
-    return env.stdin if ns.file == "-" or not stdin_tty else None
-
-
-def run_session(state, ns, env: Environment, script, interactive) -> int:
-    """Run the one-shot command, the batch `script`, or `interactive()`; return the exit status."""
-    if ns.command:
-        from kraftsman.shell.runner import run_words
-
-        return run_words(state, list(ns.command), env.stdout.write, shell=False)
-    if script is not None:
-        from kraftsman.shell.batch import run_batch
-
-        try:
-            return run_batch(state, script, env.stdout.write, env.stderr.write, keep_going=ns.keep_going)
-        finally:
-            if script is not env.stdin:
-                script.close()
-    return interactive()
 
 
 def main() -> None:

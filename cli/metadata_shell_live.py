@@ -94,7 +94,7 @@ def run_live(ns, env: Environment, local: dict) -> int:
 
     events: collections.deque = collections.deque(maxlen=64)
     observer = _observer(ns, events)
-    from .metadata_shell import open_script, run_session
+    from .shell_session import open_script, run_session
 
     script = open_script(ns, env)
     if script is None and not ns.command:
@@ -115,7 +115,7 @@ def _no_other_image(spec: str):
 def _interactive(observer, state, events, env: Environment) -> int:
     from kraftsman.shell.repl import run_repl
 
-    from .metadata_shell import HISTORY_ENV
+    from .shell_session import HISTORY_ENV
 
     events.clear()
     stop = threading.Event()

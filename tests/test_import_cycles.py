@@ -18,7 +18,6 @@ KNOWN = {
     "cli": [
         ["kraftsman.cli.dump_log", "kraftsman.cli.dump_log_index", "kraftsman.cli.dump_log_jsonl"],
         ["kraftsman.cli.metadata_quorum", "kraftsman.cli.quorum_voters"],
-        ["kraftsman.cli.metadata_shell", "kraftsman.cli.metadata_shell_live"],
     ],
 }
 
