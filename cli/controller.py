@@ -9,10 +9,12 @@ Rules:
 """
 from __future__ import annotations
 
-import argparse
+from typing import Annotated, Literal, Optional
+
+import typer
 
 from .common import Environment, ExitStatus, ToolError, exit_with
-from .env_overrides import with_environment
+from .common.typer_app import run_app
 
 PROG = "kafka-controller"
 DESCRIPTION = "Run a KRaft controller (process.roles=controller) in the foreground."
@@ -20,17 +22,27 @@ SIGNALS = ("SIGTERM or SIGINT stops it cleanly (exit 0; a second one exits at on
            "of every thread and task to stderr, and the controller goes on (as a JVM's thread dump).")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kafka-controller."""
-    parser = argparse.ArgumentParser(prog=PROG, description=f"{DESCRIPTION} {SIGNALS}")
-    parser.add_argument("-c", "--config", required=True, metavar="FILE",
-                        help="the server .properties file (process.roles=controller)")
-    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a property of the file (repeatable), as kafka-server-start")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARN", "ERROR"],
-                        help="the lowest level logged to stderr (default INFO)")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
-    return parser
+app = typer.Typer(name=PROG, add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+@app.command(help=f"{DESCRIPTION} {SIGNALS}")
+def controller(ctx: typer.Context,
+               config: Annotated[str, typer.Option(
+                   "--config", "-c", metavar="FILE", help="the server .properties file (process.roles=controller)")],
+               override: Annotated[Optional[list[str]], typer.Option(
+                   "--override", metavar="KEY=VALUE",
+                   help="override a property of the file (repeatable), as kafka-server-start")] = None,
+               log_level: Annotated[Literal["DEBUG", "INFO", "WARN", "ERROR"], typer.Option(
+                   "--log-level", help="the lowest level logged to stderr (default INFO)")] = "INFO",
+               version: Annotated[bool, typer.Option("--version", help="print the version and exit")] = False) -> int:
+    env: Environment = ctx.find_root().obj
+    if version:
+        from importlib.metadata import version as installed
+
+        env.stdout.write(f"{installed('kraftsman')}\n")
+        return ExitStatus.OK
+    return _run(env, config, list(override or []), log_level)
 
 
 def _load_config(path: str, overrides: list[str], environ):
@@ -112,14 +124,13 @@ def _on_signal(stop) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the controller until a signal arrives."""
-    args = with_environment(build_parser(), "controller", argv, env.env).parse_args(argv)
-    if args.version:
-        from importlib.metadata import version
+    return run_app(app, argv, env, prog=PROG, tool_env_name="controller", usage_status=lambda argv: ExitStatus.USAGE)
 
-        env.stdout.write(f"{version('kraftsman')}\n")
-        return ExitStatus.OK
-    config = _load_config(args.config, args.override, env.env)
-    _setup_logging(env, args.log_level)
+
+def _run(env: Environment, path: str, overrides: list[str], log_level: str) -> int:
+    """Load the configuration, then serve until a signal arrives."""
+    config = _load_config(path, overrides, env.env)
+    _setup_logging(env, log_level)
     import asyncio
 
     return asyncio.run(_serve(config))

@@ -13,9 +13,12 @@ import io
 import tempfile
 import time
 from pathlib import Path
+from typing import Annotated, Literal, Optional
+
+import typer
 
 from .common import Environment, ExitStatus, ToolError, exit_with
-from .env_overrides import with_environment
+from .common.typer_app import run_app
 
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
         "broker.session.timeout.ms": "2500", "broker.heartbeat.interval.ms": "500",
@@ -23,12 +26,17 @@ FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch
 BROKERS = (1001, 1002, 1003)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kraftsman-demo."""
-    parser = argparse.ArgumentParser(prog="kraftsman-demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--directory", help="keep the quorum's files in DIR instead of a temporary directory")
-    parser.add_argument("--voters", type=int, default=3, choices=[1, 3, 5], help="number of controllers (default 3)")
-    return parser
+app = typer.Typer(name="kraftsman-demo", add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+@app.command(help=__doc__.splitlines()[0])
+def demo(ctx: typer.Context,
+         directory: Annotated[Optional[str], typer.Option(
+             "--directory", help="keep the quorum's files in DIR instead of a temporary directory")] = None,
+         voters: Annotated[Literal["1", "3", "5"], typer.Option(
+             "--voters", help="number of controllers (default 3)")] = "3") -> int:
+    return _run(ctx.find_root().obj, argparse.Namespace(directory=directory, voters=int(voters)))
 
 
 class _Say:
@@ -131,7 +139,11 @@ def _show(quorum, node_id: int, say, env: Environment) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the demo end to end; return 0 when every step happened."""
-    args = with_environment(build_parser(), "demo", argv, env.env).parse_args(argv)
+    return run_app(app, argv, env, prog="kraftsman-demo", tool_env_name="demo",
+                   usage_status=lambda argv: ExitStatus.USAGE)
+
+
+def _run(env: Environment, args: argparse.Namespace) -> int:
     import asyncio  # after parsing: --help stays fast
 
     from .local_quorum import LocalQuorum
