@@ -61,6 +61,20 @@ EXAMPLES = {
                         "--dry-run"),
                        ("List the feature levels a release sets:", "kafka-features --bootstrap-server localhost:9092 "
                                                                    "version-mapping --release-version 3.8")),
+    "kafka-cluster": (("Unregister a dead broker from a playbook, safely re-runnable:",
+                       "kafka-cluster unregister --bootstrap-controller localhost:9093 --id 7 --require-fenced "
+                       "--missing-ok --output json"),
+                      ("List every broker endpoint, fenced ones too:",
+                       "kafka-cluster list-endpoints --bootstrap-server localhost:9092 --include-fenced-brokers"),
+                      ("Use a connection profile (kraftsman profile create prod -C localhost:9093 --use):",
+                       "kafka-cluster cluster-id --profile prod")),
+    "kafka-metadata-quorum": (("Show the leader, high watermark and lag of the quorum:",
+                               "kafka-metadata-quorum --bootstrap-controller localhost:9093 describe --status"),
+                              ("Show each voter's and observer's replication, with readable times:",
+                               "kafka-metadata-quorum --bootstrap-controller localhost:9093 describe --replication "
+                               "--human-readable")),
+    "kafka-metadata-export": (("Decode a fleet of metadata logs into Parquet tables with local Spark:",
+                               "kafka-metadata-export -o tables /var/lib/kafka/meta"),),
     "kafka-controller": (("Run a controller in the foreground:", "kafka-controller -c controller.properties"),),
     "kraftsman-demo": (("Run the demo and keep its files:", "kraftsman-demo --directory /tmp/kraftsman-demo"),),
 }

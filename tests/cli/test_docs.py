@@ -31,16 +31,14 @@ def test_generated_files_are_current():
 
 
 def test_a_new_flag_makes_the_files_stale(monkeypatch):
+    import click
+
     from kraftsman.cli import storage_tool
+    from kraftsman.cli.common.typer_app import click_command
 
-    original = storage_tool.build_parser
-
-    def with_new_flag():
-        parser = original()
-        parser.add_argument("--brand-new-flag", help="added without regenerating")
-        return parser
-
-    monkeypatch.setattr(storage_tool, "build_parser", with_new_flag)
+    fmt = click_command(storage_tool.app, "storage").commands["format"]
+    monkeypatch.setattr(fmt, "params", fmt.params + [click.Option(["--brand-new-flag"],
+                                                                  help="added without regenerating")])
     stale = docs.stale_files()
     assert {"man/kafka-storage.1", "completions/kafka-storage.bash", "completions/_kafka-storage",
             "completions/kafka-storage.fish", "completions/kraftsman.bash"} <= set(stale)
@@ -146,7 +144,7 @@ def bash_complete(script: str, words: list[str], cwd: Path) -> list[str]:
 BASH_CASES = [
     ("kafka-storage", ["kafka-storage", ""], KAFKA_STORAGE_COMMANDS),
     ("kafka-storage", ["kafka-storage", "format", "-"], KAFKA_FORMAT_FLAGS | {"-h", "--help", "--output"}),
-    ("kafka-storage", ["kafka-storage", "info", "--output", ""], {"text", "json"}),
+    ("kafka-storage", ["kafka-storage", "info", "--output", ""], {"text", "json", "yaml"}),
     ("kafka-storage", ["kafka-storage", "format", "--output", "j"], {"json"}),
     ("kafka-storage", ["kafka-storage", "format", "-c", "serv"], {"server.properties"}),
     ("kafka-storage", ["kafka-storage", "format", "-t", ""], set()),
@@ -157,7 +155,7 @@ BASH_CASES = [
     ("kafka-metadata-shell", ["kafka-metadata-shell", "--snapshot", "0"], {"00000000000000000000.log"}),
     ("kafka-metadata-shell", ["kafka-metadata-shell", "--directory", ""], {"data"}),
     ("kraftsman", ["kraftsman", "st"], {"storage"}),
-    ("kraftsman", ["kraftsman", "storage", "format", "--output", ""], {"text", "json"}),
+    ("kraftsman", ["kraftsman", "storage", "format", "--output", ""], {"text", "json", "yaml"}),
     ("kraftsman", ["kraftsman", "dump-log", "--output", ""], {"text", "jsonl"}),
     ("kraftsman", ["kraftsman", "storage", ""], KAFKA_STORAGE_COMMANDS),
 ]
@@ -201,4 +199,13 @@ def test_fish_completes_sub_commands_and_choices():
     result = subprocess.run(["fish", "--no-config", "-c", code], capture_output=True, text=True, timeout=20)
     subs, choices = result.stdout.split("---\n")
     assert {line.split("\t")[0] for line in subs.splitlines()} == KAFKA_STORAGE_COMMANDS
-    assert {line.split("\t")[0] for line in choices.splitlines()} == {"text", "json"}
+    assert {line.split("\t")[0] for line in choices.splitlines()} == {"text", "json", "yaml"}
+
+
+def test_every_man_page_has_examples():
+    """An EXAMPLES section with at least one example on every page (three pages had an empty one)."""
+    assert sorted(docs_man.EXAMPLES) == sorted(NAMES)
+    for name in NAMES:
+        text = unroff((REPO / f"man/{name}.1").read_text().split(".SH EXAMPLES", 1)[1].split(".SH", 1)[0])
+        assert docs_man.EXAMPLES[name] and all(example in " ".join(text.split()) for _, example in
+                                               docs_man.EXAMPLES[name]), name
