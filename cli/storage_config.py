@@ -1,4 +1,5 @@
-"""The checks Kafka 3.9's KafkaConfig makes on server.properties before kafka-storage does anything else.
+"""The server.properties kafka-storage reads: the checks Kafka 3.9's KafkaConfig makes before anything else, and
+the few settings the commands use (ServerConfig; load() reads and checks a file).
 
 StorageTool builds `new KafkaConfig(props)` for every command given --config, ahead of info or format; its
 ConfigException or IllegalArgumentException is not caught (a JVM stack trace, exit 1). kraftsman raises
@@ -10,6 +11,10 @@ Checked, in KafkaConfig's order (only these; the rest of validateValues is not r
 2. no process.roles: zookeeper.connect is required; process.roles: node.id must be set (>= 0).
 3. advertised.listeners (when set), then listeners, parse as endpoints whose listener names have a security
    protocol in the effective listener.security.protocol.map.
+
+Rules:
+- Every refusal is a ConfigError whose message is the one line kafka-storage prints (exit 1); nothing prints here.
+- Only the keys Kafka reads are read; `cluster.id` is read only to compare it with meta.properties (kraftsman).
 """
 from __future__ import annotations
 
@@ -134,3 +139,108 @@ def endpoints(text: str, protocols: dict[str, str]) -> list[tuple[str, str, int]
             continue
         raise ConfigError(f"Error creating broker listeners from '{text}': {problem}")
     return result
+
+
+# ---------------------------------------------------------------- what kafka-storage reads from the file
+
+KAFKA_DEFAULT_LOG_DIR = "/tmp/kafka-logs"
+
+
+class ServerConfig:
+    """The few server.properties settings kafka-storage reads."""
+
+    def __init__(self, props: dict[str, str]):
+        self.props = props
+
+    def _list(self, key: str) -> list[str]:
+        return [s.strip() for s in self.props.get(key, "").split(",") if s.strip()]
+
+    @property
+    def process_roles(self) -> list[str]:
+        """Return process.roles."""
+        return self._list("process.roles")
+
+    @property
+    def node_id(self) -> int:
+        """Return node.id (or broker.id; -1 if neither), already checked by validate()."""
+        text = self.props.get("node.id", self.props.get("broker.id"))
+        return -1 if text is None else int(text.strip())
+
+    @property
+    def cluster_id(self) -> str | None:
+        """Return cluster.id when the file sets one (Kafka's server config has no such key; some set it anyway)."""
+        return self.props.get("cluster.id", "").strip() or None
+
+    @property
+    def uses_default_log_dir(self) -> bool:
+        """Tell whether neither log.dirs nor log.dir is set, so Kafka's default /tmp/kafka-logs is used."""
+        return not (self._list("log.dirs") or self._list("log.dir"))
+
+    @property
+    def log_dirs(self) -> list[str]:
+        """Return log.dirs, else log.dir, else Kafka's default /tmp/kafka-logs."""
+        return self._list("log.dirs") or self._list("log.dir") or [KAFKA_DEFAULT_LOG_DIR]
+
+    @property
+    def metadata_log_dir(self) -> str:
+        """Return metadata.log.dir, defaulting to the first log dir."""
+        return self.props.get("metadata.log.dir", "").strip() or self.log_dirs[0]
+
+    def directories(self) -> list[str]:
+        """Return the sorted set of log dirs plus metadata.log.dir if set (configToLogDirectories)."""
+        dirs = set(self.log_dirs)
+        if self.props.get("metadata.log.dir", "").strip():
+            dirs.add(self.props["metadata.log.dir"].strip())
+        return sorted(dirs)
+
+    @property
+    def listener_name(self) -> str | None:
+        """Return the first name in controller.listener.names."""
+        names = self._list("controller.listener.names")
+        return names[0] if names else None
+
+    @property
+    def unstable_enabled(self) -> bool:
+        """Return unstable.feature.versions.enable (also accepts the older unstable.metadata.versions.enable)."""
+        return any(self.props.get(k, "false").strip().lower() == "true"
+                   for k in ("unstable.feature.versions.enable", "unstable.metadata.versions.enable"))
+
+    def controller_endpoint(self) -> tuple[str, int]:
+        """Return host and port of the first advertised controller listener (host 'localhost' if empty)."""
+        names = self._list("controller.listener.names")
+        controllers = [(n, h, p) for n, h, p in _listeners(self.props.get("listeners", "")) if n in names]
+        if not controllers:
+            raise ConfigError("No controller listeners found.")
+        advertised = {n: (h, p) for n, h, p in _listeners(self.props.get("advertised.listeners", ""))}
+        name, host, port = controllers[0]
+        host, port = advertised.get(name, (host, port))
+        return host or "localhost", port
+
+
+def _listeners(text: str) -> list[tuple[str, str, int]]:
+    """Parse `NAME://host:port,...` (IPv6 hosts in brackets)."""
+    result = []
+    for item in (s.strip() for s in text.split(",") if s.strip()):
+        name, sep, rest = item.partition("://")
+        host, _, port = rest.rpartition(":")
+        if not sep or not port.isdigit():
+            raise ConfigError(f"Unable to parse {item} to a broker endpoint")
+        result.append((name.strip(), host.strip("[]"), int(port)))
+    return result
+
+
+def load(path: str, environ) -> ServerConfig:
+    """Read and check the server .properties file (KAFKA_* variables over it when KRAFTSMAN_KAFKA_ENV asks);
+    raise ConfigError with the one line kafka-storage prints."""
+    from kraftsman.storage import properties
+
+    from .env_overrides import with_kafka_environment
+
+    try:
+        props = with_kafka_environment(properties.load(path), environ)
+    except FileNotFoundError:
+        raise ConfigError(f"{path} (No such file or directory)") from None
+    except (OSError, properties.PropertiesError) as e:
+        raise ConfigError(f"Unable to read {path}: {e}") from None
+    validate(props)          # as StorageTool's `new KafkaConfig(...)`, before any command runs
+    return ServerConfig(props)

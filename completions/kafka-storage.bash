@@ -11,20 +11,20 @@ _kraftsman_kafka_storage() {
             "|version-mapping") node="version-mapping" ;;
             "|feature-dependencies") node="feature-dependencies" ;;
             "|random-uuid") node="random-uuid" ;;
-            "info|-c"|"info|--config"|"info|--output"|"format|-c"|"format|--config"|"format|--output"|"format|-t"|"format|--cluster-id"|"format|-S"|"format|--add-scram"|"format|-r"|"format|--release-version"|"format|-f"|"format|--feature"|"format|-I"|"format|--initial-controllers"|"version-mapping|-r"|"version-mapping|--release-version"|"feature-dependencies|-f"|"feature-dependencies|--feature"|"random-uuid|--count") i=$((i + 1)) ;;
+            "info|-c"|"info|--config"|"info|--output"|"format|-c"|"format|--config"|"format|-t"|"format|--cluster-id"|"format|-S"|"format|--add-scram"|"format|-r"|"format|--release-version"|"format|-f"|"format|--feature"|"format|-I"|"format|--initial-controllers"|"format|--output"|"version-mapping|-r"|"version-mapping|--release-version"|"feature-dependencies|-f"|"feature-dependencies|--feature"|"random-uuid|--count") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
     case "$node|$prev" in
         "info|-c"|"info|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "info|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "info|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "format|-c"|"format|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "format|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
         "format|-t"|"format|--cluster-id") :; return 0 ;;
         "format|-S"|"format|--add-scram") :; return 0 ;;
         "format|-r"|"format|--release-version") :; return 0 ;;
         "format|-f"|"format|--feature") :; return 0 ;;
         "format|-I"|"format|--initial-controllers") :; return 0 ;;
+        "format|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "version-mapping|-r"|"version-mapping|--release-version") :; return 0 ;;
         "feature-dependencies|-f"|"feature-dependencies|--feature") :; return 0 ;;
         "random-uuid|--count") :; return 0 ;;
@@ -32,7 +32,7 @@ _kraftsman_kafka_storage() {
     case "$node" in
         "") flags="-h --help"; subs="info format version-mapping feature-dependencies random-uuid" ;;
         "info") flags="-h --help -c --config --output"; subs="" ;;
-        "format") flags="-h --help -c --config --output -t --cluster-id -S --add-scram -g --ignore-formatted -r --release-version -f --feature -s --standalone -N --no-initial-controllers -I --initial-controllers"; subs="" ;;
+        "format") flags="-h --help -c --config -t --cluster-id -S --add-scram -g --ignore-formatted -r --release-version -f --feature -s --standalone -N --no-initial-controllers -I --initial-controllers --output"; subs="" ;;
         "version-mapping") flags="-h --help -r --release-version"; subs="" ;;
         "feature-dependencies") flags="-h --help -f --feature"; subs="" ;;
         "random-uuid") flags="-h --help --count"; subs="" ;;

@@ -23,7 +23,7 @@ class ExitStatus(IntEnum):
     OK = 0
     ERROR = 1             # Kafka's generic failure code (bad input, failed operation)
     CORRUPT = 2           # dump-log: some bytes could not be decoded; the rest was printed
-    FOREIGN = 3           # kafka-storage --output json: a directory is formatted for another cluster/node
+    FOREIGN = 3           # kafka-storage: a directory is formatted for another node/cluster (README)
     USAGE = 64            # bad flags or arguments (BSD sysexits EX_USAGE)
     UNAVAILABLE = 69      # cannot reach the cluster (EX_UNAVAILABLE)
     INTERRUPTED = 130     # Ctrl-C

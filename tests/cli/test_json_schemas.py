@@ -96,7 +96,7 @@ class Checker:
 
 
 def test_storage_info_and_format(tmp_path):
-    check = Checker("storage", one_line=False)
+    check = Checker("storage", one_line=True)
     data = tmp_path / "data"
     cfg = config(tmp_path)
     doc = check(storage("info", "-c", cfg, "--output", "json"), 1, "info")            # missing dir
@@ -108,13 +108,15 @@ def test_storage_info_and_format(tmp_path):
     assert doc["directories"][0]["state"] == "already_formatted" and doc["metadata_version"] is None
     check(storage("format", "-c", cfg, "-t", CID, "-g", "--output", "json"), 0, "format")
     check(storage("format", "-c", cfg, "-t", "other", "-g", "--output", "json"), 3, "format")   # foreign cluster
-    # info: missing, a file, an empty folder, directories of two clusters (3), an unreadable meta.properties
+    # info: missing, a file, an empty folder, directories of two clusters (Kafka's 1), a node.id other than the
+    # config's (3), an unreadable meta.properties
     (tmp_path / "file").write_text("x")
     (tmp_path / "empty").mkdir()
     check(storage("info", "-c", config(tmp_path, log_dirs=f"{tmp_path}/missing,{tmp_path}/file,{tmp_path}/empty"),
                   "--output", "json"), 1)
     storage("format", "-c", config(tmp_path, log_dirs=str(tmp_path / "b")), "-t", "other")
-    check(storage("info", "-c", config(tmp_path, log_dirs=f"{data},{tmp_path}/b"), "--output", "json"), 3)
+    check(storage("info", "-c", config(tmp_path, log_dirs=f"{data},{tmp_path}/b"), "--output", "json"), 1)
+    check(storage("info", "-c", config(tmp_path, node_id="2"), "--output", "json"), 3, "info")
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "meta.properties").write_text("version=7\n")
     doc = check(storage("info", "-c", config(tmp_path, log_dirs=str(tmp_path / "bad")), "--output", "json"), 1)

@@ -218,8 +218,8 @@ def test_info_mismatch_and_legacy(tmp_path):
     cfg = config(tmp_path, log_dirs=f"{tmp_path}/a,{tmp_path}/b")
     status, out, _ = storage("info", "-c", cfg)
     assert status == 1 and out.endswith("Found problem:\n  Mismatched cluster IDs between storage directories.\n\n")
-    status, out, _ = storage("info", "-c", cfg, "--output", "json")
-    assert status == 3 and json.loads(out)["directories"][1]["cluster_id"] == "other"
+    status, out, _ = storage("info", "-c", cfg, "--output", "json")      # Kafka's 1 in text and json alike
+    assert status == 1 and json.loads(out)["directories"][1]["cluster_id"] == "other"
     legacy = config(tmp_path, log_dirs=str(tmp_path / "a"), **LEGACY)
     status, out, _ = storage("info", "-c", legacy)
     assert status == 1 and "appears to be for a legacy cluster, but the directories are formatted for a cluster in " \
@@ -262,9 +262,86 @@ def real_folders():
 @pytest.mark.parametrize("folder", real_folders(), ids=lambda p: str(p.relative_to(REAL)) if p else "absent")
 def test_info_on_real_folders(tmp_path, folder):
     meta = mp.read(folder)
-    kind = {} if meta.version == 1 else LEGACY
+    kind = {"node_id": str(meta.node_id)} if meta.version == 1 else LEGACY     # the node's own config
     status, out, err = storage("info", "-c", config(tmp_path, log_dirs=str(folder), **kind))
     props = meta.to_properties()
     assert (status, err) == (0, "")
     assert out == (f"Found log directory:\n  {folder}\n\nFound metadata: {{"
                    + ", ".join(f"{k}={props[k]}" for k in sorted(props)) + "}\n\n")
+
+
+# ---------------------------------------------------------------- kraftsman's additions (issue 19)
+
+def test_info_names_a_node_id_other_than_the_configs_with_one_code_in_text_json_and_yaml(tmp_path):
+    import yaml
+
+    storage("format", "-c", config(tmp_path), "-t", CID)
+    other = config(tmp_path, node_id="2")
+    problem = f"{tmp_path}/data/meta.properties has node.id 1, but the configuration has node.id 2."
+    status, out, err = storage("info", "-c", other)
+    assert (status, err) == (3, "") and out.endswith(f"Found problem:\n  {problem}\n\n")
+    assert [line for line in out.splitlines() if "node.id 1" in line and "node.id 2" in line] == [f"  {problem}"]
+    status, out, _ = storage("info", "-c", other, "--output", "json")
+    doc = json.loads(out)
+    assert status == doc["status"] == 3 and doc["problems"] == [problem]
+    status, out, _ = storage("info", "-c", other, "--output", "yaml")
+    assert status == 3 and yaml.safe_load(out) == doc
+    assert storage("info", "-c", config(tmp_path))[0] == 0      # its own config: no problem
+
+
+def test_info_compares_the_cluster_id_when_the_config_sets_one(tmp_path):
+    storage("format", "-c", config(tmp_path), "-t", CID)
+    status, out, _ = storage("info", "-c", config(tmp_path, cluster_id="AAAAAAAAAAAAAAAAAAAAAQ"))
+    assert status == 3 and out.endswith(f"  {tmp_path}/data/meta.properties has cluster.id {CID}, but the "
+                                        "configuration has cluster.id AAAAAAAAAAAAAAAAAAAAAQ.\n\n")
+    assert storage("info", "-c", config(tmp_path, cluster_id=CID))[0] == 0
+
+
+def test_info_warns_when_kafkas_default_log_dir_is_used(tmp_path):
+    status, out, err = storage("info", "-c", config(tmp_path, log_dirs=None))
+    assert "/tmp/kafka-logs" in out
+    assert err == (f"kafka-storage: warning: neither log.dirs nor log.dir is set in {tmp_path}/server.properties: "
+                   "using Kafka's default /tmp/kafka-logs\n")
+    assert storage("info", "-c", config(tmp_path, log_dirs=None, log_dir=str(tmp_path / "d")))[2] == ""
+
+
+def test_format_warns_when_the_cluster_id_is_not_a_kafka_uuid_and_formats_as_kafka_39(tmp_path):
+    status, out, err = storage("format", "-c", config(tmp_path), "-t", "my-cluster")
+    assert status == 0 and out.startswith("Formatting metadata directory")
+    assert err.count("\n") == 1 and err.startswith("kafka-storage: warning: the cluster id 'my-cluster' is not a "
+                                                   "Kafka Uuid")
+    assert mp.read(tmp_path / "data").cluster_id == "my-cluster"
+    status, out, err = storage("format", "-c", config(tmp_path, log_dirs=str(tmp_path / "j")), "-t", "x" * 23,
+                               "--output", "json")
+    assert status == 0 == json.loads(out)["status"] and "is not a Kafka Uuid" in err
+    assert storage("format", "-c", config(tmp_path, log_dirs=str(tmp_path / "p")), "-t", CID + "==")[2] == ""
+
+
+def test_format_yaml_is_the_json_object(tmp_path):
+    import yaml
+
+    cfg = config(tmp_path)
+    storage("format", "-c", cfg, "-t", CID)
+    as_json = json.loads(storage("format", "-c", cfg, "-t", CID, "-g", "--output", "json")[1])
+    status, out, _ = storage("format", "-c", cfg, "-t", CID, "-g", "--output", "yaml")
+    assert status == 0 and yaml.safe_load(out) == as_json
+
+
+def test_quorum_flags_are_mutually_exclusive(tmp_path):
+    cfg = config(tmp_path, controller_quorum_voters=None)
+    status, out, err = storage("format", "-c", cfg, "-t", CID, "-s", "-N")
+    assert (status, out) == (1, "") and err.startswith("usage: kafka-storage format")
+    assert err.endswith("kafka-storage format: error: argument --no-initial-controllers/-N: not allowed with "
+                        "argument --standalone/-s\n")
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env={"KRAFTSMAN_STORAGE_STANDALONE": "1"})
+    assert run_command(storage_tool.run, ["format", "-c", cfg, "-t", CID, "-N"], env) == 0, env.stderr.getvalue()
+    assert not (tmp_path / "data" / "__cluster_metadata-0").exists()      # -N won: the variable's -s was dropped
+
+
+def test_usage_errors_keep_kafkas_exit_code(tmp_path):
+    for argv in (["--bogus"], ["info"], ["format", "-c", "x", "--output", "json"], ["nope"],
+                 ["random-uuid", "--count", "x"], ["info", "-c", "x", "--output", "xml"]):
+        status, out, err = storage(*argv)
+        assert (status, out) == (1, ""), argv
+        assert err.startswith("usage: kafka-storage") and err.count("\n") == 2, (argv, err)
+    assert storage("@" + str(tmp_path / "absent"))[0] == 1
