@@ -58,6 +58,8 @@ class UmbrellaCommand:
 UMBRELLA_COMMANDS: tuple[UmbrellaCommand, ...] = (
     UmbrellaCommand("profile", "kraftsman.cli.profile_tool",
                     "Manage connection profiles (bootstrap, client settings, timeout, output)."),
+    UmbrellaCommand("completion", "kraftsman.cli.completion_tool",
+                    "Print the bash, zsh or fish completion of every tool (source <(kraftsman completion bash))."),
 )
 # Console scripts that serve the tools rather than being tools (no man page, no umbrella sub-command).
 HELPER_SCRIPTS = {"kraftsman-complete": "kraftsman.cli.complete:main"}

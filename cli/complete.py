@@ -7,7 +7,9 @@ Usage (written by the scripts in completions/, not by hand):
 Kinds (cli/docs.py DYNAMIC maps flags to them):
     metadata-path   kafka-metadata-shell's command words (`ls /image/to<TAB>`) when --snapshot or
                     --directory is on the line: the shell's own suggest() over the loaded image
-    broker-id       kafka-cluster unregister --id: DescribeCluster (brokers) through the bootstrap flag
+    broker-id       kafka-cluster unregister --id: every registered broker, fenced ones too, from the metadata
+                    log (a read-only observer) with --bootstrap-controller or a profile's; DescribeCluster
+                    (unfenced brokers only) with --bootstrap-server
     controller-id   kafka-metadata-quorum remove-controller --controller-id: DescribeCluster (controllers)
 
 Rules:
@@ -185,12 +187,30 @@ def node_ids(ns, word: str, controllers: bool) -> list[str]:
     props |= _client_overrides(getattr(ns, "client_property", None) or [])
     config = sc.ClientConfig.from_properties(props)
     config.request_timeout_ms = int(seconds * 1000)
+    if not controllers and (getattr(ns, "bootstrap_controller", None) or not getattr(ns, "bootstrap_server", None)):
+        return [str(i) for i in _registered_brokers(address, config, seconds) if str(i).startswith(word)]
     endpoint = cluster_ops.CONTROLLERS if controllers else cluster_ops.BROKERS
     info = cluster_ops.describe(sc.parse_addresses(address), config, time.monotonic() + seconds, endpoint)
     if controllers and info.source != "DescribeCluster":
         return []          # Metadata lists brokers only
     ids = sorted({node.node_id for node in info.nodes})
     return [str(i) for i in ids if str(i).startswith(word)]
+
+
+def _registered_brokers(address: str, config, seconds: float) -> list[int]:
+    """Return every registered broker, fenced ones included, from the metadata log of the controllers at
+    `address` (a read-only observer catching up; DescribeCluster lists only unfenced brokers)."""
+    import time
+
+    from kraftsman.controller.server import sync_client as sc
+    from kraftsman.controller.server.observer import Observer
+
+    observer = Observer(config, bootstrap=sc.parse_addresses(address), fetch_max_wait_ms=0)
+    try:
+        view = observer.catch_up(time.monotonic() + seconds)
+    finally:
+        observer.close()
+    return sorted(view.image.cluster.brokers)
 
 
 def _from_profile(ns, props: dict) -> tuple[str | None, dict]:

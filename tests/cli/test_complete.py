@@ -127,9 +127,11 @@ def test_main_prints_one_candidate_per_line(snapshot, capsys):
 
 
 def test_broker_ids_through_describe_cluster():
+    """With --bootstrap-server: the unfenced brokers DescribeCluster lists (with --bootstrap-controller the
+    metadata log gives fenced ones too: test_kraftsman_completion_bash_on_a_live_quorum)."""
     with FakeServer(describe_handler(), ranges=RANGES) as server:
         assert run("broker-id", "", "--line", f"kafka-cluster unregister -b {server.address} --id ") == ["4", "5", "12"]
-        assert run("broker-id", "1", "--", "kraftsman", "cluster", "unregister", "--bootstrap-controller",
+        assert run("broker-id", "1", "--", "kraftsman", "cluster", "unregister", "--bootstrap-server",
                    server.address, "-i") == ["12"]
         assert [r.endpoint_type for h, r in server.requests if h.request_api_key == 60] == [1, 1]
 
