@@ -6,7 +6,11 @@ Rules:
   --profile NAME, -X/--client-property key=value (repeatable; wins over the profile's client settings).
 - settings() turns the parsed options into the namespace the tools' commands take, with a profile applied:
   flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default (click tells which options kept their default).
-- A missing bootstrap after the profile is argparse's "one of the arguments ... is required" usage error.
+- Options may sit on the tool's root (before the sub-command, as Kafka's kafka-metadata-quorum and kafka-features
+  take their connection flags) and on the sub-command: each value comes from the context that got it best
+  (command line, then variable, then default; the sub-command's first), -X pairs from both.
+- A missing bootstrap after the profile is argparse's "one of the arguments ... is required" usage error, naming
+  the group as the tool's Kafka original does (`group`).
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import typer
 
 from .common import Environment
 from .common import profiles as profile_file
-from .common.typer_app import is_default
+from .common.typer_app import parameter_source
 
 SERVER_HELP = "A list of host/port pairs to use for establishing the connection to the Kafka cluster."
 CONTROLLER_HELP = "A list of host/port pairs to use for establishing the connection to the KRaft controllers."
@@ -42,18 +46,67 @@ ClientProperty = Annotated[Optional[list[str]], typer.Option(
 BOOTSTRAP_FLAGS = ("--bootstrap-server/-b", "--bootstrap-controller/-C")
 
 
-def settings(ctx: typer.Context, command: str, values: dict) -> argparse.Namespace:
-    """Return the namespace a command takes: parsed `values`, the profile filling what was left out."""
+def settings(ctx: typer.Context, command: str, values: dict,
+             group: tuple[str, str] = BOOTSTRAP_FLAGS) -> argparse.Namespace:
+    """Return the namespace a command takes: parsed `values` over its parents' options, the profile filling what
+    was left out; `group` names the bootstrap flags in the usage errors."""
     env: Environment = ctx.find_root().obj
-    args = argparse.Namespace(command=command, **{k: v for k, v in values.items() if k != "ctx"})
+    args = argparse.Namespace(command=command, **merged(ctx, values))
     args.client = _client_overrides(ctx, args.client_property or [])
+    owner = _owner(ctx, "bootstrap_server")
     if args.bootstrap_server and args.bootstrap_controller:
-        raise click.UsageError(f"argument {BOOTSTRAP_FLAGS[1]}: not allowed with argument {BOOTSTRAP_FLAGS[0]}",
-                               ctx)
+        raise click.UsageError(f"argument {group[1]}: not allowed with argument {group[0]}", owner)
     _apply_profile(ctx, args, env)
     if not (args.bootstrap_server or args.bootstrap_controller):
-        raise click.UsageError(f"one of the arguments {' '.join(BOOTSTRAP_FLAGS)} is required", ctx)
+        raise click.UsageError(f"one of the arguments {' '.join(group)} is required", owner)
     return args
+
+
+def merged(ctx: click.Context, values: dict) -> dict:
+    """Return `values` (the command's parameters) with its parents' options: each from the context whose
+    source ranks best, the command's own on a tie; -X pairs given at every level, the parents' first."""
+    found = {k: v for k, v in values.items() if k != "ctx"}
+    ranks = {name: _rank(ctx, name) for name in found}
+    pairs = list(found.get("client_property") or [])
+    for parent in _parents(ctx):
+        for name, value in parent.params.items():
+            rank = _rank(parent, name)
+            if name not in found or rank < ranks[name]:
+                found[name], ranks[name] = value, rank
+        if name_given(parent, "client_property"):
+            pairs = [*parent.params["client_property"], *pairs]
+    if "client_property" in found:
+        found["client_property"] = pairs or found["client_property"]
+    return found
+
+
+def _parents(ctx: click.Context):
+    parent = ctx.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _rank(ctx: click.Context, name: str) -> int:
+    """Rank where a value came from: 0 the command line, 1 a variable, 2 a default."""
+    source = parameter_source(ctx, name)
+    ranks = {click.core.ParameterSource.COMMANDLINE: 0, click.core.ParameterSource.ENVIRONMENT: 1}
+    return ranks.get(source, 2)
+
+
+def name_given(ctx: click.Context, name: str) -> bool:
+    """Tell whether the command line or a variable gave the parameter `name` of `ctx`'s command."""
+    return name in ctx.params and _rank(ctx, name) < 2
+
+
+def kept_default(ctx: click.Context, name: str) -> bool:
+    """Tell whether the option `name` kept its default in `ctx` and every parent context."""
+    return not any(name_given(c, name) for c in (ctx, *_parents(ctx)))
+
+
+def _owner(ctx: click.Context, name: str) -> click.Context:
+    """Return the innermost context whose command takes the parameter `name` (for its usage line)."""
+    return next((c for c in (ctx, *_parents(ctx)) if name in c.params), ctx)
 
 
 def _client_overrides(ctx: typer.Context, pairs: list[str]) -> dict[str, str]:
@@ -74,10 +127,10 @@ def _apply_profile(ctx: typer.Context, args: argparse.Namespace, env: Environmen
     if not (args.bootstrap_server or args.bootstrap_controller):
         args.bootstrap_controller = chosen.bootstrap_controller
         args.bootstrap_server = None if chosen.bootstrap_controller else chosen.bootstrap_server
-    if is_default(ctx, "config") and chosen.client_config:
+    if kept_default(ctx, "config") and chosen.client_config:
         args.config = chosen.client_config
     args.client = {**chosen.client, **args.client}
-    if is_default(ctx, "timeout") and chosen.timeout is not None:
+    if kept_default(ctx, "timeout") and chosen.timeout is not None:
         args.timeout = chosen.timeout
-    if is_default(ctx, "output") and chosen.output is not None:
+    if kept_default(ctx, "output") and chosen.output is not None:
         args.output = chosen.output

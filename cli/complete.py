@@ -128,16 +128,16 @@ def _click_namespace(kind: str, app, args: list[str]):
     script = TOOLS[kind][0]
     command = click_command(app, by_script(script).env_name)
     ctx = command.make_context(script, list(args), resilient_parsing=True)
-    values = dict(ctx.params)
     rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
     while isinstance(ctx.command, click.Group) and rest:
         name, sub, rest = ctx.command.resolve_command(ctx, rest)
         if sub is None:
             break
         ctx = sub.make_context(name, list(rest), parent=ctx, resilient_parsing=True)
-        values.update(ctx.params)
         rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
-    return argparse.Namespace(**values)
+    from .admin_options import merged       # an option before the sub-command is not lost to its default after
+
+    return argparse.Namespace(**merged(ctx, ctx.params))
 
 
 # ---------------------------------------------------------------- kinds

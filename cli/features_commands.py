@@ -3,7 +3,7 @@ its texts, and Kafka 4.0's --release-version, version-mapping and feature-depend
 
 Rules:
 - Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, or 64
-  with --output json. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
+  with --output json or yaml. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
   TLS or SASL failure -> 69, a server error answering describe -> 1.
 - --metadata prints nothing first (Kafka 4.0 added a deprecation line; 3.9 has none) and an unknown version
   fails with 3.9's "Unsupported metadata.version ..."; --release-version fails with 4.0's "Unknown ...".
@@ -17,13 +17,14 @@ from __future__ import annotations
 from . import features_ops as ops
 from .admin_tool import Failure
 from .common import ExitStatus
+from .common.output import structured
 
 UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", ops.UNSAFE_DOWNGRADE: "unsafe_downgrade"}
 
 
 def _bad(ctx, message: str) -> Failure:
-    """Return a Failure for bad arguments: 1 as Kafka, 64 with --output json."""
-    return Failure(message, ExitStatus.USAGE if ctx.args.output == "json" else ExitStatus.ERROR)
+    """Return a Failure for bad arguments: 1 as Kafka, 64 with --output json or yaml."""
+    return Failure(message, ExitStatus.USAGE if structured(ctx.args.output) else ExitStatus.ERROR)
 
 
 def _call(fn, *args):
@@ -194,7 +195,7 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
                 "error": found[name]} for name in sorted(found)]
     status = ExitStatus.ERROR if failed else ExitStatus.OK
     ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=[])
-    if failed and ctx.args.output != "json":
+    if failed and not structured(ctx.args.output):
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
     return status
 
@@ -264,11 +265,11 @@ def feature_dependencies(args, ctx) -> int:
     for item in args.feature:
         name, level = _assignment(ctx, item)
         deps = dependencies(ctx, name, level)
-        if ctx.args.output != "json":
+        if not structured(ctx.args.output):
             ctx.env.stdout.write(dependency_text(name, level, deps))
         rows.append({"feature": name, "level": level,
                      "dependencies": [{"feature": dep, "level": dep_level} for dep, dep_level in deps]})
-    if ctx.args.output == "json":
+    if structured(ctx.args.output):
         ctx.emit("", features=rows)
     return ExitStatus.OK
 

@@ -13,19 +13,30 @@ Exit codes (kraftsman additions marked *):
   1   failed, as Kafka: bad arguments (usage and error on stderr, or Kafka's one line, e.g. "You must specify
       at least one feature to upgrade"), a missing or bad --command-config, a feature the controller refused
       (each feature's line on stdout, then "N out of M operation(s) failed." on stderr), a server error
-  64* bad arguments when `--output json` is given (1 otherwise, as Kafka)
+  64* bad arguments when `--output json` or `yaml` is given (1 otherwise, as Kafka)
   69* cannot reach the cluster: unknown host, closed port, timeout, a server that does not speak Kafka,
       TLS/SASL failures, no active controller before the deadline (Kafka's Admin times out and exits 1)
 
-`--output json` prints one object {"command", "status", ...} on stdout, errors included
+`--output json` (or yaml) prints one object {"command", "status", ...} on stdout, errors included
 (cli/schemas/features.schema.json).
+The command line is a typer app (help, man page, completion and KRAFTSMAN_FEATURES_* variables come from it):
+the connection options sit on the root, kraftsman's --output, --timeout, --profile and -X on the root and on
+every sub-command; a connection profile fills what they leave out (admin_options).
+
+Rules:
+- Kafka's help texts, Kafka 4.0's additions marked "(Kafka 4.0)"; sub-commands listed with their whole help.
+- Settings are read here, the work done in features_commands (texts, checks) and features_ops (requests).
 """
 from __future__ import annotations
 
-import argparse
+from typing import Annotated, Optional
 
-from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
-from .common import Environment
+import typer
+
+from .admin_options import ClientProperty, Output, Profile, Timeout, settings
+from .admin_tool import Context, Failure, fail, wants_json
+from .common import Environment, ExitStatus
+from .common.typer_app import run_app
 
 PROG = "kafka-features"
 SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
@@ -41,82 +52,129 @@ MAPPING_HELP = (KAFKA_4_0 + "Look up the corresponding features for a given meta
                 "with no --release-version  argument will return the mapping for the latest stable metadata version")
 DEPENDENCIES_HELP = (KAFKA_4_0 + "Look up dependencies for a given feature version. If the feature is not known or "
                      "the version not yet defined, an error is thrown. Multiple features can be specified.")
-COMMAND_NAMES = ("describe", "upgrade", "downgrade", "disable", "version-mapping", "feature-dependencies")
+DISABLE_HELP = "Disable one or more feature flags. This is the same as downgrading the version to zero."
+LOOKUP_RELEASE_HELP = (KAFKA_4_0 + "The release version to use for the corresponding feature mapping. The minimum "
+                       "is 3.0-IV0; the default is the latest production version")
+GROUP = ("--bootstrap-server", "--bootstrap-controller")      # as Kafka's usage errors name them
+
+BootstrapServer = Annotated[Optional[str], typer.Option("--bootstrap-server", "-b", help=SERVER_HELP)]
+BootstrapController = Annotated[Optional[str], typer.Option("--bootstrap-controller", "-C", help=CONTROLLER_HELP)]
+CommandConfig = Annotated[Optional[str], typer.Option(
+    "--command-config", metavar="FILE", help="Property file containing configs to be passed to Admin Client.")]
+
+def _release_version(text: str):
+    return Annotated[Optional[str], typer.Option("--release-version", metavar="RELEASE_VERSION", help=text)]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kafka-features."""
-    parser = ToolParser(prog=PROG, description="This tool manages feature flags in Kafka.")
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--bootstrap-server", help=SERVER_HELP)
-    group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
-    parser.add_argument("--command-config", dest="config", metavar="FILE",
-                        help="Property file containing configs to be passed to Admin Client.")
-    kraftsman_flags(parser, "text", None)
-    sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(COMMAND_NAMES) + "}", parser_class=ToolParser)
-    sub.required = True
-    sub.add_parser("describe", help="Describes the current active feature flags.")
-    _add_upgrade(sub)
-    _add_downgrade(sub)
-    _add_disable(sub)
-    _add_lookups(sub)
-    for child in sub.choices.values():          # also accepted after the sub-command
-        kraftsman_flags(child, argparse.SUPPRESS, argparse.SUPPRESS)
-    return parser
+def _metadata(text: str):
+    return Annotated[Optional[str], typer.Option("--metadata", metavar="METADATA", help=text)]
 
 
-def _add_upgrade(sub) -> None:
-    upgrade = sub.add_parser("upgrade", help="Upgrade one or more feature flags.")
-    upgrade.add_argument("--metadata", help="The level to which we should upgrade the metadata. For example, 3.3-IV3.")
-    upgrade.add_argument("--release-version", help=RELEASE_HELP.format("update"))
-    upgrade.add_argument("--feature", action="append", help=FEATURE_HELP.format("upgrade"))
-    upgrade.add_argument("--dry-run", action="store_true", help="Validate this upgrade, but do not perform it.")
+def _features(text: str):
+    return Annotated[Optional[list[str]], typer.Option("--feature", metavar="FEATURE", help=text)]
 
 
-def _add_downgrade(sub) -> None:
-    downgrade = sub.add_parser("downgrade", help="Upgrade one or more feature flags.")   # sic, Kafka's text
-    downgrade.add_argument("--metadata",
-                           help="The level to which we should downgrade the metadata. For example, 3.3-IV0.")
-    downgrade.add_argument("--release-version", help=RELEASE_HELP.format("downgrade"))
-    downgrade.add_argument("--feature", action="append", help=FEATURE_HELP.format("downgrade"))
-    downgrade.add_argument("--unsafe", action="store_true",
-                           help="Perform this downgrade even if it may irreversibly destroy metadata.")
-    downgrade.add_argument("--dry-run", action="store_true", help="Validate this downgrade, but do not perform it.")
+def _flag(name: str, text: str):
+    return Annotated[bool, typer.Option(name, help=text)]
 
 
-def _add_disable(sub) -> None:
-    disable = sub.add_parser("disable", help="Disable one or more feature flags. This is the same as downgrading "
-                                             "the version to zero.")
-    disable.add_argument("--feature", action="append", help="A feature flag to disable.")
-    disable.add_argument("--unsafe", action="store_true",
-                         help="Disable this feature flag even if it may irreversibly destroy metadata.")
-    disable.add_argument("--dry-run", action="store_true", help="Perform a dry-run of this disable operation.")
+UpgradeMetadata = _metadata("The level to which we should upgrade the metadata. For example, 3.3-IV3.")
+UpgradeRelease = _release_version(RELEASE_HELP.format("update"))
+UpgradeFeatures = _features(FEATURE_HELP.format("upgrade"))
+UpgradeDryRun = _flag("--dry-run", "Validate this upgrade, but do not perform it.")
+DowngradeMetadata = _metadata("The level to which we should downgrade the metadata. For example, 3.3-IV0.")
+DowngradeRelease = _release_version(RELEASE_HELP.format("downgrade"))
+DowngradeFeatures = _features(FEATURE_HELP.format("downgrade"))
+DowngradeUnsafe = _flag("--unsafe", "Perform this downgrade even if it may irreversibly destroy metadata.")
+DowngradeDryRun = _flag("--dry-run", "Validate this downgrade, but do not perform it.")
+DisableFeatures = _features("A feature flag to disable.")
+DisableUnsafe = _flag("--unsafe", "Disable this feature flag even if it may irreversibly destroy metadata.")
+DisableDryRun = _flag("--dry-run", "Perform a dry-run of this disable operation.")
+LookupRelease = _release_version(LOOKUP_RELEASE_HELP)
+LookupFeatures = Annotated[list[str], typer.Option(
+    "--feature", metavar="FEATURE", help=KAFKA_4_0 + "The feature and version to look up dependencies for, in "
+                                                     "feature=version format. For example: `metadata.version=5`.")]
+
+app = typer.Typer(name=PROG, help="This tool manages feature flags in Kafka.", add_completion=False,
+                  rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 
 
-def _add_lookups(sub) -> None:
-    from kraftsman.storage import features as ft
+def _command(name: str, text: str):
+    """Register a sub-command whose help is listed whole (as argparse lists it), not cut to one sentence."""
+    return app.command(name, help=text, short_help=text)
 
-    mapping = sub.add_parser("version-mapping", help=MAPPING_HELP)
-    mapping.add_argument("--release-version", help=KAFKA_4_0 + "The release version to use for the corresponding "
-                         f"feature mapping. The minimum is 3.0-IV0; the default is {ft.LATEST_PRODUCTION}")
-    deps = sub.add_parser("feature-dependencies", help=DEPENDENCIES_HELP)
-    deps.add_argument("--feature", action="append", required=True,
-                      help=KAFKA_4_0 + "The feature and version to look up dependencies for, in feature=version "
-                           "format. For example: `metadata.version=5`.")
+
+@app.callback()
+def connection(bootstrap_server: BootstrapServer = None, bootstrap_controller: BootstrapController = None,
+               config: CommandConfig = None, output: Output = "text", timeout: Timeout = None,
+               profile: Profile = None, client_property: ClientProperty = None) -> None:
+    """Take the options given before the sub-command (admin_options.settings reads them)."""
+
+
+@_command("describe", "Describes the current active feature flags.")
+def describe(ctx: typer.Context, output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+             client_property: ClientProperty = None) -> int:
+    return _run(ctx, "describe", locals())
+
+
+@_command("upgrade", "Upgrade one or more feature flags.")
+def upgrade(ctx: typer.Context, metadata: UpgradeMetadata = None, release_version: UpgradeRelease = None,
+            feature: UpgradeFeatures = None, dry_run: UpgradeDryRun = False, output: Output = "text",
+            timeout: Timeout = None, profile: Profile = None, client_property: ClientProperty = None) -> int:
+    return _run(ctx, "upgrade", locals())
+
+
+@_command("downgrade", "Upgrade one or more feature flags.")    # sic, Kafka's text
+def downgrade(ctx: typer.Context, metadata: DowngradeMetadata = None, release_version: DowngradeRelease = None,
+              feature: DowngradeFeatures = None, unsafe: DowngradeUnsafe = False, dry_run: DowngradeDryRun = False,
+              output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+              client_property: ClientProperty = None) -> int:
+    return _run(ctx, "downgrade", locals())
+
+
+@_command("disable", DISABLE_HELP)
+def disable(ctx: typer.Context, feature: DisableFeatures = None, unsafe: DisableUnsafe = False,
+            dry_run: DisableDryRun = False, output: Output = "text", timeout: Timeout = None,
+            profile: Profile = None, client_property: ClientProperty = None) -> int:
+    return _run(ctx, "disable", locals())
+
+
+@_command("version-mapping", MAPPING_HELP)
+def version_mapping(ctx: typer.Context, release_version: LookupRelease = None, output: Output = "text",
+                    timeout: Timeout = None, profile: Profile = None, client_property: ClientProperty = None) -> int:
+    return _run(ctx, "version-mapping", locals())
+
+
+@_command("feature-dependencies", DEPENDENCIES_HELP)
+def feature_dependencies(ctx: typer.Context, feature: LookupFeatures, output: Output = "text",
+                         timeout: Timeout = None, profile: Profile = None,
+                         client_property: ClientProperty = None) -> int:
+    return _run(ctx, "feature-dependencies", locals())
+
+
+def _run(ctx: typer.Context, command: str, values: dict) -> int:
+    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
+    from . import features_commands
+
+    args = settings(ctx, command, values, GROUP)
+    if hasattr(args, "feature"):
+        args.feature = list(args.feature or ()) or None     # as argparse's append: None when not given
+    env: Environment = ctx.find_root().obj
+    try:
+        context = Context(args, env)    # as Kafka: the client properties and addresses are read for every command
+        return features_commands.COMMANDS[command](args, context)
+    except Failure as e:
+        return fail(args, env, str(e), e.status)
+
+
+def _usage_status(argv: list[str]) -> int:
+    """Return Kafka's 1 for a bad command line, 64 when structured output was asked for."""
+    return ExitStatus.USAGE if wants_json(argv) else ExitStatus.ERROR
 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-features with `argv`; print to env's streams; return the exit status."""
-    args, status = parse_arguments(build_parser(), "features", argv, env)
-    if args is None:
-        return status
-    from . import features_commands
-
-    try:
-        ctx = Context(args, env)    # as Kafka: the client properties and addresses are read for every command
-        return features_commands.COMMANDS[args.command](args, ctx)
-    except Failure as e:
-        return fail(args, env, str(e), e.status)
+    return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
 
 
 def main() -> None:

@@ -10,22 +10,36 @@ Exit codes (kraftsman additions marked *):
   0   done
   1   failed, as Kafka: bad arguments (usage and error on stderr), a missing or bad --command-config,
       the server answered an error, a timestamp in the future with --human-readable
-  64* bad arguments when `--output json` is given (1 otherwise, as Kafka)
+  64* bad arguments when `--output json` or `yaml` is given (1 otherwise, as Kafka)
   69* cannot reach the cluster: unknown host, closed port, timeout, a server that does not speak Kafka,
       TLS/SASL failures, no quorum leader before the deadline (Kafka exits 1 after its timeout)
 
-`--output json` prints one object {"command", "status", ...} on stdout, errors included.
+`--output json` (or yaml) prints one object {"command", "status", ...} on stdout, errors included.
+The command line is a typer app (help, man page, completion and KRAFTSMAN_QUORUM_* variables come from it):
+the connection options sit on the root, kraftsman's --output, --timeout, --profile and -X on the root and on
+every sub-command; a connection profile fills what they leave out (admin_options).
 add-controller / remove-controller (KIP-853) are in quorum_voters.
+
+Rules:
+- The usage errors and the required --bootstrap-server | --bootstrap-controller group keep Kafka's words (1, or
+  64 when structured output was asked for); a missing --command-config file fails before anything connects.
+- describe's texts and JSON are built here from quorum_ops' QuorumInfo; endpoints and failures are worded by
+  quorum_texts, which quorum_voters shares (so neither imports the other).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
+from typing import Annotated, Optional
 
-from .admin_tool import Context, Failure, ToolParser, fail, kraftsman_flags, parse_arguments
-from .cluster_commands import ERROR_NAMES
+import typer
+
+from .admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
+from .admin_tool import Context, Failure, fail, wants_json
 from .common import Environment, ExitStatus
+from .common.output import structured
+from .common.typer_app import run_app
+from .quorum_texts import endpoint_text, failures
 
 PROG = "kafka-metadata-quorum"
 SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
@@ -38,69 +52,95 @@ STATUS_HELP = ("A short summary of the quorum status and the other provides deta
                "status of replication.")
 DRY_RUN_HELP = "True if we should print what would be done, but not do it."
 HEADERS = ("NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status")
-QUORUM_ERROR_NAMES = ERROR_NAMES | {3: "UNKNOWN_TOPIC_OR_PARTITION", 6: "NOT_LEADER_OR_FOLLOWER",
-                                    7: "REQUEST_TIMED_OUT", 104: "INCONSISTENT_CLUSTER_ID", 125: "INVALID_VOTER_KEY",
-                                    126: "DUPLICATE_VOTER", 127: "VOTER_NOT_FOUND"}
+GROUP = ("--bootstrap-server", "--bootstrap-controller")      # as Kafka's usage errors name them
+
+BootstrapServer = Annotated[Optional[str], typer.Option("--bootstrap-server", "-b", help=SERVER_HELP)]
+BootstrapController = Annotated[Optional[str], typer.Option("--bootstrap-controller", "-C", help=CONTROLLER_HELP)]
+CommandConfig = Annotated[Optional[str], typer.Option("--command-config", metavar="FILE", help=CONFIG_HELP)]
+DryRun = Annotated[bool, typer.Option("--dry-run", help=DRY_RUN_HELP)]
+
+app = typer.Typer(name=PROG, help="This tool describes kraft metadata quorum status.", add_completion=False,
+                  rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kafka-metadata-quorum."""
-    parser = ToolParser(prog=PROG, description="This tool describes kraft metadata quorum status.")
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--bootstrap-server", help=SERVER_HELP)
-    group.add_argument("--bootstrap-controller", help=CONTROLLER_HELP)
-    parser.add_argument("--command-config", dest="config", metavar="FILE", help=CONFIG_HELP)
-    kraftsman_flags(parser, "text", None)
-    sub = parser.add_subparsers(dest="command", metavar="{describe,add-controller,remove-controller}",
-                                parser_class=ToolParser)
-    sub.required = True
-    describe = sub.add_parser("describe", help="Describe the metadata quorum info")
-    status = describe.add_argument_group("Status")
-    status.add_argument("--status", action="store_true", help=STATUS_HELP)
-    replication = describe.add_argument_group("Replication")
-    replication.add_argument("--replication", action="store_true",
-                             help="Detailed information about the status of replication")
-    replication.add_argument("--human-readable", action="store_true", help="Human-readable output")
-    kraftsman_flags(describe, argparse.SUPPRESS, argparse.SUPPRESS)   # also accepted after the sub-command
-    add = sub.add_parser("add-controller", help="Add a controller to the KRaft controller cluster")
-    add.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
-    kraftsman_flags(add, argparse.SUPPRESS, argparse.SUPPRESS)
-    remove = sub.add_parser("remove-controller", help="Remove a controller from the KRaft controller cluster")
-    remove.add_argument("--controller-id", "-i", type=int, required=True, help="The id of the controller to remove.")
-    remove.add_argument("--controller-directory-id", "-d", required=True,
-                        help="The directory ID of the controller to remove.")
-    remove.add_argument("--dry-run", action="store_true", help=DRY_RUN_HELP)
-    kraftsman_flags(remove, argparse.SUPPRESS, argparse.SUPPRESS)
-    return parser
+@app.callback()
+def connection(bootstrap_server: BootstrapServer = None, bootstrap_controller: BootstrapController = None,
+               config: CommandConfig = None, output: Output = "text", timeout: Timeout = None,
+               profile: Profile = None, client_property: ClientProperty = None) -> None:
+    """Take the options given before the sub-command (admin_options.settings reads them)."""
 
 
-def run(argv: list[str], env: Environment) -> int:
-    """Run kafka-metadata-quorum with `argv`; print to env's streams; return the exit status."""
-    args, status = parse_arguments(build_parser(), "quorum", argv, env)
-    if args is None:
-        return status
+@app.command("describe", help="Describe the metadata quorum info")
+def describe(ctx: typer.Context,
+             status: Annotated[bool, typer.Option("--status", help=STATUS_HELP)] = False,
+             replication: Annotated[bool, typer.Option(
+                 "--replication", help="Detailed information about the status of replication")] = False,
+             human_readable: Annotated[bool, typer.Option("--human-readable", help="Human-readable output")] = False,
+             output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+             client_property: ClientProperty = None) -> int:
+    return _run(ctx, "describe", locals())
+
+
+@app.command("add-controller", help="Add a controller to the KRaft controller cluster")
+def add_controller(ctx: typer.Context, dry_run: DryRun = False, output: Output = "text", timeout: Timeout = None,
+                   profile: Profile = None, client_property: ClientProperty = None) -> int:
+    return _run(ctx, "add-controller", locals())
+
+
+@app.command("remove-controller", help="Remove a controller from the KRaft controller cluster")
+def remove_controller(ctx: typer.Context,
+                      controller_id: Annotated[int, typer.Option(
+                          "--controller-id", "-i", help="The id of the controller to remove.")],
+                      controller_directory_id: Annotated[str, typer.Option(
+                          "--controller-directory-id", "-d", help="The directory ID of the controller to remove.")],
+                      dry_run: DryRun = False, output: Output = "text", timeout: Timeout = None,
+                      profile: Profile = None, client_property: ClientProperty = None) -> int:
+    return _run(ctx, "remove-controller", locals())
+
+
+def _run(ctx: typer.Context, command: str, values: dict) -> int:
+    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
+    args = settings(ctx, command, values, GROUP)
+    explicit = not kept_default(ctx, "config")          # a profile's client file is no controller's properties
+    args.controller_config = args.config if explicit else None
+    env: Environment = ctx.find_root().obj
     try:
         if args.config and not os.path.exists(args.config):
             raise Failure(f"Properties file {args.config} does not exists!")
-        if args.command != "describe":
+        if command != "describe":
             from . import quorum_voters
 
             return quorum_voters.run(args, env)
-        mode = _mode(args)
-        ctx = Context(args, env)
-        info, cluster_id = _call(ctx, lambda: _describe(ctx, mode))
-        if mode == "status":
-            ctx.emit(format_status(cluster_id, info), **status_json(cluster_id, info))
-        else:
-            text = "" if args.output == "json" else format_replication(info, args.human_readable, now_ms())
-            ctx.emit(text, replicas=replication_json(info))
-        return ExitStatus.OK
+        return _describe_command(args, env)
     except Failure as e:
         return fail(args, env, str(e), e.status)
 
 
+def _describe_command(args, env: Environment) -> int:
+    """Print `describe --status` or `describe --replication`."""
+    mode = _mode(args)
+    ctx = Context(args, env)
+    info, cluster_id = failures(lambda: _describe(ctx, mode))
+    if mode == "status":
+        ctx.emit(format_status(cluster_id, info), **status_json(cluster_id, info))
+    else:
+        text = "" if structured(args.output) else format_replication(info, args.human_readable, now_ms())
+        ctx.emit(text, replicas=replication_json(info))
+    return ExitStatus.OK
+
+
+def _usage_status(argv: list[str]) -> int:
+    """Return Kafka's 1 for a bad command line, 64 when structured output was asked for."""
+    return ExitStatus.USAGE if wants_json(argv) else ExitStatus.ERROR
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-metadata-quorum with `argv`; print to env's streams; return the exit status."""
+    return run_app(app, argv, env, prog=PROG, tool_env_name="quorum", usage_status=_usage_status)
+
+
 def _mode(args) -> str:
-    usage = ExitStatus.USAGE if args.output == "json" else ExitStatus.ERROR
+    usage = ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
     if args.status and args.replication:
         raise Failure("Only one of --status or --replication should be specified with describe sub-command", usage)
     if args.status and args.human_readable:
@@ -119,23 +159,6 @@ def _describe(ctx, mode: str):
         kind = cluster_ops.CONTROLLERS if ctx.controllers else cluster_ops.BROKERS
         cluster_id = cluster_ops.describe(ctx.addresses, ctx.config, ctx.deadline, kind).cluster_id
     return quorum_ops.describe_quorum(ctx.addresses, ctx.config, ctx.deadline), cluster_id
-
-
-def _call(ctx, fn):
-    """Return fn(), mapping client errors to Failures with exit codes."""
-    from kraftsman.controller.server import sync_client as sc
-
-    from . import cluster_ops
-
-    try:
-        return fn()
-    except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
-        raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
-    except sc.UnsupportedVersion as e:
-        raise Failure(str(e)) from None
-    except cluster_ops.ServerError as e:
-        name = QUORUM_ERROR_NAMES.get(e.code, f"error code {e.code}")
-        raise Failure(f"{name}: {str(e) or 'no message'}" if e.code >= 0 else str(e), code=e.code) from None
 
 
 def now_ms() -> int:
@@ -191,12 +214,8 @@ def _node_text(replica, endpoints) -> str:
     return text + "}"
 
 
-def endpoint_text(listener: str, host: str, port: int) -> str:
-    """Kafka's RaftVoterEndpoint.toString(): LISTENER://host:port, IPv6 hosts in brackets."""
-    return f"{listener}://{f'[{host}]' if ':' in host else host}:{port}"
-
-
 def status_json(cluster_id, info) -> dict:
+    """Return `describe --status` as JSON fields."""
     lag, lag_ms = follower_lag(info)
 
     def nodes(replicas):
@@ -249,6 +268,7 @@ def _timestamp(value: int | None, human_readable: bool, now: int, what: str) -> 
 
 
 def replication_json(info) -> list[dict]:
+    """Return `describe --replication`'s rows as JSON objects."""
     leader = _leader(info)
     return [{"node_id": r.replica_id, "directory_id": _directory(r), "log_end_offset": r.log_end_offset,
              "lag": leader.log_end_offset - r.log_end_offset, "last_fetch_timestamp": r.last_fetch_timestamp,

@@ -2,14 +2,16 @@
 
 Rules:
 - add-controller reads the new controller's own server .properties (given as --command-config, as Kafka
-  does): node.id, process.roles, the metadata directory's meta.properties directory.id, and the endpoints
-  of controller.listener.names (advertised.listeners over listeners; an empty host is `localhost`).
+  does; a profile's client file is not taken for it): node.id, process.roles, the metadata directory's
+  meta.properties directory.id, and the endpoints of controller.listener.names (advertised.listeners over
+  listeners; an empty host is `localhost`).
 - The request goes to the quorum leader (quorum_ops.change_voters); --dry-run only prints.
 - Texts are Kafka's, including remove-controller's doubled space ("Removed  KRaft controller ...").
 """
 from __future__ import annotations
 
 from .admin_tool import Failure
+from .quorum_texts import endpoint_text, failures
 
 
 def controller_id(props: dict) -> int:
@@ -75,19 +77,20 @@ def controller_endpoints(props: dict) -> list[tuple[str, str, int]]:
 
 
 def added_text(dry_run: bool, node_id: int, directory, endpoints) -> str:
-    from .metadata_quorum import endpoint_text
-
+    """Return Kafka's line for add-controller (done, or its dry run)."""
     verb = "DRY RUN of adding" if dry_run else "Added"
     return (f"{verb} controller {node_id} with directory id {directory} and endpoints: "
             + ", ".join(endpoint_text(*e) for e in endpoints))
 
 
 def removed_text(dry_run: bool, node_id: int, directory) -> str:
+    """Return Kafka's line for remove-controller (with its doubled space)."""
     verb = "DRY RUN of removing " if dry_run else "Removed "
     return f"{verb} KRaft controller {node_id} with directory id {directory}"
 
 
 def parse_directory_id(text: str):
+    """Return the Uuid of --controller-directory-id, or fail with Kafka's words."""
     from kraftsman.storage.protocol.uuids import Uuid, UuidError
 
     try:
@@ -97,32 +100,51 @@ def parse_directory_id(text: str):
 
 
 def run(args, env) -> int:
-    """Run add-controller or remove-controller; Failures reach metadata_quorum.run's boundary."""
+    """Run add-controller or remove-controller; Failures reach metadata_quorum's boundary."""
+    if args.command == "add-controller":
+        return add_controller(args, env)
+    return remove_controller(args, env)
+
+
+def _usage(args) -> int:
+    from .common import ExitStatus
+    from .common.output import structured
+
+    return ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
+
+
+def add_controller(args, env) -> int:
+    """Add the controller that --command-config describes to the quorum (or only print it with --dry-run)."""
     from .admin_tool import Context
     from .common import ExitStatus
-    from .metadata_quorum import _call
 
-    usage = ExitStatus.USAGE if args.output == "json" else ExitStatus.ERROR
-    if args.command == "add-controller":
-        if not args.config:
-            raise Failure("You must supply the configuration file of the controller you are adding when using "
-                          "add-controller.", usage)
-        ctx = Context(args, env)
-        props = _properties(args.config)
-        node_id, directory = controller_id(props), directory_id(metadata_directory(props))
-        endpoints = controller_endpoints(props)
-        if not args.dry_run:
-            _call(ctx, lambda: _change(ctx, "AddRaftVoter", voter_id=node_id, voter_directory_id=directory,
-                                       listeners=endpoints))
-        ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
-                 directory_id=str(directory), endpoints=[_endpoint(e) for e in endpoints], dry_run=args.dry_run)
-        return ExitStatus.OK
+    path = getattr(args, "controller_config", args.config)
+    if not path:
+        raise Failure("You must supply the configuration file of the controller you are adding when using "
+                      "add-controller.", _usage(args))
+    ctx = Context(args, env)
+    props = _properties(path)
+    node_id, directory = controller_id(props), directory_id(metadata_directory(props))
+    endpoints = controller_endpoints(props)
+    if not args.dry_run:
+        failures(lambda: _change(ctx, "AddRaftVoter", voter_id=node_id, voter_directory_id=directory,
+                                 listeners=endpoints))
+    ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
+             directory_id=str(directory), endpoints=[endpoint_text(*e) for e in endpoints], dry_run=args.dry_run)
+    return ExitStatus.OK
+
+
+def remove_controller(args, env) -> int:
+    """Remove the controller --controller-id / --controller-directory-id from the quorum (or only print it)."""
+    from .admin_tool import Context
+    from .common import ExitStatus
+
     ctx = Context(args, env)
     if args.controller_id < 0:
-        raise Failure(f"Invalid negative --controller-id: {args.controller_id}", usage)
+        raise Failure(f"Invalid negative --controller-id: {args.controller_id}", _usage(args))
     directory = parse_directory_id(args.controller_directory_id)
     if not args.dry_run:
-        _call(ctx, lambda: _change(ctx, "RemoveRaftVoter", voter_id=args.controller_id, voter_directory_id=directory))
+        failures(lambda: _change(ctx, "RemoveRaftVoter", voter_id=args.controller_id, voter_directory_id=directory))
     ctx.emit(removed_text(args.dry_run, args.controller_id, directory), controller_id=args.controller_id,
              directory_id=str(directory), dry_run=args.dry_run)
     return ExitStatus.OK
@@ -132,12 +154,6 @@ def _change(ctx, api: str, **fields) -> None:
     from . import quorum_ops
 
     quorum_ops.change_voters(ctx.addresses, ctx.config, ctx.deadline, api, **fields)
-
-
-def _endpoint(entry) -> str:
-    from .metadata_quorum import endpoint_text
-
-    return endpoint_text(*entry)
 
 
 def _properties(path: str) -> dict:

@@ -12,46 +12,60 @@ _kraftsman_kafka_features() {
             "|disable") node="disable" ;;
             "|version-mapping") node="version-mapping" ;;
             "|feature-dependencies") node="feature-dependencies" ;;
-            "|--bootstrap-server"|"|--bootstrap-controller"|"|--command-config"|"|--output"|"|--timeout"|"describe|--output"|"describe|--timeout"|"upgrade|--metadata"|"upgrade|--release-version"|"upgrade|--feature"|"upgrade|--output"|"upgrade|--timeout"|"downgrade|--metadata"|"downgrade|--release-version"|"downgrade|--feature"|"downgrade|--output"|"downgrade|--timeout"|"disable|--feature"|"disable|--output"|"disable|--timeout"|"version-mapping|--release-version"|"version-mapping|--output"|"version-mapping|--timeout"|"feature-dependencies|--feature"|"feature-dependencies|--output"|"feature-dependencies|--timeout") i=$((i + 1)) ;;
+            "|-b"|"|--bootstrap-server"|"|-C"|"|--bootstrap-controller"|"|--command-config"|"|--output"|"|--timeout"|"|--profile"|"|-X"|"|--client-property"|"describe|--output"|"describe|--timeout"|"describe|--profile"|"describe|-X"|"describe|--client-property"|"upgrade|--metadata"|"upgrade|--release-version"|"upgrade|--feature"|"upgrade|--output"|"upgrade|--timeout"|"upgrade|--profile"|"upgrade|-X"|"upgrade|--client-property"|"downgrade|--metadata"|"downgrade|--release-version"|"downgrade|--feature"|"downgrade|--output"|"downgrade|--timeout"|"downgrade|--profile"|"downgrade|-X"|"downgrade|--client-property"|"disable|--feature"|"disable|--output"|"disable|--timeout"|"disable|--profile"|"disable|-X"|"disable|--client-property"|"version-mapping|--release-version"|"version-mapping|--output"|"version-mapping|--timeout"|"version-mapping|--profile"|"version-mapping|-X"|"version-mapping|--client-property"|"feature-dependencies|--feature"|"feature-dependencies|--output"|"feature-dependencies|--timeout"|"feature-dependencies|--profile"|"feature-dependencies|-X"|"feature-dependencies|--client-property") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
     case "$node|$prev" in
-        "|--bootstrap-server") :; return 0 ;;
-        "|--bootstrap-controller") :; return 0 ;;
+        "|-b"|"|--bootstrap-server") :; return 0 ;;
+        "|-C"|"|--bootstrap-controller") :; return 0 ;;
         "|--command-config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "|--timeout") :; return 0 ;;
-        "describe|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "|--profile") :; return 0 ;;
+        "|-X"|"|--client-property") :; return 0 ;;
+        "describe|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "describe|--timeout") :; return 0 ;;
+        "describe|--profile") :; return 0 ;;
+        "describe|-X"|"describe|--client-property") :; return 0 ;;
         "upgrade|--metadata") :; return 0 ;;
         "upgrade|--release-version") :; return 0 ;;
         "upgrade|--feature") :; return 0 ;;
-        "upgrade|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "upgrade|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "upgrade|--timeout") :; return 0 ;;
+        "upgrade|--profile") :; return 0 ;;
+        "upgrade|-X"|"upgrade|--client-property") :; return 0 ;;
         "downgrade|--metadata") :; return 0 ;;
         "downgrade|--release-version") :; return 0 ;;
         "downgrade|--feature") :; return 0 ;;
-        "downgrade|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "downgrade|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "downgrade|--timeout") :; return 0 ;;
+        "downgrade|--profile") :; return 0 ;;
+        "downgrade|-X"|"downgrade|--client-property") :; return 0 ;;
         "disable|--feature") :; return 0 ;;
-        "disable|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "disable|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "disable|--timeout") :; return 0 ;;
+        "disable|--profile") :; return 0 ;;
+        "disable|-X"|"disable|--client-property") :; return 0 ;;
         "version-mapping|--release-version") :; return 0 ;;
-        "version-mapping|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "version-mapping|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "version-mapping|--timeout") :; return 0 ;;
+        "version-mapping|--profile") :; return 0 ;;
+        "version-mapping|-X"|"version-mapping|--client-property") :; return 0 ;;
         "feature-dependencies|--feature") :; return 0 ;;
-        "feature-dependencies|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "feature-dependencies|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "feature-dependencies|--timeout") :; return 0 ;;
+        "feature-dependencies|--profile") :; return 0 ;;
+        "feature-dependencies|-X"|"feature-dependencies|--client-property") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe upgrade downgrade disable version-mapping feature-dependencies" ;;
-        "describe") flags="-h --help --output --timeout"; subs="" ;;
-        "upgrade") flags="-h --help --metadata --release-version --feature --dry-run --output --timeout"; subs="" ;;
-        "downgrade") flags="-h --help --metadata --release-version --feature --unsafe --dry-run --output --timeout"; subs="" ;;
-        "disable") flags="-h --help --feature --unsafe --dry-run --output --timeout"; subs="" ;;
-        "version-mapping") flags="-h --help --release-version --output --timeout"; subs="" ;;
-        "feature-dependencies") flags="-h --help --feature --output --timeout"; subs="" ;;
+        "") flags="-h --help -b --bootstrap-server -C --bootstrap-controller --command-config --output --timeout --profile -X --client-property"; subs="describe upgrade downgrade disable version-mapping feature-dependencies" ;;
+        "describe") flags="-h --help --output --timeout --profile -X --client-property"; subs="" ;;
+        "upgrade") flags="-h --help --metadata --release-version --feature --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
+        "downgrade") flags="-h --help --metadata --release-version --feature --unsafe --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
+        "disable") flags="-h --help --feature --unsafe --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
+        "version-mapping") flags="-h --help --release-version --output --timeout --profile -X --client-property"; subs="" ;;
+        "feature-dependencies") flags="-h --help --feature --output --timeout --profile -X --client-property"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

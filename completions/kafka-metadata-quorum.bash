@@ -23,30 +23,38 @@ _kraftsman_kafka_metadata_quorum() {
             "|describe") node="describe" ;;
             "|add-controller") node="add-controller" ;;
             "|remove-controller") node="remove-controller" ;;
-            "|--bootstrap-server"|"|--bootstrap-controller"|"|--command-config"|"|--output"|"|--timeout"|"describe|--output"|"describe|--timeout"|"add-controller|--output"|"add-controller|--timeout"|"remove-controller|-i"|"remove-controller|--controller-id"|"remove-controller|-d"|"remove-controller|--controller-directory-id"|"remove-controller|--output"|"remove-controller|--timeout") i=$((i + 1)) ;;
+            "|-b"|"|--bootstrap-server"|"|-C"|"|--bootstrap-controller"|"|--command-config"|"|--output"|"|--timeout"|"|--profile"|"|-X"|"|--client-property"|"describe|--output"|"describe|--timeout"|"describe|--profile"|"describe|-X"|"describe|--client-property"|"add-controller|--output"|"add-controller|--timeout"|"add-controller|--profile"|"add-controller|-X"|"add-controller|--client-property"|"remove-controller|-i"|"remove-controller|--controller-id"|"remove-controller|-d"|"remove-controller|--controller-directory-id"|"remove-controller|--output"|"remove-controller|--timeout"|"remove-controller|--profile"|"remove-controller|-X"|"remove-controller|--client-property") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
     case "$node|$prev" in
-        "|--bootstrap-server") :; return 0 ;;
-        "|--bootstrap-controller") :; return 0 ;;
+        "|-b"|"|--bootstrap-server") :; return 0 ;;
+        "|-C"|"|--bootstrap-controller") :; return 0 ;;
         "|--command-config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-        "|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "|--timeout") :; return 0 ;;
-        "describe|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "|--profile") :; return 0 ;;
+        "|-X"|"|--client-property") :; return 0 ;;
+        "describe|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "describe|--timeout") :; return 0 ;;
-        "add-controller|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "describe|--profile") :; return 0 ;;
+        "describe|-X"|"describe|--client-property") :; return 0 ;;
+        "add-controller|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "add-controller|--timeout") :; return 0 ;;
+        "add-controller|--profile") :; return 0 ;;
+        "add-controller|-X"|"add-controller|--client-property") :; return 0 ;;
         "remove-controller|-i"|"remove-controller|--controller-id") _kraftsman_dynamic controller-id "$cur"; return 0 ;;
         "remove-controller|-d"|"remove-controller|--controller-directory-id") :; return 0 ;;
-        "remove-controller|--output") COMPREPLY=($(compgen -W "text json" -- "$cur")); return 0 ;;
+        "remove-controller|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
         "remove-controller|--timeout") :; return 0 ;;
+        "remove-controller|--profile") :; return 0 ;;
+        "remove-controller|-X"|"remove-controller|--client-property") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --bootstrap-server --bootstrap-controller --command-config --output --timeout"; subs="describe add-controller remove-controller" ;;
-        "describe") flags="-h --help --status --replication --human-readable --output --timeout"; subs="" ;;
-        "add-controller") flags="-h --help --dry-run --output --timeout"; subs="" ;;
-        "remove-controller") flags="-h --help -i --controller-id -d --controller-directory-id --dry-run --output --timeout"; subs="" ;;
+        "") flags="-h --help -b --bootstrap-server -C --bootstrap-controller --command-config --output --timeout --profile -X --client-property"; subs="describe add-controller remove-controller" ;;
+        "describe") flags="-h --help --status --replication --human-readable --output --timeout --profile -X --client-property"; subs="" ;;
+        "add-controller") flags="-h --help --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
+        "remove-controller") flags="-h --help -i --controller-id -d --controller-directory-id --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

@@ -30,6 +30,7 @@ _kraftsman_kraftsman() {
             "|demo") node="demo" ;;
             "|pipeline") node="pipeline" ;;
             "|profile") node="profile" ;;
+            "|completion") node="completion" ;;
             "storage|info") node="storage info" ;;
             "storage|format") node="storage format" ;;
             "storage|version-mapping") node="storage version-mapping" ;;
@@ -190,7 +191,7 @@ _kraftsman_kraftsman() {
         "profile create|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum features controller demo pipeline profile" ;;
+        "") flags="-h --help --version --debug"; subs="storage dump-log shell cluster quorum features controller demo pipeline profile completion" ;;
         "storage") flags="-h --help"; subs="info format version-mapping feature-dependencies random-uuid" ;;
         "storage info") flags="-h --help -c --config --output"; subs="" ;;
         "storage format") flags="-h --help -c --config -t --cluster-id -S --add-scram -g --ignore-formatted -r --release-version -f --feature -s --standalone -N --no-initial-controllers -I --initial-controllers --output"; subs="" ;;
@@ -223,10 +224,12 @@ _kraftsman_kraftsman() {
         "profile use") flags="-h --help"; subs="" ;;
         "profile create") flags="-h --help -C --bootstrap-controller -b --bootstrap-server -c --client-config -X --client-property --timeout --output --use --force"; subs="" ;;
         "profile delete") flags="-h --help"; subs="" ;;
+        "completion") flags="-h --help"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in
         "shell") _kraftsman_dynamic metadata-path "$cur"; [ "${#COMPREPLY[@]}" -gt 0 ] && return 0 ;;
+        "completion") COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return 0 ;;
         esac
     fi
     if [ "${cur#-}" = "$cur" ] && [ -n "$subs" ]; then

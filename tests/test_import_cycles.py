@@ -17,7 +17,6 @@ PACKAGES = {"cli": "kraftsman.cli", "shell": "kraftsman.shell", "controller": "k
 KNOWN = {
     "cli": [
         ["kraftsman.cli.dump_log", "kraftsman.cli.dump_log_index", "kraftsman.cli.dump_log_jsonl"],
-        ["kraftsman.cli.metadata_quorum", "kraftsman.cli.quorum_voters"],
     ],
 }
 
