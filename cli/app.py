@@ -24,6 +24,7 @@ class Tool:
     module: str
     env_name: str
     summary: str
+    kafka: bool = True           # a drop-in for a Kafka script of the same name (Kafka's exit codes)
     entry: str = "main"          # the module's console entry point
 
 
@@ -41,10 +42,11 @@ TOOLS: tuple[Tool, ...] = (
     Tool("kafka-features", "features", "kraftsman.cli.features_tool", "features",
          "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
     Tool("kafka-controller", "controller", "kraftsman.cli.controller", "controller",
-         "Run a KRaft controller in the foreground."),
-    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo", "demo", "Write and decode a small metadata log."),
+         "Run a KRaft controller in the foreground.", kafka=False),
+    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo", "demo", "Write and decode a small metadata log.",
+         kafka=False),
     Tool("kafka-metadata-export", "pipeline", "kraftsman.cli.pipeline.command", "pipeline",
-         "Decode metadata logs into tables with Spark (pyspark extra)."),
+         "Decode metadata logs into tables with Spark (pyspark extra).", kafka=False),
 )
 @dataclass(frozen=True)
 class UmbrellaCommand:

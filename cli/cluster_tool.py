@@ -27,7 +27,7 @@ import typer
 from .admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
                             Timeout, settings)
 from .admin_tool import Context, Failure, fail, wants_json
-from .common import Environment, ExitStatus
+from .common import Environment, usage_exit
 from .common.typer_app import run_app
 
 PROG = "kafka-cluster"
@@ -85,8 +85,8 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return Kafka's 1 for a bad command line, 64 when structured output was asked for."""
-    return ExitStatus.USAGE if wants_json(argv) else ExitStatus.ERROR
+    """Return the suite's status for a bad command line (common.usage_exit)."""
+    return usage_exit(PROG, argv)
 
 
 def run(argv: list[str], env: Environment) -> int:

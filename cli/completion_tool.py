@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from .common import Environment, ExitStatus
+from .common import Environment, ExitStatus, usage_exit
 from .common.typer_app import run_app
 
 PROG = "kraftsman completion"
@@ -52,4 +52,5 @@ def _sourceable_zsh(name: str, text: str) -> str:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run `kraftsman completion` with `argv`; return the exit status."""
-    return run_app(app, argv, env, prog=PROG, tool_env_name="completion", usage_status=lambda argv: ExitStatus.USAGE)
+    return run_app(app, argv, env, prog=PROG, tool_env_name="completion",
+                   usage_status=lambda argv: usage_exit(PROG, argv))

@@ -13,7 +13,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus, ToolError, exit_with
+from .common import Environment, ExitStatus, ToolError, exit_with, usage_exit
 from .common.typer_app import run_app
 
 PROG = "kafka-controller"
@@ -124,7 +124,8 @@ def _on_signal(stop) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the controller until a signal arrives."""
-    return run_app(app, argv, env, prog=PROG, tool_env_name="controller", usage_status=lambda argv: ExitStatus.USAGE)
+    return run_app(app, argv, env, prog=PROG, tool_env_name="controller",
+                   usage_status=lambda argv: usage_exit(PROG, argv))
 
 
 def _run(env: Environment, path: str, overrides: list[str], log_level: str) -> int:

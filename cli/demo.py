@@ -17,7 +17,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus, ToolError, exit_with
+from .common import Environment, ExitStatus, ToolError, exit_with, usage_exit
 from .common.typer_app import run_app
 
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
@@ -140,7 +140,7 @@ def _show(quorum, node_id: int, say, env: Environment) -> None:
 def run(argv: list[str], env: Environment) -> int:
     """Run the demo end to end; return 0 when every step happened."""
     return run_app(app, argv, env, prog="kraftsman-demo", tool_env_name="demo",
-                   usage_status=lambda argv: ExitStatus.USAGE)
+                   usage_status=lambda argv: usage_exit("kraftsman-demo", argv))
 
 
 def _run(env: Environment, args: argparse.Namespace) -> int:

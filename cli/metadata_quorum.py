@@ -36,7 +36,7 @@ import typer
 
 from .admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
 from .admin_tool import Context, Failure, fail, wants_json
-from .common import Environment, ExitStatus
+from .common import Environment, ExitStatus, usage_exit
 from .common.output import structured
 from .common.typer_app import run_app
 from .quorum_texts import endpoint_text, failures
@@ -130,8 +130,8 @@ def _describe_command(args, env: Environment) -> int:
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return Kafka's 1 for a bad command line, 64 when structured output was asked for."""
-    return ExitStatus.USAGE if wants_json(argv) else ExitStatus.ERROR
+    """Return the suite's status for a bad command line (common.usage_exit)."""
+    return usage_exit(PROG, argv)
 
 
 def run(argv: list[str], env: Environment) -> int:

@@ -25,9 +25,9 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus, ToolError, exit_with
+from .common import Environment, ExitStatus, ToolError, exit_with, usage_exit
 from .common.typer_app import is_default, run_app
-from .shell_session import HISTORY_ENV, open_script, run_session
+from .shell_session import HISTORY_ENV, bad_command_line, open_script, run_session
 
 PROG = "kafka-metadata-shell"
 NO_SOURCE = f"{PROG}: give --snapshot, --directory or --bootstrap-controller"
@@ -217,7 +217,8 @@ def _commit_id() -> str:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-shell with `argv`."""
-    return run_app(app, argv, env, prog=PROG, tool_env_name="shell")
+    return run_app(app, argv, env, prog=PROG, tool_env_name="shell",
+                   usage_status=lambda argv: usage_exit(PROG, argv))
 
 
 def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:
@@ -229,10 +230,10 @@ def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:
             _apply_profile(ctx, ns, env)
             sources = [ns.bootstrap_controller] if ns.bootstrap_controller else []
         if not sources:
-            raise ToolError(NO_SOURCE, ExitStatus.USAGE)
+            raise ToolError(NO_SOURCE, bad_command_line(ns))
         if len(sources) > 1:
             raise ToolError(f"{PROG}: give only one of --snapshot, --directory, --controllers and "
-                            "--bootstrap-controller", ExitStatus.USAGE)
+                            "--bootstrap-controller", bad_command_line(ns))
         if ns.controllers or ns.bootstrap_controller:
             from .metadata_shell_live import run_live
 
@@ -253,7 +254,7 @@ def _client_overrides(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {pair!r}", ExitStatus.USAGE)
+            raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {pair!r}", ExitStatus.ERROR)
         found[key.strip()] = value.strip()
     return found
 

@@ -11,7 +11,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus
+from .common import Environment, ExitStatus, usage_exit
 from .common import profiles as pf
 from .common.output import render, structured
 from .common.typer_app import run_app
@@ -113,4 +113,5 @@ def delete(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The pro
 
 def run(argv: list[str], env: Environment) -> int:
     """Run `kraftsman profile` with `argv`; return the exit status."""
-    return run_app(app, argv, env, prog=PROG, tool_env_name="profile", usage_status=lambda argv: ExitStatus.USAGE)
+    return run_app(app, argv, env, prog=PROG, tool_env_name="profile",
+                   usage_status=lambda argv: usage_exit(PROG, argv))

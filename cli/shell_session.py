@@ -2,7 +2,8 @@
 
 Rules:
 - A command on the command line is one-shot; -f FILE ('-': stdin), or stdin that is not a terminal, is batch
-  mode; otherwise the REPL. A command and --file together are a usage error (64).
+  mode; otherwise the REPL. A command and --file together are a bad command line (1, or 64 with --output
+  json|yaml: common.usage_exit's rule).
 - No prompt_toolkit here: the REPL is started by the caller's `interactive()`.
 """
 from __future__ import annotations
@@ -13,11 +14,16 @@ PROG = "kafka-metadata-shell"
 HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 
 
+def bad_command_line(ns) -> int:
+    """Return the suite's status for a bad command line (common.usage_exit): 1, or 64 with structured output."""
+    return ExitStatus.USAGE if getattr(ns, "output", "text") != "text" else ExitStatus.ERROR
+
+
 def open_script(ns, env: Environment):
     """Return the lines of batch mode (-f FILE, or stdin when it is not a terminal), or None for the REPL."""
     if ns.command:
         if ns.file:
-            raise ToolError(f"{PROG}: give either a command or --file, not both", ExitStatus.USAGE)
+            raise ToolError(f"{PROG}: give either a command or --file, not both", bad_command_line(ns))
         return None
     if ns.file and ns.file != "-":
         try:

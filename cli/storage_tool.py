@@ -33,7 +33,7 @@ import typer
 
 from kraftsman.storage.features import LATEST_PRODUCTION
 
-from .common import Environment, ExitStatus
+from .common import Environment, ExitStatus, usage_exit
 from .common.typer_app import run_app
 from .storage_commands import MISSING_VOTERS, Failure, dependency_text, version_mapping_text  # noqa: F401 (API)
 from .storage_info import info_text  # noqa: F401 (API)
@@ -172,7 +172,7 @@ def run(argv: list[str], env: Environment) -> int:
     except click.UsageError as e:
         env.stderr.write(f"{PROG}: error: {e.message}\n")
         return ExitStatus.ERROR
-    return run_app(app, argv, env, prog=PROG, tool_env_name="storage")
+    return run_app(app, argv, env, prog=PROG, tool_env_name="storage", usage_status=lambda argv: usage_exit(PROG, argv))
 
 
 def main() -> None:

@@ -69,6 +69,26 @@ class Environment:
         return self.env.get("KRAFTSMAN_DEBUG", "") not in ("", "0")
 
 
+def asks_structured(argv: list[str]) -> bool:
+    """Tell whether a command line asks for structured output (--output json|yaml|jsonl, -o too) before parsing."""
+    formats = ("json", "yaml", "jsonl")
+    pairs = zip(argv, argv[1:] + [""])
+    return any(f"{flag}={f}" in argv for flag in ("--output", "-o") for f in formats) or any(
+        a in ("--output", "-o") and b in formats for a, b in pairs)
+
+
+def usage_exit(prog: str, argv: list[str]) -> int:
+    """Return the exit status of a bad command line, the one rule of every tool: Kafka's 1 for the drop-ins of
+    Kafka's scripts (the registry's `kafka` tools), 64 (EX_USAGE) for kraftsman's own commands (kraftsman,
+    kafka-controller, kafka-metadata-export, kraftsman-demo), and 64 in any tool asked for structured output."""
+    from ..app import by_script
+
+    tool = by_script(prog)
+    if asks_structured(argv) or tool is None or not tool.kafka:
+        return ExitStatus.USAGE
+    return ExitStatus.ERROR
+
+
 def _expected_errors() -> tuple[type, ...]:
     from kraftsman.storage.errors import known_errors
 
