@@ -28,7 +28,7 @@ from .docs_model import Command, Node, Option
 ROOT = Path(__file__).resolve().parent.parent
 UMBRELLA = APP_UMBRELLA
 # console script -> module holding build_parser() when it is not the tool's run() module
-PARSER_MODULES = {"kafka-dump-log": "kraftsman.cli.dump_log_options"}
+PARSER_MODULES: dict[str, str] = {}
 FILE_FLAGS = frozenset({"--config", "--files", "--snapshot"})
 DIR_FLAGS = frozenset({"--directory"})
 # (console script, flag or positional dest) -> dynamic completion kind (cli/complete.py KINDS)

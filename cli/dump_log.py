@@ -1,261 +1,131 @@
-"""kafka-dump-log: Kafka 3.9's DumpLogSegments, byte for byte, plus `--output jsonl`.
+"""kafka-dump-log: Kafka 3.9's DumpLogSegments, byte for byte, plus `--output jsonl`, as a typer app.
 
-For each file of --files it prints `Dumping <file>` and dispatches on the text after the last '.':
-.log and .checkpoint -> batches (and records with deep iteration), .index / .timeindex -> entries or
-checks, .snapshot -> producer state, .txnindex -> aborted transactions, anything else -> `Ignoring
-unknown file` on stderr. Index mismatches, time-index errors and non-consecutive offsets are printed on
-stderr after all files, as Kafka does.
+The command line is one typer app (help table, man page, completion and KRAFTSMAN_DUMP_LOG_* variables come
+from it); the run over the files is dump_log_session's DumpSession.
 
-Exit codes: 0 = everything read; 2 = something was corrupt (the rest was printed, the corruption was
-reported on stderr with its position); 1 = usage errors and failures Kafka also aborts on (a missing
-file). Output is written in large chunks; garbage collection is paused while records are decoded.
+Rules:
+- Kafka's jopt-simple manners are kept: no arguments or --help print the description and the option table
+  on stderr and exit 1; --version prints Kafka's version (exit 0); no --files prints `Missing required
+  argument "[files]"` and the table (exit 1); a bad flag or value is one line `kafka-dump-log: ...` (exit 1);
+  the decoder-class flags take an optional argument. click's own help option is switched off.
+- Exit codes: 0 = everything read; 1 = usage errors and failures Kafka also aborts on (a missing file);
+  2 = something was corrupt: the rest was printed, each problem on stderr, then one summary line (how many
+  batches failed and where); 64 = a bad KRAFTSMAN_DUMP_LOG_* value (one line naming the variable).
+- Only the app is built at import; the session, decoders and rich are imported when files are dumped.
 """
 from __future__ import annotations
 
-import gc
-import os
-import re
 import sys
-from pathlib import Path
+from typing import Annotated, Optional
 
-from .common import Environment, ExitStatus, ToolError, exit_with
-from .dump_log_options import DESCRIPTION, INT_MAX, KAFKA_VERSION, DumpOptions, help_text, parse
+import click
+import typer
 
-_FLUSH_LINES = 20000
-_PROGRESS_BYTES = 64 << 20
+from .common import Environment, ExitStatus
+from .common.typer_app import KafkaChoice, run_app, usage_message
+from .dump_log_options import (ARGUMENT, DESCRIPTION, HELP, INT_MAX, KAFKA_VERSION, MAX_MESSAGE_SIZE, MISSING_FILES,
+                               OUTPUT_SYNONYMS, OUTPUTS, dump_options, help_text, java_int, with_optional_arguments)
+
 PROG = "kafka-dump-log"
 
 
-def java_path(arg: str) -> str:
-    """Return `arg` as java.io.File prints it (repeated and trailing separators removed)."""
-    text = re.sub("/+", "/", arg)
-    return text[:-1] if len(text) > 1 and text.endswith("/") else text
+class JavaInt(click.ParamType):
+    """An int option read as Integer.parseInt reads it, failing in jopt-simple's words."""
 
+    name = "integer"
 
-class DumpSession:
-    """One run over --files: buffered stdout, deferred stderr reports, the corruption flag."""
-
-    def __init__(self, opts: DumpOptions, env: Environment):
-        self.opts, self.env = opts, env
-        self.out: list[str] = []
-        self.corrupt = False
-        self.index_mismatches: dict[str, list] = {}
-        self.gaps: dict[str, list] = {}
-        from .dump_log_index import TimeIndexErrors
-
-        self.time_errors = TimeIndexErrors()
-
-    # -- output
-    def emit(self, line: str) -> None:
-        """Queue one stdout line."""
-        self.out.append(line)
-        if len(self.out) >= _FLUSH_LINES:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the queued stdout lines in one chunk."""
-        if self.out:
-            self.env.stdout.write("\n".join(self.out) + "\n")
-            self.out.clear()
-
-    def report(self, message: str, corrupt: bool = True) -> None:
-        """Write one stderr line now (after flushing stdout, to keep the two in order on a terminal)."""
-        self.flush()
-        self.env.stderr.write(message + "\n")
-        self.corrupt = self.corrupt or corrupt
-
-    def resolve(self, arg: str) -> Path:
-        """Return the file an argument names, relative to the environment's working directory."""
-        return Path(os.path.join(self.env.cwd, arg))
-
-    def absolute(self, arg: str) -> str:
-        """Return the path as java.io.File.getAbsolutePath prints it (no '.' removal)."""
-        return java_path(arg if arg.startswith("/") else os.path.join(self.env.cwd, arg))
-
-    # -- the run
-    def run(self) -> int:
-        """Dump every file and return the exit status."""
-        frozen = gc.isenabled()
-        gc.disable()
-        gc.freeze()
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
         try:
-            for arg in self.opts.files:
-                self.dump_file(arg)
-        finally:
-            self.flush()
-            if frozen:
-                gc.unfreeze()
-                gc.enable()
-        self.print_deferred()
-        return ExitStatus.CORRUPT if self.corrupt else ExitStatus.OK
-
-    def dump_file(self, arg: str) -> None:
-        """Dump one file according to its suffix."""
-        jsonl = self.opts.output == "jsonl"
-        if not jsonl:
-            self.emit(f"Dumping {java_path(arg)}")
-        name = Path(java_path(arg)).name
-        suffix = name[name.rfind("."):] if "." in name else ""
-        if suffix in (".log", ".checkpoint"):
-            if jsonl:
-                from .dump_log_jsonl import dump_log_jsonl
-
-                dump_log_jsonl(self, arg)
-            else:
-                self.dump_log(arg, name)
-            return
-        from . import dump_log_index as idx
-
-        if jsonl and suffix in (".index", ".timeindex", ".snapshot", ".txnindex"):
-            from .dump_log_jsonl import unsupported_object
-
-            self.emit(unsupported_object(arg))
-            return
-
-        handler = {".index": idx.dump_index, ".timeindex": idx.dump_time_index,
-                   ".snapshot": idx.dump_producer_snapshot, ".txnindex": idx.dump_txn_index}.get(suffix)
-        if handler is None:
-            self.report(f"Ignoring unknown file {java_path(arg)}", corrupt=False)
-        else:
-            handler(self, arg)
-
-    def log_header(self, name: str) -> str:
-        """Return the line printed before the batches of a .log or .checkpoint file."""
-        if name.endswith(".log"):
-            return f"Log starting offset: {_java_long(name.split('.')[0])}"
-        if name == "bootstrap.checkpoint":
-            return "KRaft bootstrap snapshot"
-        from kraftsman.storage.log.snapshot import parse_snapshot_name
-
-        snapshot = parse_snapshot_name(name)
-        if snapshot is None:
-            raise ToolError(f"{name} is not a snapshot file name (<20-digit offset>-<10-digit epoch>.checkpoint)")
-        return f"Snapshot end offset: {snapshot.end_offset}, epoch: {snapshot.epoch}"
-
-    def dump_log(self, arg: str, name: str) -> None:
-        """Print the batches (and records) of a .log or .checkpoint file."""
-        from kraftsman.storage.log.index import DumpBatchReader
-
-        from .dump_log_format import RecordFormatter
-
-        self.emit(self.log_header(name))
-        path = self.resolve(arg)
-        _require(path)
-        reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes, legacy=True)
-        formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata) \
-            if self.opts.deep_iteration else None
-        for batch in self.progress(reader, path):
-            self.dump_batch(batch, formatter, arg)
-        if reader.error:
-            self.report(f"{PROG}: {reader.error}")
-        elif reader.trailing_bytes > 0 and self.opts.max_bytes == INT_MAX:
-            self.emit(f"Found {reader.trailing_bytes} invalid bytes at the end of {name}")
-            self.corrupt = True
-        if formatter is not None and formatter.gaps:
-            self.gaps.setdefault(self.absolute(arg), []).extend(formatter.gaps)
-        if formatter is not None and getattr(formatter.parser, "errors", 0):
-            self.corrupt = True
-
-    def dump_batch(self, batch, formatter, arg: str) -> None:
-        """Print one batch line and, with deep iteration, its records."""
-        from .dump_log_format import RecordError, batch_line
-
-        try:
-            line = batch_line(batch, batch.position)
-        except RecordError as e:
-            self.report(f"{PROG}: {java_path(arg)}: batch at position {batch.position}: {e}")
-            return
-        out = self.out
-        out.append(line)
-        if line.endswith("isvalid: false"):
-            self.corrupt = True
-        if formatter is not None:
-            try:
-                formatter.batch(batch, out)
-            except RecordError as e:
-                self.report(f"{PROG}: {java_path(arg)}: records of the batch at position {batch.position} "
-                            f"(offset {batch.base_offset}) cannot be read: {e}")
-        if len(out) >= _FLUSH_LINES:
-            self.flush()
-
-    def payload_parser(self):
-        """Return the parser of record contents, or None when contents are not printed."""
-        if not self.opts.print_data_log:
-            return None
-        from . import dump_log_format as fmt
-
-        if self.opts.decoder == "cluster-metadata":
-            return fmt.MetadataParser()
-        if self.opts.decoder == "remote-log-metadata":
-            raise ToolError("--remote-log-metadata-decoder is not supported by kraftsman (RemoteLogMetadataSerde "
-                            "records are not decoded); use --print-data-log to see the raw values")
-        if self.opts.decoder in ("offsets", "transaction-log"):
-            from .dump_log_decoders import parser_for
-
-            return parser_for(self.opts.decoder)
-        from .dump_log_decoders import class_decoder_parser
-
-        return class_decoder_parser(self.opts.key_decoder, self.opts.value_decoder)
-
-    def progress(self, batches, path: Path):
-        """Yield the batches, showing a rich progress bar on a terminal stderr for large files."""
-        size = path.stat().st_size
-        if not self.env.stderr_isatty or size < _PROGRESS_BYTES:
-            yield from batches
-            return
-        from rich.progress import Progress
-
-        with Progress(transient=True, console=_rich_console(self.env)) as bar:
-            task = bar.add_task(path.name, total=size)
-            for i, batch in enumerate(batches):
-                if not i & 63:
-                    bar.update(task, completed=batch.position)
-                yield batch
-
-    def print_deferred(self) -> None:
-        """Print the stderr summaries Kafka prints after all files."""
-        err = self.env.stderr
-        for name, pairs in self.index_mismatches.items():
-            err.write(f"Mismatches in :{name}\n")
-            err.writelines(f"  Index offset: {i}, log offset: {o}\n" for i, o in reversed(pairs))
-        self.time_errors.print(err)
-        for name, pairs in self.gaps.items():
-            err.write(f"Non-consecutive offsets in {name}\n")
-            err.writelines(f"  {a} is followed by {b}\n" for a, b in reversed(pairs))
+            return java_int(str(value), param.opts[0] if param else "")
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
 
 
-def _rich_console(env: Environment):
-    from rich.console import Console
+class OutputFormat(KafkaChoice):
+    """--output text|jsonl, with `json` read as `jsonl` (one JSON object per line)."""
 
-    return Console(file=env.stderr, no_color=not env.color)
+    def __init__(self):
+        super().__init__(list(OUTPUTS))
 
-
-def _java_long(text: str) -> int:
-    if not re.fullmatch(r"[-+]?\d+", text):
-        raise ToolError(f'For input string: "{text}"')
-    return int(text)
+    def convert(self, value, param, ctx):
+        return super().convert(OUTPUT_SYNONYMS.get(value, value), param, ctx)
 
 
-def _require(path: Path) -> None:
-    if not path.is_file():
-        raise ToolError(f"{path.absolute()} (No such file or directory)")
+def _flag(name: str):
+    """Return the typer option of a flag without a value, with Kafka's help text."""
+    return typer.Option(name, help=HELP[name])
+
+
+def _valued(name: str, **kwargs):
+    """Return the typer option of a flag with a value, shown with jopt-simple's argument display."""
+    return typer.Option(name, help=HELP[name], metavar=ARGUMENT[name], **kwargs)
+
+
+app = typer.Typer(name=PROG, add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": []})
+
+
+@app.command(help=DESCRIPTION)
+def dump_log(ctx: typer.Context,
+             cluster_metadata_decoder: Annotated[bool, _flag("--cluster-metadata-decoder")] = False,
+             deep_iteration: Annotated[bool, _flag("--deep-iteration")] = False,
+             files: Annotated[Optional[str], _valued("--files")] = None,
+             show_help: Annotated[bool, _flag("--help")] = False,
+             index_sanity_check: Annotated[bool, _flag("--index-sanity-check")] = False,
+             key_decoder_class: Annotated[Optional[str], _valued("--key-decoder-class")] = None,
+             max_bytes: Annotated[int, _valued("--max-bytes", click_type=JavaInt())] = INT_MAX,
+             max_message_size: Annotated[int, _valued("--max-message-size", click_type=JavaInt())] = MAX_MESSAGE_SIZE,
+             offsets_decoder: Annotated[bool, _flag("--offsets-decoder")] = False,
+             output: Annotated[str, _valued("--output", click_type=OutputFormat())] = "text",
+             print_data_log: Annotated[bool, _flag("--print-data-log")] = False,
+             remote_log_metadata_decoder: Annotated[bool, _flag("--remote-log-metadata-decoder")] = False,
+             skip_record_metadata: Annotated[bool, _flag("--skip-record-metadata")] = False,
+             transaction_log_decoder: Annotated[bool, _flag("--transaction-log-decoder")] = False,
+             value_decoder_class: Annotated[Optional[str], _valued("--value-decoder-class")] = None,
+             verify_index_only: Annotated[bool, _flag("--verify-index-only")] = False,
+             show_version: Annotated[bool, _flag("--version")] = False) -> int:
+    return _dump(ctx.find_root().obj, locals())
+
+
+def _dump(env: Environment, values: dict) -> int:
+    """Answer --help, --version or a missing --files as Kafka does, else dump the files."""
+    if values["show_help"]:
+        return _usage(env, DESCRIPTION)
+    if values["show_version"]:
+        env.stdout.write(f"{KAFKA_VERSION}\n")
+        return ExitStatus.OK
+    if values["files"] is None:
+        return _usage(env, MISSING_FILES)
+    from .dump_log_session import DumpSession
+
+    return DumpSession(dump_options(values), env).run()
+
+
+def _usage(env: Environment, head: str) -> int:
+    """Print `head` and jopt-simple's option table on stderr; return Kafka's 1."""
+    env.stderr.write(f"{head}\n{help_text()}\n")
+    return ExitStatus.ERROR
+
+
+def _one_line_usage_error(error: click.UsageError, prog: str) -> str:
+    """Return a bad command line as one stderr line (jopt-simple fails with one exception message)."""
+    return f"{prog}: {usage_message(error)}\n"
 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-dump-log with `argv` in `env`; return the exit status."""
-    opts = parse(argv, env.env)
-    if opts in ("help", "missing-files"):
-        head = DESCRIPTION if opts == "help" else 'Missing required argument "[files]"'
-        env.stderr.write(f"{head}\n{help_text()}\n")
-        return ExitStatus.ERROR
-    if opts == "version":
-        env.stdout.write(f"{KAFKA_VERSION}\n")
-        return ExitStatus.OK
-    return DumpSession(opts, env).run()
+    if not argv:
+        return _usage(env, DESCRIPTION)
+    return run_app(app, with_optional_arguments(list(argv)), env, prog=PROG, tool_env_name="dump_log",
+                   usage_error=_one_line_usage_error)
 
 
 def main() -> None:
     """Console script entry point (`kafka-dump-log`)."""
+    from .common import exit_with
+
     try:
         sys.stdout.reconfigure(encoding="utf-8", errors="replace")
     except (AttributeError, ValueError):

@@ -13,6 +13,7 @@ from pathlib import Path
 from kraftsman.storage.log import index as idx
 
 from .common import ToolError
+from .dump_log_options import java_path
 
 
 class TimeIndexErrors:
@@ -59,14 +60,13 @@ def _sanity(session, file: str, index) -> None:
         index.sanity_check()
     except idx.CorruptIndexError as e:
         session.report(f"kafka-dump-log: {e}")
+        session.fail(file, None, "index sanity check failed")
         return
     session.emit(f"{file} passed sanity check.")
 
 
 def dump_index(session, arg: str) -> None:
     """Print (or verify, or sanity-check) an offset index against its log."""
-    from .dump_log import java_path
-
     file = java_path(arg)
     path, log, index = _open_index(session, arg, idx.OffsetIndex, needs_offset_index=False)
     if index.entries == 0:
@@ -85,17 +85,16 @@ def dump_index(session, arg: str) -> None:
         if batch is None:
             session.report(f"kafka-dump-log: {file}: no batch at position {entry.position} for index offset "
                            f"{entry.offset}")
+            session.fail(arg, None, f"no batch for index offset {entry.offset}")
         elif batch.last_offset != entry.offset:
             session.index_mismatches.setdefault(session.absolute(arg), []).append((entry.offset, batch.last_offset))
-            session.corrupt = True
+            session.fail(arg, None, f"index offset {entry.offset} is log offset {batch.last_offset}")
         if not session.opts.verify_index_only:
             session.emit(f"offset: {entry.offset} position: {entry.position}")
 
 
 def dump_time_index(session, arg: str) -> None:
     """Print (or verify, or sanity-check) a time index against its log."""
-    from .dump_log import java_path
-
     file = java_path(arg)
     path, log, index = _open_index(session, arg, idx.TimeIndex, needs_offset_index=True)
     if session.opts.index_sanity_check:
@@ -107,21 +106,21 @@ def dump_time_index(session, arg: str) -> None:
         entry = index.entry(i)
         if entry.offset == index.base_offset and i > 0:
             return
-        _check_time_entry(session, session.absolute(arg), log, offsets, entry, previous)
+        _check_time_entry(session, arg, log, offsets, entry, previous)
         if not session.opts.verify_index_only:
             session.emit(f"timestamp: {entry.timestamp} offset: {entry.offset}")
         previous = entry.timestamp
 
 
-def _check_time_entry(session, name: str, log: Path, offsets, entry, previous: int) -> None:
-    errors = session.time_errors
+def _check_time_entry(session, arg: str, log: Path, offsets, entry, previous: int) -> None:
+    errors, name = session.time_errors, session.absolute(arg)
     position = offsets.lookup(entry.offset).position
     batch = None
     if 0 <= position <= log.stat().st_size:
         batch = next((b for b in idx.DumpBatchReader(log, start=position, legacy=True) if b.last_offset >= entry.offset), None)
     if batch is None or batch.last_offset != entry.offset:
         errors.not_found.setdefault(name, []).append((entry.offset, -1 if batch is None else batch.last_offset))
-        session.corrupt = True
+        session.fail(arg, None, f"time index offset {entry.offset} not in the log")
         return
     log_append = batch.timestamp_type == "LogAppendTime"
     max_ts = idx.NO_TIMESTAMP
@@ -129,10 +128,10 @@ def _check_time_entry(session, name: str, log: Path, offsets, entry, previous: i
         max_ts = max(max_ts, batch.max_timestamp if log_append else record.timestamp)
     if max_ts != entry.timestamp:
         errors.mismatches.setdefault(name, []).append((entry.timestamp, max_ts))
-        session.corrupt = True
+        session.fail(arg, None, f"timestamp {entry.timestamp} of offset {entry.offset} is not the log's")
     if previous >= entry.timestamp:
         errors.out_of_order.setdefault(name, []).append((entry.timestamp, previous))
-        session.corrupt = True
+        session.fail(arg, None, f"timestamp {entry.timestamp} out of order")
 
 
 def _decrement_sequence(sequence: int, decrement: int) -> int:
@@ -162,6 +161,7 @@ def dump_producer_snapshot(session, arg: str) -> None:
         entries = idx.read_producer_snapshot(path)
     except idx.CorruptIndexError as e:
         session.report(str(e))
+        session.fail(arg, None, "unreadable producer snapshot")
         return
     for entry in entries:
         session.emit(producer_line(entry))

@@ -20,6 +20,7 @@ import json
 from kraftsman.storage.records import control
 
 from .dump_log_format import RecordError, compression_name
+from .dump_log_options import java_path
 
 SCHEMA_VERSION = 1
 _TYPE_NAMES = {**control.NAMES}
@@ -133,7 +134,6 @@ def dump_log_jsonl(session, arg: str) -> None:
 
     from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
 
-    from .dump_log import java_path
     from .dump_log_format import MetadataParser
 
     name = Path(java_path(arg)).name
@@ -147,7 +147,9 @@ def dump_log_jsonl(session, arg: str) -> None:
     while start is not None:
         reader = DumpBatchReader(path, max_bytes=session.opts.max_bytes, start=start)
         for batch in reader:
-            corrupt |= _emit_batch(session, arg, batch, parser)
+            if _emit_batch(session, arg, batch, parser):
+                session.fail(arg, batch.position)
+                corrupt = True
             valid += batch.size_in_bytes
         start = None
         if reader.trailing_bytes > 0 and (session.opts.max_bytes == 2 ** 31 - 1 or reader.error):
@@ -155,6 +157,7 @@ def dump_log_jsonl(session, arg: str) -> None:
             session.emit(_obj("error", arg, position=at, message=reader.error or
                               f"{reader.trailing_bytes} bytes at position {at} are not a whole record batch"))
             corrupt = True
+            session.fail(arg, at, None if reader.error else f"{reader.trailing_bytes} invalid bytes")
             start = find_next_batch(path, at + 1, reader.end)
     end = min(path.stat().st_size, session.opts.max_bytes)
     session.emit(_obj("file_end", arg, valid_bytes=valid, trailing_bytes=end - valid, corrupt=corrupt))

@@ -1,25 +1,29 @@
-"""kafka-dump-log's options (DumpLogSegmentsOptions, jopt-simple) parsed with argparse.
+"""kafka-dump-log's options (Kafka 3.9's DumpLogSegmentsOptions, jopt-simple): texts, implications, Java's strings.
 
 Rules:
-- Kafka's flags, help texts, defaults and implications: any decoder implies --print-data-log, which
-  implies --deep-iteration. Decoder precedence: offsets > transaction log > cluster metadata >
-  remote log metadata (not supported: one-line error) > classes.
-- No arguments or --help: description and usage on stderr, exit 1. --version: the version, exit 0.
-- Beyond Kafka (additive): --output text|jsonl.
+- Pure data and functions, no click: the typer app (dump_log.py) declares the flags with the help texts of
+  OPTIONS, and `dump_options(values)` turns what it parsed into DumpOptions with Kafka's implications:
+  any decoder implies --print-data-log, which implies --deep-iteration. Decoder precedence: offsets >
+  transaction log > cluster metadata > remote log metadata (not supported: one-line error) > classes.
+- `help_text()` is jopt-simple's table of OPTIONS (dump_log_help renders it), printed on stderr by the app.
+- Strings read as Java reads them: `java_split` (String.split(",")), `java_path` (java.io.File's path),
+  `java_int` (Integer.parseInt, jopt-simple's words when it fails).
+- Beyond Kafka (additive): --output text|jsonl (`json` accepted for jsonl).
 """
 from __future__ import annotations
 
-import argparse
+import re
 from dataclasses import dataclass
-
-from .common import ExitStatus, ToolError
-from .env_overrides import with_environment
 
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging "
                "a seemingly corrupt log segment.")
+MISSING_FILES = 'Missing required argument "[files]"'
 KAFKA_VERSION = "3.9.0"
 STRING_DECODER = "org.apache.kafka.tools.api.StringDecoder"
 INT_MAX = 2 ** 31 - 1
+MAX_MESSAGE_SIZE = 5242880
+OUTPUTS = ("text", "jsonl")
+OUTPUT_SYNONYMS = {"json": "jsonl"}
 
 # (flag, argument display or None, help with jopt-simple's "(default: ..)") sorted by name, as jopt-simple
 # lists them; Kafka 3.9's DumpLogSegmentsOptions plus CommandDefaultOptions' --help/--version.
@@ -56,7 +60,10 @@ OPTIONS = (
     ("--verify-index-only", None, "If set, just verify the index log without printing its content."),
     ("--version", None, "Display Kafka version."),
 )
+# jopt-simple's withOptionalArg: the flag alone (or before another option) means STRING_DECODER.
 OPTIONAL_ARGUMENT = frozenset({"--key-decoder-class", "--value-decoder-class"})
+HELP = {flag: text for flag, _, text in OPTIONS}
+ARGUMENT = {flag: f"[{meta}]" if flag in OPTIONAL_ARGUMENT else meta for flag, meta, _ in OPTIONS}
 
 
 @dataclass
@@ -77,11 +84,6 @@ class DumpOptions:
     output: str
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # jopt-simple fails with one line; keep Kafka's exit code 1
-        raise ToolError(message, ExitStatus.ERROR)
-
-
 def help_text() -> str:
     """Return the usage table printed on stderr (jopt-simple's BuiltinHelpFormatter layout)."""
     from .dump_log_help import option_display, render
@@ -89,67 +91,37 @@ def help_text() -> str:
     return render([(option_display(flag, meta, flag in OPTIONAL_ARGUMENT), text) for flag, meta, text in OPTIONS])
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="kafka-dump-log", add_help=False)
-    for flag, meta, _ in OPTIONS:
-        if flag in OPTIONAL_ARGUMENT:  # jopt-simple's withOptionalArg: the flag alone means the default
-            p.add_argument(flag, action="append", nargs="?", const=STRING_DECODER)
-        elif flag in ("--files", "--output"):
-            p.add_argument(flag, action="append")
-        elif flag in ("--max-bytes", "--max-message-size"):
-            p.add_argument(flag, action="append", type=_java_int(flag))
-        else:
-            p.add_argument(flag, action="store_true")
-    return p
+def with_optional_arguments(argv: list[str]) -> list[str]:
+    """Return `argv` with STRING_DECODER written after a decoder-class flag that has no argument of its own
+    (jopt-simple's optional argument: the next word is taken unless it is missing or an option)."""
+    out = []
+    for i, word in enumerate(argv):
+        out.append(word)
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if word in OPTIONAL_ARGUMENT and (following is None or following.startswith("-")):
+            out[-1] = f"{word}={STRING_DECODER}"
+    return out
 
 
-def _java_int(flag: str):
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"Cannot parse argument '{text}' of option {flag[2:]}") from None
-        if not -2 ** 31 <= value < 2 ** 31:
-            raise argparse.ArgumentTypeError(f"Cannot parse argument '{text}' of option {flag[2:]}")
-        return value
-    return convert
-
-
-def _decoder(ns) -> str:
-    if ns.offsets_decoder:
-        return "offsets"
-    if ns.transaction_log_decoder:
-        return "transaction-log"
-    if ns.cluster_metadata_decoder:
-        return "cluster-metadata"
-    if ns.remote_log_metadata_decoder:
-        return "remote-log-metadata"
-    return "string"
-
-
-def parse(argv: list[str], environ=None) -> DumpOptions | str:
-    """Parse `argv` (flags left out come from `environ`'s KRAFTSMAN_DUMP_LOG_*); return DumpOptions, or
-    "help" / "version" / "missing-files" (nothing to dump)."""
-    ns = with_environment(_parser(), "dump_log", argv, environ or {}).parse_args(argv)
-    if not argv or ns.help:
-        return "help"
-    if ns.version:
-        return "version"
-    if not ns.files:
-        return "missing-files"
-    printing = (ns.print_data_log or ns.offsets_decoder or ns.transaction_log_decoder
-                or ns.cluster_metadata_decoder or ns.remote_log_metadata_decoder or bool(ns.key_decoder_class)
-                or bool(ns.value_decoder_class))
-    output = (ns.output or ["text"])[-1]
-    if output not in ("text", "jsonl"):
-        raise ToolError(f"--output must be text or jsonl, not {output!r}")
+def dump_options(v: dict) -> DumpOptions:
+    """Return the DumpOptions of the parsed values `v` (keyed by option name without dashes, '-' as '_')."""
+    printing = bool(v["print_data_log"] or v["offsets_decoder"] or v["transaction_log_decoder"]
+                    or v["cluster_metadata_decoder"] or v["remote_log_metadata_decoder"]
+                    or v["key_decoder_class"] or v["value_decoder_class"])
     return DumpOptions(
-        files=java_split(ns.files[-1]), print_data_log=printing, deep_iteration=ns.deep_iteration or printing,
-        decoder=_decoder(ns), key_decoder=(ns.key_decoder_class or [STRING_DECODER])[-1],
-        value_decoder=(ns.value_decoder_class or [STRING_DECODER])[-1],
-        skip_record_metadata=ns.skip_record_metadata, verify_index_only=ns.verify_index_only,
-        index_sanity_check=ns.index_sanity_check, max_message_size=(ns.max_message_size or [5242880])[-1],
-        max_bytes=(ns.max_bytes or [INT_MAX])[-1], output=output)
+        files=java_split(v["files"]), print_data_log=printing, deep_iteration=bool(v["deep_iteration"] or printing),
+        decoder=_decoder(v), key_decoder=v["key_decoder_class"] or STRING_DECODER,
+        value_decoder=v["value_decoder_class"] or STRING_DECODER,
+        skip_record_metadata=bool(v["skip_record_metadata"]), verify_index_only=bool(v["verify_index_only"]),
+        index_sanity_check=bool(v["index_sanity_check"]), max_message_size=v["max_message_size"],
+        max_bytes=v["max_bytes"], output=OUTPUT_SYNONYMS.get(v["output"], v["output"]))
+
+
+def _decoder(v: dict) -> str:
+    for name in ("offsets", "transaction_log", "cluster_metadata", "remote_log_metadata"):
+        if v[f"{name}_decoder"]:
+            return name.replace("_", "-")
+    return "string"
 
 
 def java_split(text: str) -> list[str]:
@@ -160,12 +132,14 @@ def java_split(text: str) -> list[str]:
     return parts
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser with Kafka's help texts and metavars attached (man page, completions, help tests)."""
-    parser = _parser()
-    parser.description = DESCRIPTION
-    texts = {flag: (meta, text) for flag, meta, text in OPTIONS}
-    for action in parser._actions:
-        meta, action.help = texts[action.option_strings[0]]
-        action.metavar = meta
-    return parser
+def java_path(arg: str) -> str:
+    """Return `arg` as java.io.File prints it (repeated and trailing separators removed)."""
+    text = re.sub("/+", "/", arg)
+    return text[:-1] if len(text) > 1 and text.endswith("/") else text
+
+
+def java_int(text: str, flag: str) -> int:
+    """Return `text` as Integer.parseInt reads it; ValueError in jopt-simple's words when it cannot."""
+    if re.fullmatch(r"[-+]?\d+", text) and -2 ** 31 <= int(text) < 2 ** 31:
+        return int(text)
+    raise ValueError(f"Cannot parse argument '{text}' of option {flag.lstrip('-')}")

@@ -16,7 +16,6 @@ PACKAGES = {"cli": "kraftsman.cli", "shell": "kraftsman.shell", "controller": "k
             "storage": "kraftsman.storage"}
 KNOWN = {
     "cli": [
-        ["kraftsman.cli.dump_log", "kraftsman.cli.dump_log_index", "kraftsman.cli.dump_log_jsonl"],
     ],
 }
 

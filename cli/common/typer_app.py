@@ -9,7 +9,8 @@ Rules:
 - A bad command line prints `usage: <usage>` and `<command path>: error: <argparse's words>` on stderr (the
   words Kafka-compatible scripts and their tests know: "the following arguments are required: ...",
   "argument --id/-i: invalid int value: 'x'", "unrecognized arguments: ..."), then returns the tool's usage
-  status (`usage_status(argv)`: Kafka's 1, or 64 where the tool says so).
+  status (`usage_status(argv)`: Kafka's 1, or 64 where the tool says so). A tool with its own words for a bad
+  command line passes `usage_error(error, prog)`, which returns the stderr text instead.
 - Typer and click are imported here and in the tools' app modules only (cli layer).
 """
 from __future__ import annotations
@@ -114,7 +115,8 @@ def _injected_variable(param: click.Parameter, ctx: click.Context) -> str | None
 
 
 def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name: str,
-            usage_status: Callable[[list[str]], int] = lambda argv: ExitStatus.ERROR) -> int:
+            usage_status: Callable[[list[str]], int] = lambda argv: ExitStatus.ERROR,
+            usage_error: Callable[[click.UsageError, str], str] | None = None) -> int:
     """Run the typer `app` on `argv` (see Rules); return the exit status."""
     command = click_command(app, tool_env_name)
     with contextlib.redirect_stdout(env.stdout):
@@ -127,7 +129,7 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
             raise KeyboardInterrupt from None
         except click.UsageError as e:
             _from_variable(e)
-            env.stderr.write(usage_text(e, prog))
+            env.stderr.write((usage_error or usage_text)(e, prog))
             return int(usage_status(list(argv)))
     return int(result or 0)
 

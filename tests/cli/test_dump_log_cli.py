@@ -119,3 +119,44 @@ def test_console_script_in_a_pipe_prints_no_progress(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout == dump(["--deep-iteration", "--files", NAME], tmp_path)[1]
+
+
+def test_output_json_is_a_synonym_of_jsonl_on_the_command_line_and_in_the_environment(tmp_path):
+    _topic_segment(tmp_path)
+    jsonl = dump(["--output", "jsonl", "--files", NAME], tmp_path)
+    assert jsonl[0] == 0 and jsonl[1].startswith('{"kind":"file"')
+    assert dump(["--output", "json", "--files", NAME], tmp_path) == jsonl
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment(stdout=out, stderr=err, cwd=str(tmp_path), env={"KRAFTSMAN_DUMP_LOG_OUTPUT": "json"})
+    assert run_command(run, ["--files", NAME], env, prog="kafka-dump-log") == 0
+    assert out.getvalue() == jsonl[1]
+
+
+@pytest.mark.parametrize("argv,error", [
+    (["--bogus"], "unrecognized arguments: --bogus"),
+    (["-h"], "unrecognized arguments: -h"),                      # jopt-simple knows --help only
+    (["--print"], "unrecognized arguments: --print"),             # Kafka's tools allow no abbreviations
+    (["--files"], "argument --files: expected one argument"),
+    (["--files", NAME, "extra"], "unrecognized arguments: extra"),
+    (["--files", NAME, "--output", "yaml"], "argument --output: invalid choice: 'yaml' (choose from 'text', 'jsonl')"),
+    (["--files", NAME, "--max-message-size", "99999999999"],
+     "argument --max-message-size: Cannot parse argument '99999999999' of option max-message-size"),
+])
+def test_a_bad_command_line_is_one_line_and_exit_1(argv, error):
+    assert dump(argv) == (1, "", f"kafka-dump-log: {error}\n")
+
+
+def test_decoder_classes_take_an_optional_argument_as_jopt_simple_does(tmp_path):
+    (tmp_path / NAME).write_bytes(build_batch([(b"\x00\x00\x00\x05", b"v")], 0))
+    alone = dump(["--files", NAME, "--key-decoder-class"], tmp_path)         # the flag alone: StringDecoder
+    assert alone[0] == 0 and alone[1].splitlines()[-1].endswith(" key: \x00\x00\x00\x05 payload: v")
+    assert dump(["--key-decoder-class", "--files", NAME], tmp_path) == alone
+    integer = dump(["--key-decoder-class=org.apache.kafka.tools.api.IntegerDecoder", "--files", NAME], tmp_path)
+    assert integer[1].splitlines()[-1].endswith(" key: 5 payload: v")
+
+
+def test_the_last_files_flag_wins_and_help_wins_over_everything(tmp_path):
+    _topic_segment(tmp_path)
+    assert dump(["--files", "nope.log", "--files", NAME], tmp_path) == dump(["--files", NAME], tmp_path)
+    status, out, err = dump(["--files", NAME, "--version", "--help"], tmp_path)
+    assert (status, out) == (1, "") and err.startswith("This tool helps to parse")

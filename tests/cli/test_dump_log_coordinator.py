@@ -126,7 +126,8 @@ def test_transaction_log_bad_state_is_one_line_and_exit_2(tmp_path):
     bad = txn_value(9, [], 1, 1)
     status, out, err = dump(tmp_path, build_batch([(TXN_KEY, bad)], timestamp=5), "--transaction-log-decoder")
     assert status == 2
-    assert err.count("\n") == 1 and "Unknown transaction state id 9" in err
+    assert err.count("\n") == 2 and "Unknown transaction state id 9" in err  # then the summary line
+    assert err.endswith("kafka-dump-log: 1 batch failed: 00000000000000000000.log at position 0\n")
     assert out[2].startswith("baseOffset: 0 ")
 
 
@@ -237,13 +238,14 @@ def test_unknown_record_type_and_unreadable_key(tmp_path):
     assert out[3:] == ["| key: Unknown record type 9 at offset 0, skipping.",
                        "| key: Error at offset 1, skipping. Could not read record with version 1 from key's buffer "
                        "due to: null."]
-    assert (status, err) == (2, "")
+    assert (status, err) == (2, "kafka-dump-log: 1 batch failed: 00000000000000000000.log at position 0\n")
 
 
 def test_missing_key_is_reported_on_one_line(tmp_path):
     status, out, err = dump(tmp_path, build_batch([(None, b"x")], timestamp=7), "--offsets-decoder")
     assert status == 2
-    assert err.count("\n") == 1 and "(message had a missing key)" in err
+    assert err.count("\n") == 2 and "(message had a missing key)" in err
+    assert err.endswith("kafka-dump-log: 1 batch failed: 00000000000000000000.log at position 0\n")
 
 
 def test_short_value_version(tmp_path):

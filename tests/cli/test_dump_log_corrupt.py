@@ -26,6 +26,14 @@ EXPECTED = KRAFT_REAL / "expected-kafka-3.9" / "otus_kafka" / "data" / "__cluste
 NAME = "00000000000000000000.log"
 
 
+def summary(position: int, invalid_bytes: int | None = None) -> str:
+    """Return the line a corrupt run ends with (kraftsman, after Kafka's output): one failed batch of NAME."""
+    where = f"at position {position}"
+    if invalid_bytes is not None:
+        where = f"({invalid_bytes} invalid bytes {where})"
+    return f"kafka-dump-log: 1 batch failed: {NAME} {where}\n"
+
+
 @pytest.fixture
 def case(tmp_path):
     if not SEGMENT.is_file() or not EXPECTED.is_file():
@@ -55,7 +63,7 @@ def test_flipped_crc_byte_prints_isvalid_false(case):
     status, out, err = dump(tmp_path, data)
     crc = struct.unpack_from(">I", data, 91 + 17)[0]
     lines[4] = lines[4].replace("crc: 3716655373 isvalid: true", f"crc: {crc} isvalid: false")
-    assert (status, out, err) == (2, lines, "")
+    assert (status, out, err) == (2, lines, summary(91))
 
 
 def test_flipped_byte_in_a_record_value_is_still_printed_with_isvalid_false(case):
@@ -63,7 +71,7 @@ def test_flipped_byte_in_a_record_value_is_still_printed_with_isvalid_false(case
     at = bytes(data).index(b"Bootstrap records")
     data[at] = ord("b")
     status, out, err = dump(tmp_path, data)
-    assert status == 2 and err == ""
+    assert status == 2 and err == summary(91)
     assert out[4].endswith("isvalid: false")
     assert out[5].endswith('payload: {"type":"BEGIN_TRANSACTION_RECORD","version":0,"data":{"name":"bootstrap records"}}')
     assert out[6:] == lines[6:]
@@ -72,7 +80,7 @@ def test_flipped_byte_in_a_record_value_is_still_printed_with_isvalid_false(case
 def test_truncated_batch_reports_invalid_bytes(case):
     tmp_path, data, lines = case
     status, out, err = dump(tmp_path, data[:-10])
-    assert (status, err) == (2, "")
+    assert (status, err) == (2, summary(91, 145 - 10))
     assert out == lines[:4] + [f"Found {145 - 10} invalid bytes at the end of {NAME}"]
 
 
@@ -80,7 +88,7 @@ def test_huge_batch_length_reports_invalid_bytes(case):
     tmp_path, data, lines = case
     struct.pack_into(">i", data, 91 + 8, 2 ** 31 - 1)
     status, out, err = dump(tmp_path, data)
-    assert (status, err) == (2, "")
+    assert (status, err) == (2, summary(91, 145))
     assert out == lines[:4] + [f"Found 145 invalid bytes at the end of {NAME}"]
 
 
@@ -88,7 +96,7 @@ def test_huge_batch_length_reports_invalid_bytes(case):
 def test_short_zero_tail_reports_invalid_bytes(case, tail):
     tmp_path, data, lines = case
     status, out, err = dump(tmp_path, data + bytes(tail))
-    assert (status, out, err) == (2, lines + [f"Found {tail} invalid bytes at the end of {NAME}"], "")
+    assert (status, out, err) == (2, lines + [f"Found {tail} invalid bytes at the end of {NAME}"], summary(236, tail))
 
 
 @pytest.mark.parametrize("tail", [18, 4096])
@@ -97,7 +105,7 @@ def test_long_zero_tail_gives_kafkas_exception_text_as_one_line(case, tail):
     status, out, err = dump(tmp_path, data + bytes(tail))
     assert (status, out) == (2, lines)  # Kafka's stdout; Kafka then throws CorruptRecordException
     assert err == (f"kafka-dump-log: Found record size 0 smaller than minimum record overhead (14) in file "
-                   f"{tmp_path / NAME}.\n")
+                   f"{tmp_path / NAME}.\n" + summary(236))
 
 
 def test_malformed_records_are_reported_and_the_dump_goes_on(case):
@@ -110,6 +118,7 @@ def test_malformed_records_are_reported_and_the_dump_goes_on(case):
     assert out[:4] == lines[:4] and out[-5:] == lines[-5:]
     assert out[4].startswith("baseOffset: 5 lastOffset: 6 count: 2 ")
     assert err.startswith(f"kafka-dump-log: {NAME}: records of the batch at position 91 (offset 5) cannot be read")
+    assert err.endswith(summary(91))
 
 
 def test_metadata_parse_errors_use_kafkas_payload_text(case):
@@ -118,7 +127,7 @@ def test_metadata_parse_errors_use_kafkas_payload_text(case):
     assert data[at] == 1
     data[at] = 0
     status, out, err = dump(tmp_path, data)
-    assert status == 2 and err == ""
+    assert status == 2 and err == summary(91)
     assert out[5].endswith(" payload: Error at 1, skipping. Could not deserialize metadata record with frame "
                            "version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer "
                            "versions are not supported.")
@@ -164,7 +173,8 @@ def test_a_zeroed_record_stops_its_batch_with_kafkas_invalid_record_text(case):
     assert status == 2
     assert out == lines[:4] + [lines[4].replace("isvalid: true", "isvalid: false"), lines[5]]
     assert err == (f"kafka-dump-log: {NAME}: records of the batch at position 91 (offset 1) cannot be read: position "
-                   f"{at}: Invalid record size: expected to read 0 bytes in record payload, but instead read 6\n")
+                   f"{at}: Invalid record size: expected to read 0 bytes in record payload, but instead read 6\n"
+                   + summary(91))
     status, out, err = plain(tmp_path, data, "--deep-iteration")        # the same reading without decoding
     assert status == 2 and "Invalid record size: expected to read 0 bytes" in err
     assert len(out) == 6 and out[5] == ("| offset: 1 CreateTime: 1738908227638 keySize: -1 valueSize: 24 sequence: -1 "
@@ -177,7 +187,8 @@ def test_a_zeroed_record_body_keeps_its_length_and_fails_the_same_way(case):
     data[at + 1:at + 30] = bytes(29)
     status, out, err = dump(tmp_path, data)
     assert (status, out[4:]) == (2, [lines[4].replace("isvalid: true", "isvalid: false"), lines[5]])
-    assert err.endswith("Invalid record size: expected to read 29 bytes in record payload, but instead read 6\n")
+    assert err.endswith("Invalid record size: expected to read 29 bytes in record payload, but instead read 6\n"
+                        + summary(91))
 
 
 def plain(tmp_path: Path, data: bytes, *flags) -> tuple[int, list[str], str]:
@@ -194,7 +205,7 @@ def test_a_zeroed_batch_without_deep_iteration_prints_only_isvalid_false(case):
     at = SECOND_BATCH_RECORDS + 31
     data[at:at + 30] = bytes(30)
     status, out, err = plain(tmp_path, data)     # Kafka reads no record here: no exception, only the batch lines
-    assert (status, err, len(out)) == (2, "", 4)
+    assert (status, err, len(out)) == (2, summary(91), 4)
     assert out[3].endswith("crc: 3716655373 isvalid: false")
 
 
@@ -225,3 +236,25 @@ def test_empty_and_null_values_fail_in_the_frame_version_as_in_kafka(tmp_path):
 def test_a_cut_frame_header_gives_kafkas_entity_text(tmp_path, value, message):
     status, out, _ = dump(tmp_path, build_batch([(None, value)], 0, timestamp=5))
     assert status == 2 and out[-1].endswith(f"payload: Error at 0, skipping. {message}")
+
+
+def test_a_corrupt_run_ends_with_one_summary_line_naming_every_failed_batch(case):
+    tmp_path, data, lines = case
+    first = bytearray(data)
+    first[17] ^= 0x01                               # first batch's stored CRC
+    (tmp_path / "00000000000000000100.log").write_bytes(bytes(first) + bytes(5))
+    data[91 + 17] ^= 0x01                           # second batch's stored CRC
+    (tmp_path / NAME).write_bytes(bytes(data))
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(run, ["--files", f"00000000000000000100.log,{NAME}"],
+                         Environment(stdout=out, stderr=err, cwd=str(tmp_path)), prog="kafka-dump-log")
+    assert status == 2 and out.getvalue().count("isvalid: false") == 2
+    assert err.getvalue() == ("kafka-dump-log: 3 batches failed: 00000000000000000100.log at position 0 (5 invalid "
+                              f"bytes at position 236); {NAME} at position 91\n")
+
+
+def test_the_summary_lists_five_positions_then_counts_the_rest(case):
+    from kraftsman.cli.dump_log_session import summary
+
+    line = summary({"a.log": [(p, None) for p in range(0, 700, 100)]})
+    assert line == "kafka-dump-log: 7 batches failed: a.log at positions 0, 100, 200, 300, 400 and 2 more"

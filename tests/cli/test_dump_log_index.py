@@ -102,7 +102,10 @@ def test_index_mismatches_and_time_index_errors_go_to_stderr_after_all_files(tmp
         f"Mismatches in :{index_path}", "  Index offset: 103, log offset: 102",
         f"Found timestamp mismatch in :{time_path}", "  Index timestamp: 999, log timestamp: 1001",
         f"Found out of order timestamp in :{time_path}", "  Index timestamp: 999, Previously indexed timestamp: 1000",
-        "The following indexed offsets are not found in the log.", "Indexed offset: 109, found log offset: -1"]
+        "The following indexed offsets are not found in the log.", "Indexed offset: 109, found log offset: -1",
+        "kafka-dump-log: 4 problems: 00000000000000000100.index (index offset 103 is log offset 102); "
+        "00000000000000000100.timeindex (timestamp 999 of offset 102 is not the log's, timestamp 999 out of order, "
+        "time index offset 109 not in the log)"]
 
 
 def test_sanity_check_failure_is_reported_in_kafkas_words(tmp_path):
@@ -111,7 +114,8 @@ def test_sanity_check_failure_is_reported_in_kafkas_words(tmp_path):
     status, out, err = dump(["--index-sanity-check", "--files", "00000000000000000100.index"], tmp_path)
     assert status == 2 and out == "Dumping 00000000000000000100.index\n"
     assert err == (f"kafka-dump-log: Index file {tmp_path / '00000000000000000100.index'} is corrupt, found 11 "
-                   "bytes which is neither positive nor a multiple of 8\n")
+                   "bytes which is neither positive nor a multiple of 8\n"
+                   "kafka-dump-log: 1 problem: 00000000000000000100.index (index sanity check failed)\n")
 
 
 def test_index_without_its_log_fails_like_kafka_without_a_traceback(tmp_path):
@@ -136,7 +140,8 @@ def test_producer_snapshot_and_txn_index(tmp_path):
         "Dumping 00000000000000000050.txnindex",
         "version: 0 producerId: 7 firstOffset: 10 lastOffset: 20 lastStableOffset: 15",
         "Dumping bad.snapshot"]
-    assert err == f"Snapshot is corrupt (CRC is no longer valid). Stored crc: 0. Computed crc: {crc32c(body)}\n"
+    assert err == (f"Snapshot is corrupt (CRC is no longer valid). Stored crc: 0. Computed crc: {crc32c(body)}\n"
+                   "kafka-dump-log: 1 problem: bad.snapshot (unreadable producer snapshot)\n")
     assert status == 2
 
 

@@ -129,7 +129,8 @@ def test_truncated_key_prints_the_shallow_line_then_reports(tmp_path):
     status, out, err = dump(tmp_path, bytes(bad), "--deep-iteration")
     assert status == 2
     assert out[2].startswith("offset: 0 position: 0 CreateTime: 1 ")
-    assert err.count("\n") == 1 and "runs past the end of the record" in err
+    assert err.count("\n") == 2 and "runs past the end of the record" in err
+    assert err.splitlines()[-1] == f"kafka-dump-log: 1 batch failed: {NAME} at position 0"
 
 
 def test_index_and_time_index_over_a_v1_segment(tmp_path):

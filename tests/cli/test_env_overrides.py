@@ -209,13 +209,13 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
 
 def test_no_color_flag_and_variable(tmp_path, monkeypatch):
     from kraftsman.cli.common import run_command
-    from kraftsman.cli.dump_log import _rich_console
+    from kraftsman.cli.dump_log_session import rich_console
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     seen = {}
 
     def tool(argv, env):
-        seen.update(argv=argv, color=env.color, console=_rich_console(env).no_color)
+        seen.update(argv=argv, color=env.color, console=rich_console(env).no_color)
         return 0
 
     class Terminal:
