@@ -19,14 +19,17 @@ SUBCOMMANDS |= {c.command: (c.module, f"kraftsman {c.command}", c.summary) for c
 
 DESCRIPTION = "One umbrella command over kraftsman's Kafka-compatible tools."
 OPTIONS = (("-h, --help", "Show this help and exit."), ("--version", "Print the version and exit."),
-           ("--debug", "Show a Python traceback instead of a one-line error."))
+           ("--debug", "Show a Python traceback instead of a one-line error."),
+           ("--quiet", "Print nothing on stdout (the exit code tells); every tool takes it."),
+           ("--verbose", "Trace each client request and its answer on stderr; every tool takes it."),
+           ("--no-color", "Turn colour off (as NO_COLOR does); every tool takes it."))
 
 
 def usage() -> str:
     """Return the umbrella usage text."""
     lines = ["usage: kraftsman <command> [args...]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
-    lines += ["", "options:"] + [f"  {flags:<10} {help_}" for flags, help_ in OPTIONS]
+    lines += ["", "options:"] + [f"  {flags:<11} {help_}" for flags, help_ in OPTIONS]
     lines += ["", "Run 'kraftsman <command> --help' for a command's flags."]
     return "\n".join(lines) + "\n"
 
@@ -37,7 +40,8 @@ def build_parser():
 
     parser = argparse.ArgumentParser(prog="kraftsman", description=DESCRIPTION)
     parser.add_argument("--version", action="store_true", help=OPTIONS[1][1])
-    parser.add_argument("--debug", action="store_true", help=OPTIONS[2][1])
+    for flags, help_ in OPTIONS[2:]:
+        parser.add_argument(flags, action="store_true", help=help_)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, _, help_) in SUBCOMMANDS.items():
         sub.add_parser(name, help=help_, add_help=False)

@@ -5,7 +5,8 @@ Rules:
   help goes to env.stdout, the Environment is the context's `obj`, and the command's return value is the
   exit status.
 - Every long option reads KRAFTSMAN_<TOOL>_<FLAG> from the injected environment (flag > variable > profile >
-  default); a bad value there is a one-line usage error naming the variable (exit 64).
+  default), a repeatable one a value per line; a bad value there is a one-line usage error naming the variable
+  (exit 64).
 - A bad command line prints `usage: <usage>` and `<command path>: error: <argparse's words>` on stderr (the
   words Kafka-compatible scripts and their tests know: "the following arguments are required: ...",
   "argument --id/-i: invalid int value: 'x'", "unrecognized arguments: ..."), then returns the tool's usage
@@ -83,15 +84,23 @@ def click_command(app, tool_env_name: str) -> click.Command:
     return _COMMANDS[key]
 
 
+GLOBAL_FLAGS = ("Global flags (every tool): --quiet prints nothing on stdout (the exit code tells), --verbose traces "
+                "each client request on stderr, --debug shows a traceback instead of the one-line error, --no-color "
+                "(or NO_COLOR) turns colour off, --version prints the version.")
+
+
 def _wire_variables(command: click.Command, tool_env_name: str) -> None:
     from ..env_overrides import variable_name
 
+    command.epilog = command.epilog or GLOBAL_FLAGS
     for param in command.params:
         param.type = _argparse_type(param.type)
         long = next((o for o in param.opts if o.startswith("--")), None)
         if isinstance(param, click.Option) and long not in (None, "--help", "--version"):
             param.envvar = variable_name(tool_env_name, long)
             param.resolve_envvar_value = MethodType(_injected_variable, param)
+            if param.multiple:
+                param.value_from_envvar = MethodType(_one_value_a_line, param)
     for sub in getattr(command, "commands", {}).values():
         _wire_variables(sub, tool_env_name)
 
@@ -105,6 +114,14 @@ def _argparse_type(kind: click.ParamType) -> click.ParamType:
     if isinstance(kind, click.Choice) and not isinstance(kind, KafkaChoice):
         return KafkaChoice(list(kind.choices), kind.case_sensitive)
     return kind
+
+
+def _one_value_a_line(param: click.Option, ctx: click.Context):
+    """Read a repeatable option's variable as one value a line (a value may hold spaces, as SCRAM specs do)."""
+    text = param.resolve_envvar_value(ctx)
+    if text is None:
+        return None
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _injected_variable(param: click.Parameter, ctx: click.Context) -> str | None:

@@ -294,3 +294,17 @@ def test_a_variable_answers_a_required_group(tmp_path, script, variable, argv):
     status = run_command(module.run, [*argv, "--timeout", "1"], env, prog=script)
     assert status == ExitStatus.UNAVAILABLE, env.stderr.getvalue()
     assert "required" not in env.stderr.getvalue()
+
+
+def test_a_repeatable_flag_takes_one_value_a_line_with_spaces_kept(tmp_path):
+    """KRAFTSMAN_STORAGE_ADD_SCRAM holds one SCRAM spec a line; a password with a space stays whole."""
+    from kraftsman.cli.storage_tool import run
+
+    config = str(_config(tmp_path, node_id=1))
+    specs = "SCRAM-SHA-256=[name=alice,password=two words]\nSCRAM-SHA-512=[name=bob,password=x]\n"
+    env = _env(tmp_path, KRAFTSMAN_STORAGE_ADD_SCRAM=specs)
+    assert run(["format", "-c", config, "-t", "MkU3OEVBNTcwNTJENDM2Qg"], env) == 0, env.stderr.getvalue()
+    from kraftsman.controller.image.loader import load
+
+    image = load(str(tmp_path / "meta" / "bootstrap.checkpoint")).image
+    assert set(image.scram.users(1)) == {"alice"} and set(image.scram.users(2)) == {"bob"}

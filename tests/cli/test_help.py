@@ -86,3 +86,13 @@ def test_umbrella_subcommand_version():
     out = io.StringIO()
     assert main.run(["quorum", "--version"], Environment(stdout=out, stderr=out, env={})) == 0
     assert out.getvalue() == f"kafka-metadata-quorum (kraftsman) {package_version()}\n"
+
+
+@pytest.mark.parametrize("command,path", CASES, ids=[" ".join([c.name, *p]) for c, p in CASES])
+def test_help_lists_the_global_flags(command, path):
+    """--quiet, --verbose, --debug and --no-color work on every tool, so every --help names them (kafka-dump-log
+    keeps Kafka's jopt-simple help, byte for byte)."""
+    if command.name == "kafka-dump-log":
+        pytest.skip("kafka-dump-log prints Kafka's own help text")
+    _, text = run_help(command, path)
+    assert all(mentions(text, flag) for flag in ("--quiet", "--verbose", "--debug", "--no-color")), text
