@@ -1,7 +1,7 @@
 """Benchmark: cold start of kraftsman's console scripts against `python -c pass` in the same run.
 
 Run: python tests/bench/bench_startup.py [--runs 10]
-Targets (issues): kafka-storage random-uuid / format under 150 ms wall; every --help under 150 ms.
+Targets (issues): kafka-storage random-uuid / format under 150 ms wall; every --help under 100 ms (issue 19).
 Prints the median wall time of each command, its ratio to the bare interpreter, and the verdict.
 Every command and sub-command registered in kraftsman.cli.docs is timed with --help; `format` writes
 a fresh directory each run. Children run with bytecode writing on (PYTHONDONTWRITEBYTECODE unset)
@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGET_MS = 150
+TARGET_MS = 150        # kafka-storage random-uuid / format
+HELP_TARGET_MS = 100   # every --help (issue 19: the median, against `python -c pass` in the same run)
 
 
 def median_ms(cmd: list[str], runs: int, fresh: Path | None = None) -> tuple[float, float, float]:
@@ -74,9 +75,10 @@ def main() -> None:
                 print(f"{name:<42} skipped: {cmd[0]} is not installed (pip install -e . again)")
                 continue
             ms, cpu, low = median_ms(cmd, args.runs, Path(tmp) / "data" if name.endswith(" format") else None)
-            verdict = "met" if ms < TARGET_MS else "NOT met"
+            target = HELP_TARGET_MS if name.endswith("--help") else TARGET_MS
+            verdict = "met" if ms < target else "NOT met"
             print(f"{name:<42} {ms:4.0f} ms  ratio {ms / base:4.2f}x  min {low:4.0f} ms ({low / base_min:4.2f}x)"
-                  f"  CPU {cpu:4.0f} ms (+{cpu - base_cpu:3.0f})  (< {TARGET_MS} ms: {verdict})")
+                  f"  CPU {cpu:4.0f} ms (+{cpu - base_cpu:3.0f})  (< {target} ms: {verdict})")
     print(f"load average: {os.getloadavg()[0]:.2f} (other work on the machine inflates both columns)")
 
 
