@@ -1,9 +1,14 @@
-"""The three kafka-cluster subcommands: cluster-id, unregister, list-endpoints (texts are Kafka's).
+"""kafka-cluster's sub-commands: Kafka's cluster-id, unregister, list-endpoints (texts are Kafka's) and the
+registry of every verb (COMMANDS), kraftsman's describe-brokers, wait and health included.
 
 Rules:
-- Client errors map to exit codes here and nowhere else: unreachable / timeout / not Kafka / TLS or
-  SASL failure -> 69, a server error code -> 1, --require-fenced on an active broker -> 4.
-- Text output is Kafka's byte for byte (list-endpoints uses Java's `%-Ns` padding, trailing spaces kept).
+- Client errors map to exit codes in cluster_calls: unreachable / timeout / not Kafka / TLS or SASL failure
+  -> 69, a server error code -> 1; here --require-fenced on an active broker -> 4.
+- Text output is Kafka's byte for byte (list-endpoints uses Java's `%-Ns` padding, trailing spaces kept);
+  list-endpoints' JSON adds each broker's start_time_ms (-1 when unknown).
+- `unregister --dry-run` tells three cases apart (registered and fenced: would be removed; registered and active:
+  refused with --require-fenced; not registered); with --bootstrap-server DescribeCluster cannot tell fenced from
+  not registered, and says so.
 """
 from __future__ import annotations
 
@@ -11,25 +16,20 @@ from kraftsman.controller.server import sync_client as sc
 
 from . import cluster_ops as ops
 from .admin_tool import Failure
+from .cluster_calls import DEFAULT_MESSAGES, ERROR_NAMES  # noqa: F401  (kafka-metadata-quorum names errors so)
+from .cluster_calls import call as _client_call
 from .common import ExitStatus
 
 REFUSED = 4
 UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."
-ERROR_NAMES = {35: "UNSUPPORTED_VERSION", 41: "NOT_CONTROLLER", 42: "INVALID_REQUEST",
-               102: "BROKER_ID_NOT_REGISTERED", 31: "CLUSTER_AUTHORIZATION_FAILED"}
-DEFAULT_MESSAGES = {102: "The given broker ID was not registered.",
-                    35: "The version of API is not supported."}
-
-
-def _client_call(fn, *args):
-    """Call an ops function, turning client failures into Failures with their exit codes."""
-    try:
-        return fn(*args)
-    except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
-        raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
-    except ops.ServerError as e:
-        name = ERROR_NAMES.get(e.code, f"error code {e.code}")
-        raise Failure(f"{name}: {str(e) or DEFAULT_MESSAGES.get(e.code, 'no message')}", code=e.code) from None
+DRY_RUN_TEXTS = {
+    "would_unregister": "Broker {id} is registered and fenced: it would be removed.",
+    "refused_with_require_fenced": "Broker {id} is registered and active: it would be refused with --require-fenced "
+                                   "(and removed without it).",
+    "not_registered": "Broker {id} is not registered: nothing to remove (exit 0 with --missing-ok, 1 without).",
+    "not_active": "Broker {id} is not active: fenced or not registered (--bootstrap-server cannot tell which; "
+                  "--bootstrap-controller can).",
+}
 
 
 def cluster_id(args, ctx) -> int:
@@ -48,14 +48,10 @@ def cluster_id(args, ctx) -> int:
 
 def unregister(args, ctx) -> int:
     """Unregister broker --id; print `Broker <id> is no longer registered.`."""
-    if args.require_fenced or args.dry_run:
-        active = _is_active(args.id, ctx)
-        if args.dry_run:
-            state = "active (unfenced)" if active else "not active (fenced or not registered)"
-            ctx.emit(f"Broker {args.id} is {state}; dry run, nothing changed.", broker_id=args.id,
-                     active=active, dry_run=True)
-            return ExitStatus.OK
-        if active:
+    if args.dry_run:
+        return _dry_run(args.id, ctx)
+    if args.require_fenced:
+        if _is_active(args.id, ctx):
             raise Failure(f"Broker {args.id} is still active (unfenced); refusing to unregister it "
                           f"(--require-fenced).", REFUSED)
     try:
@@ -69,6 +65,25 @@ def unregister(args, ctx) -> int:
         ctx.emit(f"Broker {args.id} is not registered; nothing to do.", broker_id=args.id, result="not_registered")
         return ExitStatus.OK
     ctx.emit(f"Broker {args.id} is no longer registered.", broker_id=args.id, result="unregistered")
+    return ExitStatus.OK
+
+
+def _dry_run(broker_id: int, ctx) -> int:
+    """Tell what unregister would do to `broker_id`, changing nothing."""
+    from .cluster_brokers import registered
+
+    if ctx.controllers:
+        broker = registered(ctx).get(broker_id)
+        active = broker is not None and not broker.fenced
+        result = "not_registered" if broker is None else "refused_with_require_fenced" if active \
+            else "would_unregister"
+        known = {"registered": broker is not None, "fenced": None if broker is None else broker.fenced}
+    else:
+        active = _is_active(broker_id, ctx)
+        result = "refused_with_require_fenced" if active else "not_active"
+        known = {"registered": True if active else None, "fenced": False if active else None}
+    ctx.emit(DRY_RUN_TEXTS[result].format(id=broker_id) + " Dry run: nothing changed.", broker_id=broker_id,
+             dry_run=True, result=result, active=active, **known)
     return ExitStatus.OK
 
 
@@ -99,7 +114,8 @@ def list_endpoints(args, ctx) -> int:
         return ExitStatus.OK
     nodes = sorted(info.nodes, key=lambda n: n.node_id)
     rows = [{"id": n.node_id, "host": n.host, "port": n.port, "rack": n.rack, "fenced": n.fenced,
-             "endpoint_type": "controller" if ctx.controllers else "broker"} for n in nodes]
+             "endpoint_type": "controller" if ctx.controllers else "broker"}
+            | ({} if ctx.controllers else {"start_time_ms": n.start_time_ms}) for n in nodes]
     ctx.emit(format_endpoints(nodes, ctx.controllers), cluster_id=info.cluster_id, endpoints=rows)
     return ExitStatus.OK
 
@@ -127,4 +143,23 @@ def _rack(node) -> str:
     return "null" if node.rack is None else node.rack
 
 
-COMMANDS = {"cluster-id": cluster_id, "unregister": unregister, "list-endpoints": list_endpoints}
+def _describe_brokers(args, ctx) -> int:
+    from .cluster_brokers import describe_brokers
+
+    return describe_brokers(args, ctx)
+
+
+def _wait(args, ctx) -> int:
+    from .cluster_wait import wait
+
+    return wait(args, ctx)
+
+
+def _health(args, ctx) -> int:
+    from .cluster_health import health
+
+    return health(args, ctx)
+
+
+COMMANDS = {"cluster-id": cluster_id, "unregister": unregister, "list-endpoints": list_endpoints,
+            "describe-brokers": _describe_brokers, "wait": _wait, "health": _health}

@@ -29,6 +29,7 @@ class Node:
     port: int
     rack: str | None = None
     fenced: bool = False
+    start_time_ms: int = -1        # kraftsman's DescribeCluster tag; -1 when unknown (Kafka, Metadata, controllers)
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int) -
     response = conn.request("DescribeCluster", version, body, deadline)
     if response.error_code:
         raise ServerError(response.error_code, response.error_message or f"error {response.error_code}")
-    nodes = [Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
+    nodes = [Node(b.broker_id, b.host, b.port, b.rack, start_time_ms=b.start_time_ms) for b in response.brokers]
     return ClusterInfo(response.cluster_id, response.controller_id, nodes)
 
 

@@ -1,4 +1,5 @@
-"""kafka-cluster: cluster-id, unregister and list-endpoints (Kafka 3.9/4.0's ClusterTool), safe to script.
+"""kafka-cluster: cluster-id, unregister and list-endpoints (Kafka 3.9/4.0's ClusterTool), safe to script, and
+kraftsman's describe-brokers, wait and health (cluster_verbs) for playbooks such as a rolling restart.
 
 Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.server.
 sync_client), also for `cluster-id -b`: it starts in a fraction of confluent-kafka's import time, gives
@@ -10,9 +11,11 @@ Exit codes (kraftsman additions marked *):
   1   failed, as Kafka: the server answered an error (e.g. BROKER_ID_NOT_REGISTERED), bad arguments
       (usage and error on stderr), a bad --config file
   4*  refused: `unregister --require-fenced` of a broker that is still active (unfenced)
+  5*  `health`: the cluster is not healthy (the reasons are printed)
   64* bad arguments when `--output json` is given (1 otherwise, as Kafka)
   69* cannot reach the cluster: unknown host, closed port, connect or request timeout, a server that
       does not speak Kafka, TLS/SASL failures (Kafka exits 1 after its timeout)
+  75* `wait`: the broker did not reach the state before --timeout
 
 `--output json` (or yaml) prints one object {"command", "status", ...} on stdout, errors included ("error").
 The command line is a typer app (one definition: help, man page, completion and KRAFTSMAN_CLUSTER_* variables
@@ -24,6 +27,7 @@ from typing import Annotated
 
 import typer
 
+from . import cluster_verbs
 from .admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
                             Timeout, settings)
 from .admin_tool import Context, Failure, fail, wants_json
@@ -70,6 +74,9 @@ def list_endpoints(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
                    output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                    client_property: ClientProperty = None) -> int:
     return _run(ctx, "list-endpoints", locals())
+
+
+cluster_verbs.add_to(app, lambda ctx, command, values: _run(ctx, command, values))   # describe-brokers, wait, health
 
 
 def _run(ctx: typer.Context, command: str, values: dict) -> int:

@@ -5,6 +5,7 @@ Rules:
   SCRAM credentials, delegation tokens, producer ids, provenance, features); any other directory is an object
   of its children's data and any other file its text.
 - Names are snake_case (Kafka's field names); ids are Kafka's base64url Uuids; enums are Kafka's names.
+- A broker's start_time_ms is kraftsman's (controller/image/start_time.py), -1 when the metadata has none.
 - Secrets never appear: SCRAM salts and keys, delegation-token HMACs.
 - cli/schemas/metadata-shell.schema.json describes every shape below; keep them together.
 """
@@ -134,7 +135,7 @@ def broker(registration) -> dict:
             "listeners": _listeners(r.end_points), "features": _supported(r.features), "rack": r.rack,
             "fenced": bool(r.fenced), "in_controlled_shutdown": bool(r.in_controlled_shutdown),
             "is_migrating_zk_broker": bool(r.is_migrating_zk_broker),
-            "directories": [uuid_str(d) for d in directories]}
+            "directories": [uuid_str(d) for d in directories], "start_time_ms": registration.start_time_ms}
 
 
 def controller(registration) -> dict:

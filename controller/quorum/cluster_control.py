@@ -11,7 +11,10 @@ Rules:
   heartbeats.py; records come from broker_fencing.py; IsCaughtUp = CurrentMetadataOffset >= epoch.
 - Leases are touched when a heartbeat is handled, before its records commit (as Kafka does). A broker
   found in controlled shutdown with no known shutdown offset (after a failover) gets the log end.
-- Registration times (ms) are kept per (broker id, epoch) from ctx.now_ms or from replayed records.
+- Start time (kraftsman, controller/image/start_time.py): the RegisterBrokerRecord written carries the request's
+  StartTimeMs when it has one, else the start time already recorded for the same incarnation (a re-registration
+  of a broker that did not restart), else the registration time (ctx.now_ms). It is in the metadata, so every
+  voter, snapshot and failover reports the same value.
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 from . import broker_fencing
 from . import cluster_errors as E
 from . import features_control as fc
+from kraftsman.controller.image.start_time import with_start_time
+
 from .cluster_errors import ClusterError
 from .context import ControllerContext, ControllerResult, QuorumConfig
 from .heartbeats import BrokerControlState, BrokerHeartbeatManager
@@ -36,13 +41,23 @@ def _reserved_directory(uuid: bytes) -> bool:
     return raw[:8] == bytes(8) and int.from_bytes(raw[8:], "big", signed=True) in range(0, 100)
 
 
+def _start_time(ctx: ControllerContext, request) -> int:
+    """Return the start time to record for a registration (see Rules)."""
+    if getattr(request, "start_time_ms", -1) >= 0:
+        return request.start_time_ms
+    existing = ctx.image.cluster.brokers.get(request.broker_id)
+    if existing is not None and bytes(existing.record.incarnation_id) == bytes(request.incarnation_id) \
+            and existing.start_time_ms >= 0:
+        return existing.start_time_ms
+    return ctx.now_ms
+
+
 class ClusterControl:
     """Registrations, leases and fencing; one instance per controller process."""
 
     def __init__(self, config: QuorumConfig):
         self.config = config
         self.heartbeats = BrokerHeartbeatManager(config.session_timeout_ms)
-        self.registered_at: dict[tuple[int, int], int] = {}
 
     # ------------------------------------------------------------ activation
     def on_activate(self, ctx: ControllerContext) -> None:
@@ -53,14 +68,6 @@ class ClusterControl:
         """Drop the leases: only the active controller keeps them."""
         self.heartbeats.leases.clear()
 
-    def observe_registration(self, broker_id: int, epoch: int, time_ms: int) -> None:
-        """Remember when registration (broker_id, epoch) happened, if not known yet."""
-        self.registered_at.setdefault((broker_id, epoch), time_ms)
-
-    def registration_time(self, registration) -> int:
-        """Return the registration time (ms) of a BrokerRegistration, -1 when unknown."""
-        return self.registered_at.get((registration.id, registration.record.broker_epoch), -1)
-
     # ------------------------------------------------------------ BrokerRegistration
     def broker_registration(self, ctx: ControllerContext, request) -> ControllerResult:
         """Handle BrokerRegistration (v0-v4)."""
@@ -70,7 +77,6 @@ class ClusterControl:
         except ClusterError as e:
             return ControllerResult([], cls(throttle_time_ms=0, error_code=e.code, broker_epoch=-1))
         self.heartbeats.register(request.broker_id, ctx.now_ms)
-        self.observe_registration(request.broker_id, record.message.broker_epoch, ctx.now_ms)
         return ControllerResult([record], cls(throttle_time_ms=0, error_code=0,
                                               broker_epoch=record.message.broker_epoch))
 
@@ -117,6 +123,7 @@ class ClusterControl:
             features=[cls.BrokerFeature(name=n, min_supported_version=lo, max_supported_version=hi)
                       for n, lo, hi in features],
             log_dirs=list(request.log_dirs or ()) if level >= fc.DIRECTORY_ASSIGNMENT_LEVEL else [])
+        record = with_start_time(record, _start_time(ctx, request))
         return ApiMessageAndVersion(record, fc.register_broker_record_version(level))
 
     # ------------------------------------------------------------ BrokerHeartbeat

@@ -8,13 +8,12 @@ Rules:
   metadata.version 3.3-IV1, appends a NoOpRecord at most every metadata.max.idle.interval.ms
   (500 ms by default, counted from activation), as Kafka's active controller does.
 - Each periodic result is computed on an image holding the results before it.
-- `replay(records, offset, time_ms)` lets any controller learn broker registration times from committed
-  batches (DescribeCluster shows them); the controller that registers a broker knows it at once.
+- Broker start times are in the metadata (RegisterBrokerRecord's kraftsman tag, cluster_control); DescribeCluster
+  reads them from the image, so nothing is remembered outside it.
 - Only the active controller keeps leases; `on_activate` starts them fresh, `on_deactivate` drops them.
 """
 from __future__ import annotations
 
-import functools
 import importlib
 
 from kraftsman.storage.protocol import codec
@@ -30,7 +29,6 @@ from .staging import advance
 
 METADATA_MAX_IDLE_INTERVAL_MS = 500  # metadata.max.idle.interval.ms
 CLUSTER_READ_ONLY = frozenset({"DescribeCluster"})
-REGISTER_BROKER_RECORD = 0
 
 
 def _replication():
@@ -79,7 +77,7 @@ class QuorumController:
             "BrokerHeartbeat": self.cluster.broker_heartbeat,
             "UnregisterBroker": self.cluster.unregister_broker,
             "ControllerRegistration": self.cluster.controller_registration,
-            "DescribeCluster": functools.partial(describe_cluster, registration_time=self.cluster.registration_time),
+            "DescribeCluster": describe_cluster,
             "AllocateProducerIds": allocate_producer_ids,
         })
         for module in (acls_control, scram_control, quotas_control, features_update, tokens_control):
@@ -131,9 +129,3 @@ class QuorumController:
                 not self._noop_clock.due(ctx.now_ms, self.noop_interval_ms):
             return None
         return ControllerResult([ApiMessageAndVersion(codec.message_class("NoOpRecord")(), 0)], None)
-
-    def replay(self, records, offset: int, time_ms: int | None = None) -> None:
-        """Observe committed records (first at `offset`): remember broker registration times."""
-        for record in records:
-            if record.api_key == REGISTER_BROKER_RECORD and time_ms is not None:
-                self.cluster.observe_registration(record.message.broker_id, record.message.broker_epoch, time_ms)

@@ -8,8 +8,9 @@ Rules:
   the unfenced brokers, as a Kafka broker lists them, at the endpoint named like the request's listener
   (else their first endpoint); ControllerId is a random unfenced broker (ctx.rng), as a broker answers.
 - Other types: UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST at v0) with Kafka's message.
-- kraftsman's tagged RegistrationTimeMs (tag 10000) carries a broker's registration time when known
-  (`registration_time(registration) -> ms or -1`); controllers get -1. Real frames decode unchanged.
+- kraftsman's tagged StartTimeMs (tag 10000) carries a broker's start time from the metadata (the
+  registration's kraftsman tag, image/start_time.py), -1 when unknown; controllers get -1. Real frames
+  decode unchanged.
 - ClusterAuthorizedOperations stays -2147483648 unless asked; without an authorizer every cluster
   operation is allowed: CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE,
   ALTER, DESCRIBE (AclOperation codes 5, 7, 10, 11, 12, 4, 8).
@@ -38,7 +39,7 @@ def _endpoint(registration, listener: str):
     return next((e for e in endpoints if e.name == listener), endpoints[0] if endpoints else None)
 
 
-def _broker_nodes(ctx: ControllerContext, cls, registration_time) -> list:
+def _broker_nodes(ctx: ControllerContext, cls) -> list:
     nodes = []
     for broker_id in sorted(ctx.image.cluster.brokers):
         registration = ctx.image.cluster.brokers[broker_id]
@@ -46,7 +47,7 @@ def _broker_nodes(ctx: ControllerContext, cls, registration_time) -> list:
         if not registration.record.fenced and endpoint is not None:
             nodes.append(cls.DescribeClusterBroker(broker_id=broker_id, host=endpoint.host, port=endpoint.port,
                                                    rack=registration.record.rack,
-                                                   registration_time_ms=registration_time(registration)))
+                                                   start_time_ms=registration.start_time_ms))
     return nodes
 
 
@@ -59,12 +60,8 @@ def _error(cls, code: int, message: str) -> ControllerResult:
     return ControllerResult([], cls(throttle_time_ms=0, error_code=code, error_message=message))
 
 
-def _unknown_time(registration) -> int:
-    return -1
-
-
-def describe_cluster(ctx: ControllerContext, request, registration_time=_unknown_time) -> ControllerResult:
-    """Handle DescribeCluster (v0-v1); `registration_time(registration)` gives brokers' registration times."""
+def describe_cluster(ctx: ControllerContext, request) -> ControllerResult:
+    """Handle DescribeCluster (v0-v1)."""
     cls = codec.message_class("DescribeClusterResponse")
     if fc.metadata_version(ctx.image) < fc.CONTROLLER_REGISTRATION_LEVEL:
         return _error(cls, E.UNSUPPORTED_VERSION, "Direct-to-controller communication is not supported with the "
@@ -77,7 +74,7 @@ def describe_cluster(ctx: ControllerContext, request, registration_time=_unknown
         nodes = _controller_nodes(ctx, cls)
         controller_id = ctx.leader_id
     else:
-        nodes = _broker_nodes(ctx, cls, registration_time)
+        nodes = _broker_nodes(ctx, cls)
         controller_id = ctx.rng.choice(nodes).broker_id if nodes else -1
     if controller_id not in {n.broker_id for n in nodes}:
         controller_id = -1

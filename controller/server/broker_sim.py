@@ -10,7 +10,11 @@ Rules:
 - It is as strict as a Kafka broker's Raft client: a Fetch answer's high watermark of -1 (a new leader that
   has not committed in its epoch yet) is skipped, and one below the last it took is fatal: the broker
   stops, as Kafka's exits, and `fatal` keeps Kafka's text ("Non-monotonic update of high watermark ...").
-- crash() stops every task without a word, as a SIGKILL would; stop() shuts down politely.
+- crash() stops every task without a word, as a SIGKILL would; stop() shuts down politely; restart() is a new
+  process on the same broker id: a new incarnation id and start time, registered again (retried while the
+  controller still holds the old incarnation's live session: DUPLICATE_BROKER_REGISTRATION).
+- Its registration tells the controller when it started (kraftsman's tagged StartTimeMs); the controller keeps
+  it in the metadata.
 - Counters (heartbeats sent, late heartbeats, errors) let benchmarks check that no lease was missed.
 - `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
 - `security` (a secure_connect.ClientSecurity) makes every connection log in (TLS, SASL) as a broker
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 
 from kraftsman.controller.raft import messages as raft_msg
 from kraftsman.controller.raft.records import InvalidRecords, split_batches
@@ -58,6 +63,7 @@ class SimulatedBroker:
         self.client = client_class(self.controllers, client_id=f"broker-{broker_id}", timeout_ms=timeout_ms)
         self.client.security = security
         self.incarnation_id = random_uuid()
+        self.start_time_ms = int(time.time() * 1000)
         self.directory_ids = [Uuid(os.urandom(16)) for _ in range(log_dirs)]  # JBOD: several log dirs
         self.directory_id = self.directory_ids[0]
         self.broker_epoch = -1
@@ -76,6 +82,9 @@ class SimulatedBroker:
     async def start(self) -> None:
         """Register, then heartbeat and fetch in the background."""
         await self.register()
+        self._start_tasks()
+
+    def _start_tasks(self) -> None:
         loop = asyncio.get_running_loop()
         self._tasks.append(loop.create_task(self._heartbeat_loop()))
         if self.fetch_enabled:
@@ -88,7 +97,7 @@ class SimulatedBroker:
                    features=[Reg.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
                              for n, lo, hi in FEATURES],
                    rack=self.rack, is_migrating_zk_broker=False, log_dirs=list(self.directory_ids),
-                   previous_broker_epoch=self.broker_epoch)
+                   previous_broker_epoch=self.broker_epoch, start_time_ms=self.start_time_ms)
         response = await self.client.request("BrokerRegistration", 4, body)
         if response.error_code == 0:
             self.broker_epoch = response.broker_epoch
@@ -134,6 +143,26 @@ class SimulatedBroker:
                 return True
             await asyncio.sleep(self.heartbeat_interval_ms / 4000)
         return False
+
+    async def restart(self, *, clean: bool = True, timeout_s: float = 30) -> int:
+        """Stop (a controlled shutdown when `clean`, else a crash) and start again as a new incarnation; return
+        the registration's error code (0 once registered)."""
+        if clean:
+            await self.controlled_shutdown(timeout_s)
+        self.crash()
+        self.incarnation_id, self.start_time_ms = random_uuid(), int(time.time() * 1000)
+        self.fenced, self.caught_up, self.should_shut_down = True, False, False
+        self.metadata_offset = self.high_watermark = -1
+        self.broker_epoch = self.broker_epoch if clean else -1     # Kafka sends the epoch after a clean stop
+        loop = asyncio.get_running_loop()
+        deadline, code = loop.time() + timeout_s, -1
+        while code != 0 and loop.time() < deadline:
+            code = await self.register()
+            if code != 0:
+                await asyncio.sleep(self.heartbeat_interval_ms / 1000)
+        if code == 0:
+            self._start_tasks()
+        return code
 
     def crash(self) -> None:
         """Stop at once, as a killed process."""

@@ -150,7 +150,9 @@ def test_storage_errors_before_the_command_print_no_json(tmp_path):
 # ---------------------------------------------------------------- kafka-cluster
 
 
-def test_cluster_outputs():
+def test_cluster_outputs(monkeypatch):
+    from kraftsman.cli import cluster_health
+
     check = Checker("cluster", one_line=True)
     j = ("--output", "json")
     with FakeServer(describe_handler(brokers=((5, "b5", 9095, "r1"), (4, "b4", 9094, None))),
@@ -162,6 +164,14 @@ def test_cluster_outputs():
         check(kc("list-endpoints", "-b", server.address, "--include-fenced-brokers", *j), 0, "endpoints_unsupported")
         check(kc("list-endpoints", "-C", server.address, "--include-fenced-brokers", *j), 1, "error")
         check(kc("cluster-id", "-b", server.address, "--timeout", "0", *j), 1, "error")
+        doc = check(kc("describe-brokers", "-b", server.address, *j), 0, "describe_brokers")
+        assert [(b["id"], b["start_time_ms"], b["epoch"]) for b in doc["brokers"]] == [(4, -1, None), (5, -1, None)]
+        assert check(kc("wait", "--id", "4", "--state", "unfenced", "-b", server.address, *j), 0, "wait")["reached"]
+        check(kc("wait", "--id", "9", "--state", "unfenced", "-b", server.address, "--timeout", "1", *j), 75, "error")
+        check(kc("health", "-b", server.address, *j), 1, "error")
+        monkeypatch.setattr(cluster_health, "check", lambda args, ctx, deadline: cluster_health.Report(
+            reasons=["no quorum leader: an election is going on"]))
+        assert check(kc("health", "-C", server.address, *j), 5, "health")["healthy"] is False
     with FakeServer(lambda header, request: body("MetadataResponse", cluster_id=None, controller_id=-1),
                     ranges={18: (0, 4), 3: (0, 12)}) as server:
         assert check(kc("cluster-id", "-b", server.address, *j), 0, "cluster_id")["cluster_id"] is None

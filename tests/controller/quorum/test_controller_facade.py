@@ -11,6 +11,7 @@ import pytest
 from kraftsman.controller.quorum import acls_control, features_update, quotas_control, replication, scram_control, tokens_control
 from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.quorum.context import QuorumConfig
+from kraftsman.storage.protocol import codec
 
 from .cluster_fixtures import broker_record, ctx, heartbeat, image_of, names, partition, registration_request, \
     replay, topic
@@ -69,11 +70,37 @@ def test_periodic_fences_before_the_noop_and_chains_images():
     assert after.topics.by_name["t"].partition(0).leader == -1
 
 
-def test_replay_records_registration_times():
+def test_start_time_is_in_the_record_so_another_controller_replaying_it_reports_it():
     q = QuorumController()
-    q.replay([broker_record(1, 10)], offset=10, time_ms=1_700_000_000_000)
-    image = image_of(broker_record(1, 10))
-    assert q.cluster.registration_time(image.cluster.brokers[1]) == 1_700_000_000_000
+    image = image_of()
+    registered = q.handle("BrokerRegistration", ctx(image, now=1_700_000_000_000, offset=10),
+                          registration_request(broker_id=1))
+    (record,) = registered.records
+    elsewhere = replay(image_of(), [record.__class__(codec.decode("RegisterBrokerRecord", record.version,
+                       codec.encode("RegisterBrokerRecord", record.version, record.message)), record.version)])
+    assert elsewhere.cluster.brokers[1].start_time_ms == 1_700_000_000_000
+
+
+@pytest.mark.parametrize("told, before, expected", [
+    (1_600_000_000_000, None, 1_600_000_000_000),        # the broker says when it started
+    (-1, None, 100),                                      # not told: the registration time
+    (-1, "same", 50),                                     # same incarnation again: it did not restart
+    (-1, "other", 100),                                   # a new incarnation: a restart, now
+])
+def test_start_time_of_a_registration(told, before, expected):
+    from kraftsman.controller.image.start_time import with_start_time
+    from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+    image = image_of()
+    if before is not None:
+        message = with_start_time(broker_record(1, 5, fenced=True).message, 50)
+        if before == "other":
+            message = message.replace(incarnation_id=bytes(16))
+        image = image_of(ApiMessageAndVersion(message, 3))
+    request = registration_request(broker_id=1, start_time_ms=told)
+    result = QuorumController().handle("BrokerRegistration", ctx(image, now=100, offset=10), request)
+    assert result.response.error_code == 0
+    assert replay(image, result.records).cluster.brokers[1].start_time_ms == expected
 
 
 def test_a_broker_life():
@@ -90,7 +117,7 @@ def test_a_broker_life():
     registered = step("BrokerRegistration", registration_request(broker_id=1), now=100)
     epoch = registered.response.broker_epoch
     assert epoch == 40 and image.cluster.brokers[1].record.fenced
-    assert q.cluster.registration_time(image.cluster.brokers[1]) == 100
+    assert image.cluster.brokers[1].start_time_ms == 100
     behind = step("BrokerHeartbeat", heartbeat(1, epoch, 39), now=200)
     assert (behind.records, behind.response.is_caught_up, behind.response.is_fenced) == ([], False, True)
     unfenced = step("BrokerHeartbeat", heartbeat(1, epoch, 41), now=300)

@@ -71,7 +71,7 @@ def test_controller_racks_pass_through():
     assert (node.broker_id, node.rack) == (1, "r1")
 
 
-def test_broker_registration_times_through_the_facade():
+def test_broker_start_times_through_the_facade():
     from kraftsman.controller.quorum.controller import QuorumController
 
     q = QuorumController()
@@ -81,20 +81,20 @@ def test_broker_registration_times_through_the_facade():
     image = replay(image, registered.records)
     image = replay(image, q.handle("BrokerHeartbeat", ctx(image, offset=31), heartbeat(1, 30, 31)).records)
     response = q.handle("DescribeCluster", ctx(image, version=1), request(endpoint_type=1)).response
-    assert [(b.broker_id, b.registration_time_ms) for b in response.brokers] == [(1, 1_700_000_000_123), (2, -1)]
+    assert [(b.broker_id, b.start_time_ms) for b in response.brokers] == [(1, 1_700_000_000_123), (2, -1)]
     controllers = q.handle("DescribeCluster", ctx(image, version=1), request(endpoint_type=2)).response.brokers
-    assert {b.registration_time_ms for b in controllers} == {-1}
+    assert {b.start_time_ms for b in controllers} == {-1}
 
 
-def test_registration_time_is_a_tagged_field_kafka_frames_do_not_carry():
+def test_start_time_is_a_tagged_field_kafka_frames_do_not_carry():
     # hand-derived: broker tagged section = count 01, tag 10000 = varint 90 4e, size 08, then
     # int64 1700000000000 = 0x0000018bcfe56800; then ClusterAuthorizedOperations and the empty top-level tags
     from kraftsman.storage.protocol import codec
 
     cls = codec.message_class("DescribeClusterResponse")
-    node = cls.DescribeClusterBroker(broker_id=1, host="h", port=1, registration_time_ms=1_700_000_000_000)
+    node = cls.DescribeClusterBroker(broker_id=1, host="h", port=1, start_time_ms=1_700_000_000_000)
     body = codec.encode("DescribeClusterResponse", 1, cls(brokers=[node]))
     assert body.hex().endswith("02" "00000001" "0268" "00000001" "00" "01" "904e" "08" "0000018bcfe56800"
                                "80000000" "00")
     _, real = wire("msgs/001088_c1_resp_DescribeCluster_v1_c1.bin")
-    assert {b.registration_time_ms for b in real.brokers} == {-1}
+    assert {b.start_time_ms for b in real.brokers} == {-1}

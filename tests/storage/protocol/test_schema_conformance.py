@@ -52,7 +52,8 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
-                "DescribeClusterResponse.Brokers.RegistrationTimeMs"}  # kraftsman tagged extension (tag 10000)
+                "DescribeClusterResponse.Brokers.StartTimeMs",      # kraftsman tagged extensions (tag 10000)
+                "BrokerRegistrationRequest.StartTimeMs"}
 
 
 def strip_comments(text: str) -> str:
