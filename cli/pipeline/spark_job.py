@@ -81,10 +81,43 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
     builder = SparkSession.builder.master(master).appName("kraftsman-pipeline")
     for key, value in {**defaults, **conf}.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    if quiet:
-        spark.sparkContext.setLogLevel("OFF")
+    if not quiet or active_session() is not None:
+        return builder.getOrCreate()
+    spark = _quiet_start(builder)
+    spark.sparkContext.setLogLevel("OFF")
     return spark
+
+
+def _quiet_start(builder) -> SparkSession:
+    """Start the JVM with its stderr (start-up lines, JVM warnings, the Python workers' stderr) sent to
+    a file instead of ours; if Spark cannot start, name the JVM's last line in the error."""
+    import sys
+
+    log = os.path.join(tempfile.gettempdir(), f"kraftsman-pipeline-{os.getpid()}-jvm.log")
+    sys.stderr.flush()
+    saved, fd = os.dup(2), os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.dup2(fd, 2)  # the JVM's process inherits fd 2 as it is now
+        return builder.getOrCreate()
+    except Exception as e:
+        jvm = _last_line(log)
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise RuntimeError(f"{first} ({jvm})" if jvm else first) from e
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(log)  # the JVM keeps writing to the unlinked file; nothing is left behind
+
+
+def _last_line(path: str) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip() and not line.startswith("WARNING: Using incubator")]
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
 
 
 def _task_rows(tasks, selected: frozenset, convert):
@@ -110,8 +143,9 @@ def _input_tasks(batches, identities: dict):
             cluster_id, node_id = identities.get(folder) or identities.get(folder.rsplit("/", 1)[0]) or (None, None)
             with tempfile.TemporaryDirectory(prefix="kraftsman-pipeline-") as tmp:
                 local = os.path.join(tmp, path.rstrip("/").rsplit("/", 1)[-1])
-                with open(local, "wb") as f:
-                    f.write(content)
+                if content is not None:  # else gone: decoded as a local path that is not there
+                    with open(local, "wb") as f:
+                        f.write(content)
                 yield Task(local, path, cluster_id=cluster_id, node_id=node_id)
 
 
@@ -136,21 +170,47 @@ def decode_pass(selected: frozenset, columns, identities: dict | None = None):
     return run
 
 
-def inputs_frame(spark: SparkSession, tasks: list[Task], remote: list[str], known=None):
+def inputs_frame(spark: SparkSession, tasks: list[Task], files: list[str], missing: list[str] = ()):
     """Return the DataFrames the decode passes map over: one row per local task group (one group per
-    partition), and the files Spark lists under the URIs (less the `known` sources, a DataFrame)."""
+    partition), and one per listed URI file, read by Spark's binaryFile source (a URI that matched
+    nothing is a row without content: the decoder reports it in `errors`)."""
     sc = spark.sparkContext
     frames = []
     if tasks:
         groups = [(json.dumps(g),) for g in balance(tasks, 3 * sc.defaultParallelism)]
         frames.append(spark.createDataFrame(sc.parallelize(groups, len(groups)), "tasks string"))
-    if remote:
-        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
-                 .option("pathGlobFilter", "*.{log,checkpoint}").load(remote))
-        if known is not None:
-            files = files.join(known.withColumnRenamed("source", "path"), "path", "left_anti")
-        frames.append(files.select("path", "content"))
+    if files or missing:
+        read = spark.read.format("binaryFile").load(files).select("path", "content") if files else None
+        if missing:
+            gone = spark.createDataFrame([(uri, None) for uri in missing], "path string, content binary")
+            read = gone if read is None else read.unionByName(gone)
+        frames.append(read)
     return frames
+
+
+def list_uris(spark: SparkSession, uris: list[str]) -> tuple[list[str], list[str]]:
+    """Return (files, URIs that matched nothing): every .log and .checkpoint below each URI (a glob, a
+    folder or a file), listed on the driver through Hadoop's file system. Spark's own folder listing is
+    not used: it skips names starting with '_' or '.', so every __cluster_metadata-0 folder."""
+    from .decode import file_type_of
+
+    jvm, conf = spark.sparkContext._jvm, spark.sparkContext._jsc.hadoopConfiguration()
+    files, missing = [], []
+    for uri in uris:
+        path = jvm.org.apache.hadoop.fs.Path(uri)
+        statuses = path.getFileSystem(conf).globStatus(path) or []
+        for status in statuses:
+            if not status.isDirectory():
+                files.append(status.getPath().toString())
+                continue
+            found = status.getPath().getFileSystem(conf).listFiles(status.getPath(), True)
+            while found.hasNext():
+                child = found.next().getPath()
+                if file_type_of(child.getName()):
+                    files.append(child.toString())
+        if not statuses:
+            missing.append(uri)
+    return sorted(dict.fromkeys(files)), missing
 
 
 def uri_identities(spark: SparkSession, files: list[str]) -> dict[str, tuple[str | None, int | None]]:
@@ -177,11 +237,6 @@ def _exists(spark: SparkSession, uri: str) -> bool:
     jvm, sc = spark.sparkContext._jvm, spark.sparkContext
     path = jvm.org.apache.hadoop.fs.Path(uri)
     return bool(path.getFileSystem(sc._jsc.hadoopConfiguration()).exists(path))
-
-
-def _listed(frames) -> list[str]:
-    """Return the paths of the files Spark lists under the URIs (the `path` column only)."""
-    return [r["path"] for f in frames if "path" in f.columns for r in f.select("path").collect()]
 
 
 def table_path(out: str, table: str) -> str:
@@ -211,19 +266,18 @@ _RECORD_ERRORS = ("SELECT source, file_type, cluster_id, node_id, batch_position
                   "error AS reason FROM records WHERE error IS NOT NULL")
 
 
-def known_sources(spark: SparkSession, out: str, fmt: str):
-    """Return a DataFrame of the sources already in the output's `batches` and `errors` tables (one
-    `source` column), or None when there is no earlier output."""
-    found = []
+def known_sources(spark: SparkSession, out: str, fmt: str) -> set[str]:
+    """Return the sources already in the output's `batches` and `errors` tables (empty without them)."""
+    found: set[str] = set()
     for table, columns in (("batches", BATCHES), ("errors", ERRORS)):
         try:
-            found.append(read_table(spark, out, table, fmt, columns).select("source"))
+            sources = read_table(spark, out, table, fmt, columns).select("source").distinct().collect()
         except Exception as e:  # noqa: BLE001 (pyspark's AnalysisException: the table is not there)
             if "PATH_NOT_FOUND" not in str(e) and "does not exist" not in str(e):
                 raise
-    if not found:
-        return None
-    return functools.reduce(lambda a, b: a.unionByName(b), found).distinct()
+            continue
+        found.update(row["source"] for row in sources)
+    return found
 
 
 def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str, fmt: str = "parquet",
@@ -239,26 +293,28 @@ def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str,
     record framing only); record-level errors are read back from the written records.
     """
     progress = progress or Progress(None)
-    known = known_sources(spark, out, fmt) if mode == "append" else None
-    if known is not None and tasks:
-        seen = {row["source"] for row in known.collect()}
-        tasks = [t for t in tasks if t.source not in seen]
-    if direct_write(spark, remote, out, fmt) if direct is None else direct:
+    files, missing = list_uris(spark, remote) if remote else ([], [])
+    known = known_sources(spark, out, fmt) if mode == "append" else set()
+    tasks = [t for t in tasks if t.source not in known]
+    files, missing = [f for f in files if f not in known], [u for u in missing if u not in known]
+    if (direct_write(spark, remote, out, fmt) if direct is None else direct) and not (files or missing):
         counts = write_base_tables(spark, tasks, out, progress, mode)
     else:
-        counts = write_with_spark(spark, inputs_frame(spark, tasks, remote, known), out, fmt, progress, mode, known)
+        frames = inputs_frame(spark, tasks, files, missing)
+        identities = uri_identities(spark, files)
+        counts = write_with_spark(spark, frames, out, fmt, progress, mode, identities, known)
     if derived:
         write_derived(spark, out, fmt, progress)
     return counts
 
 
-def write_with_spark(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str, known) -> dict[str, int]:
+def write_with_spark(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str, identities: dict,
+                     known: set[str]) -> dict[str, int]:
     """Write the base tables with Spark's writers (clusters, URIs, JSON Lines); return the rows added."""
     before = {t: 0 for t in BASE_TABLES}
-    if known is not None:
+    if known:
         before = {t: read_table(spark, out, t, fmt, c).count() for t, c in BASE_TABLES.items()}
     if frames:
-        identities = uri_identities(spark, _listed(frames))
         write_records(spark, frames, out, fmt, progress, mode, identities)
         write_structure(spark, frames, out, fmt, progress, mode, identities, known)
     else:
@@ -353,7 +409,7 @@ def write_records(spark: SparkSession, frames, out: str, fmt: str, progress, mod
 
 
 def write_structure(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str = "overwrite",
-                    identities: dict | None = None, known=None) -> None:
+                    identities: dict | None = None, known: set[str] = frozenset()) -> None:
     """Write `batches`, and `errors` (the structure pass's plus this run's records' own, from the view
     `records` less the `known` sources of earlier runs)."""
     from pyspark import StorageLevel
@@ -367,8 +423,9 @@ def write_structure(spark: SparkSession, frames, out: str, fmt: str, progress, m
         with progress.phase("writing errors"):
             errors = structure.where(F.col("table") == "errors").select(*names(ERRORS))
             record_errors = spark.sql(_RECORD_ERRORS)
-            if known is not None:
-                record_errors = record_errors.join(known, "source", "left_anti")
+            if known:
+                known_frame = spark.createDataFrame([(k,) for k in sorted(known)], "source string")
+                record_errors = record_errors.join(known_frame, "source", "left_anti")
             _write(errors.unionByName(record_errors.select(*names(ERRORS))), out, "errors", fmt, mode)
     finally:
         structure.unpersist()
@@ -393,3 +450,51 @@ def write_derived(spark: SparkSession, out: str, fmt: str, progress) -> None:
 def progress_for(spark: SparkSession, stream, live: bool = False, color: bool = True) -> Progress:
     """Return the progress display of a job on `spark`: task counts from its status tracker."""
     return Progress(stream, live, spark.sparkContext.statusTracker(), color)
+
+
+_REPORT_QUERIES = {
+    "broker_events": """SELECT DISTINCT cluster_id, offset, timestamp, broker_id, event, fenced FROM broker_events
+                        WHERE file_type = 'log'""",
+    "isr_changes": """
+        WITH h AS (
+            SELECT cluster_id, offset, timestamp, topic_id, topic_name, partition_id, change, isr, isr_changed_to,
+                   adding_replicas,
+                   lag(size(isr)) OVER (PARTITION BY source, topic_id, partition_id ORDER BY offset) AS before
+            FROM partition_history WHERE file_type = 'log')
+        SELECT DISTINCT cluster_id, offset, timestamp, topic_id, topic_name, partition_id, kind FROM h
+        LATERAL VIEW explode(array(
+            CASE WHEN change = 'change' AND isr_changed_to IS NOT NULL AND size(isr) < before THEN 'isr shrink'
+                 WHEN change = 'change' AND isr_changed_to IS NOT NULL AND size(isr) > before THEN 'isr expand' END,
+            CASE WHEN change = 'change' AND coalesce(size(adding_replicas), 0) > 0 THEN 'reassignment' END)) k AS kind
+        WHERE kind IS NOT NULL""",
+    "topic_events": """SELECT DISTINCT cluster_id, offset, timestamp, event AS kind, topic_id, topic_name
+                       FROM topic_lifecycle WHERE file_type = 'log'""",
+    "config_changes": """SELECT DISTINCT cluster_id, offset, timestamp, resource_type_name, resource_name, name, action
+                         FROM config_changes WHERE file_type = 'log'""",
+}
+_REPORT_TABLES = {"broker_events": "broker_events", "isr_changes": "partition_history",
+                  "topic_events": "topic_lifecycle", "config_changes": "config_changes"}
+
+
+def report_rows(spark: SparkSession, out: str, fmt: str, limit: int = 200_000) -> tuple[dict, list[str]]:
+    """Return ({cluster id: {report table: [row dict]}}, notes) for the report, read from the written
+    derived tables: events of metadata logs only, each once per cluster (every node keeps a copy of the
+    log), in log order, times as UTC datetimes; at most `limit` rows per table (a note says so)."""
+    from datetime import timezone
+
+    for table in set(_REPORT_TABLES.values()):
+        schema = spark.sql(DERIVED[table]).schema  # JSON Lines need it; Parquet agrees with it
+        spark.read.format(FORMATS[fmt]).schema(schema).load(table_path(out, table)).createOrReplaceTempView(table)
+    clusters: dict = {}
+    notes = []
+    for name, query in _REPORT_QUERIES.items():
+        rows = spark.sql(f"SELECT * FROM ({query}) ORDER BY cluster_id, offset LIMIT {limit + 1}").collect()
+        if len(rows) > limit:
+            notes.append(f"{name}: only the first {limit:,} rows are drawn")
+            rows = rows[:limit]
+        for row in rows:
+            item = row.asDict()
+            if item["timestamp"] is not None:
+                item["timestamp"] = item["timestamp"].astimezone(timezone.utc)  # naive local time -> UTC
+            clusters.setdefault(item["cluster_id"], {t: [] for t in _REPORT_QUERIES})[name].append(item)
+    return clusters, notes

@@ -264,7 +264,9 @@ def test_command_end_to_end_writes_json_lines(spark, scenario, tmp_path):
 def test_uris_are_read_by_spark_and_decoded_alike(spark, scenario):
     """The URI path (Spark's binaryFile source, then the same decoder) gives the records of the local path."""
     uri = "file://" + str(scenario["log"].parent)
-    frames = spark_job.inputs_frame(spark, [], [uri])
+    files, missing = spark_job.list_uris(spark, [uri, uri + "/gone"])
+    assert len(files) == 3 and missing == [uri + "/gone"]
+    frames = spark_job.inputs_frame(spark, [], files)
     rows = spark_job._decoded(frames, spark_job.RECORDS_ONLY, spark_job.RECORDS).collect()
     good = sorted(r["offset"] for r in rows if r["source"].endswith("/00000000000000000000.log")
                   and "/corrupt/" not in r["source"])
