@@ -20,7 +20,7 @@ import struct
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
 
-from .dump_log_json import _INTS, _UUIDS, _array, _b64, _bool, _not_default, _value, quoted_uuid
+from .dump_log_json import INT_TYPES, QUOTED_UUIDS, render_array, base64_text, render_bool, not_default, render_value, quoted_uuid
 
 _MEMO_LIMIT = 1 << 16
 _FIXED = {"int8": ("b", 1), "int16": ("h", 2), "int32": ("i", 4), "int64": ("q", 8), "uint16": ("H", 2),
@@ -35,7 +35,7 @@ class _Unsupported(Exception):
 def _array_memo(code: str):
     memo: dict = {}
     fmt = {n: struct.Struct(f">{n}{code}").unpack_from for n in range(64)}
-    render = {"?": _bool, "d": None}.get(code, str)
+    render = {"?": render_bool, "d": None}.get(code, str)
 
     def text(raw: bytes, n: int) -> str:
         if len(memo) >= _MEMO_LIMIT:
@@ -87,7 +87,7 @@ class _Gen:
             s(ind, f"{var} = buf[pos:pos + 16]; pos += 16")
             s(ind, f"{var} = _U.get({var}) or _qu({var})")
         elif t in ("string", "bytes", "records"):
-            conv = "_js({}.decode('utf-8'))" if t == "string" else "_b64({})"
+            conv = "_js({}.decode('utf-8'))" if t == "string" else "base64_text({})"
             n = s.tmp("n")
             s(ind, f"{n} = buf[pos]")
             s(ind, f"if 0 < {n} < 128:")
@@ -132,7 +132,7 @@ class _Gen:
         s(ind + 1, f"{parts} = []")
         s(ind + 1, f"for _ in range({n}):")
         self.value(ind + 2, e, t, False)
-        s(ind + 2, f"{parts}.append({'str(' + e + ')' if t in _INTS else e})")
+        s(ind + 2, f"{parts}.append({'str(' + e + ')' if t in INT_TYPES else e})")
         s(ind + 1, f"{var} = '[' + ','.join({parts}) + ']'")
 
     def tagged(self, f, var: str) -> None:
@@ -141,9 +141,9 @@ class _Gen:
             raise _Unsupported(f.name)
         raw = self.s.tmp("r")
         codec._read_field(self.s, 3, raw, f, self.version, True)
-        expr = _array(f.element_type, raw) if f.is_array else _value(f.type, raw, True)
-        expr = f"str({raw})" if not f.is_array and f.type in _INTS else expr
-        self.s(3, f"if {_not_default(f, raw)}: {var} = ',\"{json_name(f.name)}\":' + {expr}")
+        expr = render_array(f.element_type, raw) if f.is_array else render_value(f.type, raw, True)
+        expr = f"str({raw})" if not f.is_array and f.type in INT_TYPES else expr
+        self.s(3, f"if {not_default(f, raw)}: {var} = ',\"{json_name(f.name)}\":' + {expr}")
 
     def struct_fn(self, name: str, fields) -> None:
         s, version = self.s, self.version
@@ -210,8 +210,8 @@ def _namespace(names: dict) -> dict:
 
     ns = codec._base_namespace()
     ns.update(names)
-    ns.update({"_U": _UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "_b64": _b64,
-               "_bool": _bool, "_Err": codec.CodecError})
+    ns.update({"_U": QUOTED_UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "base64_text": base64_text,
+               "render_bool": render_bool, "_Err": codec.CodecError})
     for code in {c for c, _ in _FIXED.values()}:
         ns["_M" + code], ns["_T" + code] = _array_memo(code)
     ns["_Mu"] = {}

@@ -12,37 +12,37 @@ from __future__ import annotations
 import base64
 import functools
 
-from kraftsman.storage.protocol.codec import _INTS, default_literal, message_class, reachable_structs
+from kraftsman.storage.protocol.codec import INT_TYPES, default_literal, message_class, reachable_structs
 from kraftsman.storage.protocol.javafmt import jackson_string, java_double
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
 from kraftsman.storage.protocol.uuids import ZERO_UUID, bounded_memo, uuid_str
 
 # quoted_uuid(raw): '"<base64url>"' for 16 uuid bytes; generated renderers read the memo (_U) first
-quoted_uuid, _UUIDS = bounded_memo(lambda raw: '"' + uuid_str(raw) + '"', 1 << 17)
+quoted_uuid, QUOTED_UUIDS = bounded_memo(lambda raw: '"' + uuid_str(raw) + '"', 1 << 17)
 
 
-def _b64(raw) -> str:
+def base64_text(raw) -> str:
     return '"' + base64.b64encode(raw).decode("ascii") + '"'
 
 
-def _bool(x) -> str:
+def render_bool(x) -> str:
     return "true" if x else "false"
 
 
-_SCALAR = {"bool": "_bool({x})", "float64": "_jd({x})", "string": "_js({x})", "uuid": "(_U.get({x}) or _qu({x}))",
-           "bytes": "_b64({x})", "records": "_b64({x})"}
-_MAPPERS = {"string": "_js", "bool": "_bool", "float64": "_jd", "bytes": "_b64", "records": "_b64"}
+_SCALAR = {"bool": "render_bool({x})", "float64": "_jd({x})", "string": "_js({x})", "uuid": "(_U.get({x}) or _qu({x}))",
+           "bytes": "base64_text({x})", "records": "base64_text({x})"}
+_MAPPERS = {"string": "_js", "bool": "render_bool", "float64": "_jd", "bytes": "base64_text", "records": "base64_text"}
 
 
-def _value(t: str, x: str, nullable: bool) -> str:
-    if t in _INTS:
+def render_value(t: str, x: str, nullable: bool) -> str:
+    if t in INT_TYPES:
         return x
     expr = _SCALAR.get(t, "_j_" + t + "({x})").format(x=x)
     return f"('null' if {x} is None else {expr})" if nullable or t not in ("bool", "float64", "uuid") else expr
 
 
-def _array(t: str, x: str) -> str:
-    if t in _INTS:
+def render_array(t: str, x: str) -> str:
+    if t in INT_TYPES:
         inner = f"','.join(map(str, {x}))"
     elif t == "uuid":
         inner = f"','.join([_U.get(e) or _qu(e) for e in {x}])"
@@ -54,12 +54,12 @@ def _array(t: str, x: str) -> str:
 def _field_expr(f, version: int) -> str:
     x = "o." + snake_name(f.name)
     if f.is_array:
-        return _array(f.element_type, x)
+        return render_array(f.element_type, x)
     nullable = version in f.nullable_versions or f.type in ("string", "bytes", "records") or f.is_struct
-    return _value(f.type, x, nullable)
+    return render_value(f.type, x, nullable)
 
 
-def _not_default(f, x: str) -> str:
+def not_default(f, x: str) -> str:
     lit = default_literal(f)
     return f"{x} is not None" if lit == "None" else f"{x} != {lit}"
 
@@ -75,7 +75,7 @@ def _gen_struct(lines: list, name: str, fields, version: int, flexible: bool) ->
         if flexible and version in f.tagged_versions:
             _flush(lines, run, started)
             started = True
-            lines.append(f"    if {_not_default(f, 'o.' + snake_name(f.name))}: s += f\"\"\"{piece}\"\"\"")
+            lines.append(f"    if {not_default(f, 'o.' + snake_name(f.name))}: s += f\"\"\"{piece}\"\"\"")
         else:
             run.append(piece)
     _flush(lines, run, started)
@@ -102,8 +102,8 @@ def fast_renderer(name: str, version: int):
     for n in [spec.name] + reachable_structs(spec, version):
         fields = spec.fields if n == spec.name else spec.struct(n).fields
         _gen_struct(lines, n, fields, version, flexible)
-    ns = {"_U": _UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "_b64": _b64,
-          "_bool": _bool, "_ZERO": ZERO_UUID}
+    ns = {"_U": QUOTED_UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "base64_text": base64_text,
+          "render_bool": render_bool, "_ZERO": ZERO_UUID}
     message_class(name)  # make sure the classes exist (defaults of struct fields)
     exec(compile("\n".join(lines), f"<dump-log json {name} v{version}>", "exec"), ns)
     return ns[f"_j_{spec.name}"]

@@ -65,7 +65,7 @@ def batch_object(arg: str, batch) -> str:
                 attributes=batch.attributes, is_valid=batch.is_valid())
 
 
-def _control_fields(record) -> dict:
+def control_fields(record) -> dict:
     try:
         kind = control.parse_control_type(record.key)
         type_id = int.from_bytes(record.key[2:4], "big", signed=True)
@@ -88,7 +88,7 @@ def _control_fields(record) -> dict:
     return fields
 
 
-def _metadata_fields(parser, record) -> dict:
+def metadata_fields(parser, record) -> dict:
     from kraftsman.storage.records.metadata import UnknownRecordError, read_frame
 
     value = record.value
@@ -113,9 +113,9 @@ def record_object(arg: str, batch, record, parser) -> tuple[str, bool]:
     fields = {"control_type": None, "type": None, "api_key": None, "version": None, "data": None,
               "value": None, "error": None}
     if batch.is_control:
-        fields.update(_control_fields(record))
+        fields.update(control_fields(record))
     elif parser is not None and record.value is not None:
-        fields.update(_metadata_fields(parser, record))
+        fields.update(metadata_fields(parser, record))
     else:
         fields["value"] = _b64(record.value)
     data = fields.pop("data")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from kraftsman.cli.dump_log_format import MetadataParser, RecordError, compression_name
-from kraftsman.cli.dump_log_jsonl import _control_fields, _metadata_fields
+from kraftsman.cli.dump_log_jsonl import control_fields, metadata_fields
 from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
 from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES
 
@@ -200,9 +200,9 @@ def _slow_fields(batch, record, parser) -> tuple:
     unknown types, failures)."""
     fields = dict(_EMPTY)
     if batch.is_control:
-        fields.update(_control_fields(record))
+        fields.update(control_fields(record))
     elif record.value is not None:
-        fields.update(_metadata_fields(parser, record))
+        fields.update(metadata_fields(parser, record))
     data, api_key = fields["data"], fields["api_key"]
     typed = NO_TYPED
     if data is not None and not batch.is_control and api_key in METADATA_RECORD_TYPES:

@@ -72,7 +72,7 @@ class Message:
 
 # ---------------------------------------------------------------- defaults
 
-_INTS = {"int8", "int16", "int32", "int64", "uint16", "uint32"}
+INT_TYPES = {"int8", "int16", "int32", "int64", "uint16", "uint32"}
 
 
 def _parse_int(text: str) -> int:
@@ -91,7 +91,7 @@ def default_literal(f: FieldSpec) -> str:
     if f.is_array:
         return "[]"
     t = f.type
-    if t in _INTS:
+    if t in INT_TYPES:
         return repr(_parse_int(d)) if d else "0"
     if t == "bool":
         return "True" if (d or "").lower() == "true" else "False"
@@ -460,7 +460,7 @@ def _gen_tag_writer(s: _Src, tagged, version: int) -> None:
 
 def _json_value(f: FieldSpec, t: str, x: str) -> str:
     """Return an expression rendering value `x` of type `t` as JSON text."""
-    if t in _INTS:
+    if t in INT_TYPES:
         return f"str({x})"
     if t == "bool":
         return f"('true' if {x} else 'false')"
@@ -479,7 +479,7 @@ def _json_field(f: FieldSpec, x: str) -> str:
     if not f.is_array:
         return _json_value(f, f.type, x)
     et = f.element_type
-    if et in _INTS:
+    if et in INT_TYPES:
         inner = f"','.join(map(str, {x}))"
     else:
         inner = f"','.join([{_json_value(f, et, 'e')} for e in {x}])"
