@@ -218,7 +218,7 @@ class PeerRouter:
         self.endpoints = dict(endpoints)
         self.vote_max_version = vote_max_version
         self.dropped = 0
-        self._peers: dict[int, _Peer] = {}
+        self._peers: dict[int, PeerLink] = {}
 
     def send(self, env: Envelope) -> None:
         """Queue a Raft request for env.dst; drop it when the peer is unknown, down or backed up."""
@@ -229,7 +229,7 @@ class PeerRouter:
                 log.debug("raft %d: no endpoint for node %d; dropping %r", self.node_id, env.dst, env)
                 self.dropped += 1
                 return
-            peer = self._peers[env.dst] = _Peer(self, env.dst, tuple(address))
+            peer = self._peers[env.dst] = PeerLink(self, env.dst, tuple(address))
         if not peer.enqueue(env):
             self.dropped += 1
 
@@ -256,7 +256,7 @@ class PeerRouter:
             log.error("raft %d: on_response failed for %r: %s: %s", self.node_id, env, type(e).__name__, e)
 
 
-class _Peer:
+class PeerLink:
     """One peer: a bounded queue, a lazily opened Connection and a backoff clock."""
 
     def __init__(self, router: PeerRouter, peer_id: int, address: tuple):

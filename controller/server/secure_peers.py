@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from .peers import PeerRouter, UnsupportedVersion, _Peer
+from .peers import PeerRouter, UnsupportedVersion, PeerLink
 from .secure_connect import AuthenticationError, ClientSecurity, open_connection
 
 log = logging.getLogger("kraftsman.server")
@@ -35,8 +35,8 @@ class SecurePeerRouter(PeerRouter):
         super().send(env)
 
 
-class _SecurePeer(_Peer):
-    """Serve one peer as _Peer does, opening its connection with secure_connect."""
+class _SecurePeer(PeerLink):
+    """Serve one peer as PeerLink does, opening its connection with secure_connect."""
 
     async def _connection(self):
         if self.conn is not None and not self.conn.closed:
