@@ -84,3 +84,15 @@ def test_no_import_circles(folder):
 def test_the_walk_finds_a_function_level_circle(tmp_path):
     a = {"p.a": {"p.b"}, "p.b": {"p.a"}, "p.c": {"p.a"}}
     assert circles(a) == [["p.a", "p.b"]]
+
+
+@pytest.mark.parametrize("folder", sorted(PACKAGES))
+def test_no_private_name_is_imported_from_another_module(folder):
+    """A name starting with _ stays in its module: `from x import _y` (without `as`) is a private import."""
+    found = []
+    for name, path in modules(folder, PACKAGES[folder]).items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                found += [f"{name}: {alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert not found
