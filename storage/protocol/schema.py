@@ -73,7 +73,6 @@ class FieldSpec:
     map_key: bool = False
     entity_type: str | None = None
     flexible_versions: Versions | None = None
-    about: str = ""
     fields: tuple["FieldSpec", ...] = ()
 
     @property
@@ -143,7 +142,6 @@ def _field(raw: dict) -> FieldSpec:
         map_key=bool(raw.get("mapKey", False)),
         entity_type=raw.get("entityType"),
         flexible_versions=None if flexible is None else Versions.parse(flexible),
-        about=raw.get("about", ""),
         fields=tuple(_field(f) for f in raw.get("fields", ())),
     )
 
