@@ -176,3 +176,18 @@ def test_strip_comments_keeps_slashes_inside_strings():
 def test_no_versions_round_trips_through_text():
     assert Versions.parse("none") is NO_VERSIONS
     assert str(Versions.parse("3+")) == "3+" and str(Versions.parse("1-3")) == "1-3"
+
+
+def test_our_schema_files_hold_facts_only():
+    """Field layouts are facts and stay; Kafka's `about` sentences are prose and must not come back."""
+    import yaml
+
+    def abouts(node, where):
+        if isinstance(node, dict):
+            return [where] * ("about" in node) + [a for k, v in node.items() for a in abouts(v, f"{where}.{k}")]
+        if isinstance(node, list):
+            return [a for i, v in enumerate(node) for a in abouts(v, f"{where}[{i}]")]
+        return []
+    schemas = Path(__file__).resolve().parents[3] / "storage" / "protocol" / "schemas"
+    found = [a for path in sorted(schemas.glob("*.yaml")) for a in abouts(yaml.safe_load(path.read_text()), path.name)]
+    assert len(list(schemas.glob("*.yaml"))) > 100 and found == []
