@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["overwrite", "append"], default="overwrite",
                    help="overwrite: replace the tables (default); append: add the files whose source is not in "
                         "the tables yet (a re-run over the same files adds nothing), derived tables recomputed")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="also write an HTML report with pictures of the tables (brokers fenced and unfenced, "
+                        "ISR shrinks and expansions, topics created and deleted, config changes), per cluster")
     p.add_argument("--split-bytes", type=int, default=None, metavar="N",
                    help="cut local segments larger than N bytes into batch-aligned ranges (128 MiB)")
     p.add_argument("--verbose", action="store_true", help="keep Spark's own logging")
@@ -114,11 +117,29 @@ def run(argv: list[str], env: Environment) -> int:
     progress = spark_job.progress_for(spark, env.stderr, live=env.stderr_isatty, color=env.color)
     try:
         counts = _run_job(spark_job, spark, tasks, remote, args, progress)
+        if args.report:
+            with progress.phase("drawing the report"):
+                write_report(spark_job, spark, args)
     finally:
         if not borrowed:
             spark.stop()
     env.stdout.write(" ".join(f"{table}={n}" for table, n in counts.items()) + f" written to {args.output_dir}\n")
+    if args.report:
+        env.stdout.write(f"report written to {args.report}\n")
     return ExitStatus.CORRUPT if counts.get("errors") else ExitStatus.OK
+
+
+def write_report(spark_job, spark, args) -> None:
+    """Draw the report from the written tables and write it to args.report."""
+    from .report import render
+
+    clusters, notes = spark_job.report_rows(spark, args.output_dir, args.format)
+    page = render(clusters, notes=notes)
+    try:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(page)
+    except OSError as e:
+        raise ToolError(f"cannot write the report to {args.report}: {e.strerror or e}") from None
 
 
 def _run_job(spark_job, spark, tasks, remote, args, progress) -> dict[str, int]:

@@ -85,6 +85,9 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
         return builder.getOrCreate()
     spark = _quiet_start(builder)
     spark.sparkContext.setLogLevel("OFF")
+    import logging
+
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL + 1)  # pyspark's own error log lines
     return spark
 
 
@@ -482,6 +485,7 @@ def report_rows(spark: SparkSession, out: str, fmt: str, limit: int = 200_000) -
     log), in log order, times as UTC datetimes; at most `limit` rows per table (a note says so)."""
     from datetime import timezone
 
+    read_table(spark, out, "records", fmt, RECORDS).createOrReplaceTempView("records")  # the SQL's schemas
     for table in set(_REPORT_TABLES.values()):
         schema = spark.sql(DERIVED[table]).schema  # JSON Lines need it; Parquet agrees with it
         spark.read.format(FORMATS[fmt]).schema(schema).load(table_path(out, table)).createOrReplaceTempView(table)
