@@ -20,7 +20,7 @@ from .cluster_calls import DEFAULT_MESSAGES, ERROR_NAMES  # noqa: F401  (kafka-m
 from .cluster_calls import call as _client_call
 from .common import ExitStatus
 
-REFUSED = 4
+REFUSED = ExitStatus.REFUSED
 UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."
 DRY_RUN_TEXTS = {
     "would_unregister": "Broker {id} is registered and fenced: it would be removed.",

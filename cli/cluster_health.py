@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .admin_tool import Failure
 from .common import ExitStatus
 
-UNHEALTHY = 5
+UNHEALTHY = ExitStatus.UNHEALTHY
 
 
 @dataclass

@@ -24,7 +24,7 @@ from .admin_tool import Failure
 from .cluster_brokers import Broker, broker_data, from_registration, iso_time
 from .common import ExitStatus
 
-TIMED_OUT = 75            # BSD sysexits EX_TEMPFAIL: not yet, try again later
+TIMED_OUT = ExitStatus.TIMED_OUT      # BSD sysexits EX_TEMPFAIL: not yet, try again later
 DEFAULT_TIMEOUT_S = 300.0
 FIRST_BACKOFF_S, MAX_BACKOFF_S = 0.25, 2.0
 

@@ -23,7 +23,10 @@ _kraftsman_kafka_cluster() {
             "|cluster-id") node="cluster-id" ;;
             "|unregister") node="unregister" ;;
             "|list-endpoints") node="list-endpoints" ;;
-            "cluster-id|-b"|"cluster-id|--bootstrap-server"|"cluster-id|-C"|"cluster-id|--bootstrap-controller"|"cluster-id|-c"|"cluster-id|--config"|"cluster-id|--output"|"cluster-id|--timeout"|"cluster-id|--profile"|"cluster-id|-X"|"cluster-id|--client-property"|"unregister|-i"|"unregister|--id"|"unregister|-b"|"unregister|--bootstrap-server"|"unregister|-C"|"unregister|--bootstrap-controller"|"unregister|-c"|"unregister|--config"|"unregister|--output"|"unregister|--timeout"|"unregister|--profile"|"unregister|-X"|"unregister|--client-property"|"list-endpoints|-b"|"list-endpoints|--bootstrap-server"|"list-endpoints|-C"|"list-endpoints|--bootstrap-controller"|"list-endpoints|-c"|"list-endpoints|--config"|"list-endpoints|--output"|"list-endpoints|--timeout"|"list-endpoints|--profile"|"list-endpoints|-X"|"list-endpoints|--client-property") i=$((i + 1)) ;;
+            "|describe-brokers") node="describe-brokers" ;;
+            "|wait") node="wait" ;;
+            "|health") node="health" ;;
+            "cluster-id|-b"|"cluster-id|--bootstrap-server"|"cluster-id|-C"|"cluster-id|--bootstrap-controller"|"cluster-id|-c"|"cluster-id|--config"|"cluster-id|--output"|"cluster-id|--timeout"|"cluster-id|--profile"|"cluster-id|-X"|"cluster-id|--client-property"|"unregister|-i"|"unregister|--id"|"unregister|-b"|"unregister|--bootstrap-server"|"unregister|-C"|"unregister|--bootstrap-controller"|"unregister|-c"|"unregister|--config"|"unregister|--output"|"unregister|--timeout"|"unregister|--profile"|"unregister|-X"|"unregister|--client-property"|"list-endpoints|-b"|"list-endpoints|--bootstrap-server"|"list-endpoints|-C"|"list-endpoints|--bootstrap-controller"|"list-endpoints|-c"|"list-endpoints|--config"|"list-endpoints|--output"|"list-endpoints|--timeout"|"list-endpoints|--profile"|"list-endpoints|-X"|"list-endpoints|--client-property"|"describe-brokers|-b"|"describe-brokers|--bootstrap-server"|"describe-brokers|-C"|"describe-brokers|--bootstrap-controller"|"describe-brokers|-c"|"describe-brokers|--config"|"describe-brokers|--output"|"describe-brokers|--timeout"|"describe-brokers|--profile"|"describe-brokers|-X"|"describe-brokers|--client-property"|"wait|-i"|"wait|--id"|"wait|--state"|"wait|--restarted-after"|"wait|--incarnation-changed-from"|"wait|-b"|"wait|--bootstrap-server"|"wait|-C"|"wait|--bootstrap-controller"|"wait|-c"|"wait|--config"|"wait|--output"|"wait|--timeout"|"wait|--profile"|"wait|-X"|"wait|--client-property"|"health|-b"|"health|--bootstrap-server"|"health|-C"|"health|--bootstrap-controller"|"health|-c"|"health|--config"|"health|--allow-fenced"|"health|--max-voter-lag"|"health|--max-voter-lag-ms"|"health|--interval"|"health|--output"|"health|--timeout"|"health|--profile"|"health|-X"|"health|--client-property") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -50,12 +53,44 @@ _kraftsman_kafka_cluster() {
         "list-endpoints|--timeout") :; return 0 ;;
         "list-endpoints|--profile") :; return 0 ;;
         "list-endpoints|-X"|"list-endpoints|--client-property") :; return 0 ;;
+        "describe-brokers|-b"|"describe-brokers|--bootstrap-server") :; return 0 ;;
+        "describe-brokers|-C"|"describe-brokers|--bootstrap-controller") :; return 0 ;;
+        "describe-brokers|-c"|"describe-brokers|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "describe-brokers|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
+        "describe-brokers|--timeout") :; return 0 ;;
+        "describe-brokers|--profile") :; return 0 ;;
+        "describe-brokers|-X"|"describe-brokers|--client-property") :; return 0 ;;
+        "wait|-i"|"wait|--id") _kraftsman_dynamic broker-id "$cur"; return 0 ;;
+        "wait|--state") COMPREPLY=($(compgen -W "registered unregistered fenced unfenced" -- "$cur")); return 0 ;;
+        "wait|--restarted-after") :; return 0 ;;
+        "wait|--incarnation-changed-from") :; return 0 ;;
+        "wait|-b"|"wait|--bootstrap-server") :; return 0 ;;
+        "wait|-C"|"wait|--bootstrap-controller") :; return 0 ;;
+        "wait|-c"|"wait|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "wait|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
+        "wait|--timeout") :; return 0 ;;
+        "wait|--profile") :; return 0 ;;
+        "wait|-X"|"wait|--client-property") :; return 0 ;;
+        "health|-b"|"health|--bootstrap-server") :; return 0 ;;
+        "health|-C"|"health|--bootstrap-controller") :; return 0 ;;
+        "health|-c"|"health|--config") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+        "health|--allow-fenced") :; return 0 ;;
+        "health|--max-voter-lag") :; return 0 ;;
+        "health|--max-voter-lag-ms") :; return 0 ;;
+        "health|--interval") :; return 0 ;;
+        "health|--output") COMPREPLY=($(compgen -W "text json yaml" -- "$cur")); return 0 ;;
+        "health|--timeout") :; return 0 ;;
+        "health|--profile") :; return 0 ;;
+        "health|-X"|"health|--client-property") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-h --help"; subs="cluster-id unregister list-endpoints" ;;
+        "") flags="-h --help"; subs="cluster-id unregister list-endpoints describe-brokers wait health" ;;
         "cluster-id") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --profile -X --client-property"; subs="" ;;
         "unregister") flags="-h --help -i --id -b --bootstrap-server -C --bootstrap-controller -c --config --missing-ok --require-fenced --dry-run --output --timeout --profile -X --client-property"; subs="" ;;
         "list-endpoints") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --include-fenced-brokers --output --timeout --profile -X --client-property"; subs="" ;;
+        "describe-brokers") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --profile -X --client-property"; subs="" ;;
+        "wait") flags="-h --help -i --id --state --restarted-after --incarnation-changed-from -b --bootstrap-server -C --bootstrap-controller -c --config --output --timeout --profile -X --client-property"; subs="" ;;
+        "health") flags="-h --help -b --bootstrap-server -C --bootstrap-controller -c --config --allow-fenced --max-voter-lag --max-voter-lag-ms -w --watch -e --exit-when-healthy --interval --output --timeout --profile -X --client-property"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

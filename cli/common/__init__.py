@@ -24,8 +24,11 @@ class ExitStatus(IntEnum):
     ERROR = 1             # Kafka's generic failure code (bad input, failed operation)
     CORRUPT = 2           # dump-log: some bytes could not be decoded; the rest was printed
     FOREIGN = 3           # kafka-storage: a directory is formatted for another node/cluster (README)
+    REFUSED = 4           # kafka-cluster unregister --require-fenced: the broker is still active
+    UNHEALTHY = 5         # kafka-cluster health: the cluster is not healthy
     USAGE = 64            # bad flags or arguments (BSD sysexits EX_USAGE)
     UNAVAILABLE = 69      # cannot reach the cluster (EX_UNAVAILABLE)
+    TIMED_OUT = 75        # kafka-cluster wait: the state was not reached in time (EX_TEMPFAIL)
     INTERRUPTED = 130     # Ctrl-C
 
 
