@@ -102,8 +102,22 @@ def metadata_fields(parser, record) -> dict:
     text = parser.json(record.offset, value)
     if text.startswith("Error at"):
         return {"api_key": api_key, "version": version, "error": text, "value": _b64(value)}
-    return {"type": prefix[9:prefix.index('"', 9)], "api_key": api_key, "version": version,
-            "data": text[len(prefix):-1]}
+    found = {"type": prefix[9:prefix.index('"', 9)], "api_key": api_key, "version": version,
+             "data": text[len(prefix):-1]}
+    if found["type"] == "REGISTER_BROKER_RECORD":
+        found["start_time_ms"] = _start_time(value)
+    return found
+
+
+def _start_time(value: bytes) -> int:
+    """Return kraftsman's broker start time (tag 10000) of a RegisterBrokerRecord value, -1 when it has none."""
+    from kraftsman.controller.image.start_time import UNKNOWN, start_time_ms
+    from kraftsman.storage.records.metadata import read_metadata_record
+
+    try:
+        return start_time_ms(read_metadata_record(value).message)
+    except Exception:  # noqa: BLE001 (the record's error, if any, is reported by its text)
+        return UNKNOWN
 
 
 def record_object(arg: str, batch, record, parser) -> tuple[str, bool]:

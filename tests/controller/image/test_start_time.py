@@ -83,11 +83,11 @@ def test_the_shell_text_is_kafkas_and_its_json_shows_the_start_time():
     assert json.loads("".join(out))["start_time_ms"] == STARTED
 
 
-def _dump(tmp_path, record) -> str:
+def _dump(tmp_path, record, *flags) -> str:
     value = write_metadata_record(record)
     (tmp_path / "00000000000000000000.log").write_bytes(build_batch([(None, value)], 0, timestamp=5))
     out, err = io.StringIO(), io.StringIO()
-    status = run_command(dump_log, ["--cluster-metadata-decoder", "--files",
+    status = run_command(dump_log, ["--cluster-metadata-decoder", *flags, "--files",
                                     str(tmp_path / "00000000000000000000.log")],
                          Environment(stdout=out, stderr=err), prog="kafka-dump-log")
     assert (status, err.getvalue()) == (0, "")
@@ -104,3 +104,18 @@ def test_dump_log_text_is_what_kafka_prints_without_the_tag(tmp_path):
 
     assert sizes_aside(with_tag) == sizes_aside(without)
     assert with_tag != without
+
+
+def test_dump_log_jsonl_shows_the_start_time_beside_kafkas_json(tmp_path):
+    """kraftsman's JSONL names the start time (start_time_ms) while `data` stays Kafka's JSON (no tag 10000)."""
+    import jsonschema
+    from importlib import resources
+
+    schema = json.loads(resources.files("kraftsman.cli").joinpath("schemas/dump-log-jsonl.schema.json").read_text())
+    for record, expected in ((register(STARTED), STARTED), (register(), -1)):
+        lines = [json.loads(line) for line in _dump(tmp_path, record, "--output", "jsonl").splitlines()]
+        found = [obj for obj in lines if obj.get("kind") == "record"]
+        assert [obj["start_time_ms"] for obj in found] == [expected]
+        assert found[0]["data"]["brokerId"] == 7 and "10000" not in json.dumps(found[0]["data"])
+        for obj in lines:
+            jsonschema.validate(obj, schema)
