@@ -6,7 +6,7 @@ _kraftsman_kafka_metadata_export() {
     while [ "$i" -lt "$COMP_CWORD" ]; do
         word="${COMP_WORDS[i]}"
         case "$node|$word" in
-            "|-o"|"|--output-dir"|"|--format"|"|--master"|"|--conf"|"|--split-bytes") i=$((i + 1)) ;;
+            "|-o"|"|--output-dir"|"|--format"|"|--master"|"|--conf"|"|--mode"|"|--report"|"|--split-bytes") i=$((i + 1)) ;;
         esac
         i=$((i + 1))
     done
@@ -15,10 +15,12 @@ _kraftsman_kafka_metadata_export() {
         "|--format") COMPREPLY=($(compgen -W "parquet jsonl" -- "$cur")); return 0 ;;
         "|--master") :; return 0 ;;
         "|--conf") :; return 0 ;;
+        "|--mode") COMPREPLY=($(compgen -W "overwrite append" -- "$cur")); return 0 ;;
+        "|--report") :; return 0 ;;
         "|--split-bytes") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-o --output-dir --format --master --conf --split-bytes --verbose -h --help"; subs="" ;;
+        "") flags="-o --output-dir --format --master --conf --mode --report --split-bytes --verbose -h --help"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

@@ -4,6 +4,8 @@ complete -c kafka-metadata-export -s o -l output-dir -x -d 'where the tables are
 complete -c kafka-metadata-export -l format -x -a 'parquet jsonl' -d 'table format (parquet)'
 complete -c kafka-metadata-export -l master -x -d 'Spark master URL (local[*]: every core of this machine)'
 complete -c kafka-metadata-export -l conf -x -d 'a Spark configuration property, passed through (repeatable)'
+complete -c kafka-metadata-export -l mode -x -a 'overwrite append' -d 'overwrite: replace the tables (default); append: add the files whose source i...'
+complete -c kafka-metadata-export -l report -x -d 'also write an HTML report with pictures of the tables (brokers fenced and unf...'
 complete -c kafka-metadata-export -l split-bytes -x -d 'cut local segments larger than N bytes into batch-aligned ranges (128 MiB)'
 complete -c kafka-metadata-export -l verbose -d 'keep Spark\'s own logging'
 complete -c kafka-metadata-export -s h -l help -d 'show this help and exit'
