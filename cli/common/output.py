@@ -21,8 +21,23 @@ def render(obj, fmt: str) -> str:
     if fmt == "yaml":
         import yaml
 
-        return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, default_flow_style=False)
+        return yaml.safe_dump(_plain(obj), sort_keys=False, allow_unicode=True, default_flow_style=False)
     raise ValueError(f"no structured rendering for {fmt!r}")
+
+
+def _plain(obj):
+    """Return `obj` with int and str subclasses (IntEnum exit statuses...) as plain values, as JSON writes them."""
+    if isinstance(obj, dict):
+        return {_plain(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, bool) or obj is None or isinstance(obj, float):
+        return obj
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, str):
+        return str(obj)
+    return obj
 
 
 def structured(fmt: str) -> bool:

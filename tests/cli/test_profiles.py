@@ -148,3 +148,12 @@ def test_a_named_profile_that_is_not_there(tmp_path):
     _write(tmp_path, "profiles:\n  a: {bootstrap-server: 'h:1'}\n")
     status, _, err = _cluster(_env(tmp_path), "cluster-id", "--profile", "b")
     assert status == ExitStatus.USAGE and "no profile 'b' (profiles: a)" in err
+
+
+def test_yaml_renders_enum_values_as_json_does():
+    """An IntEnum (an exit status) in the object is a plain number in YAML as in JSON (health's status was not)."""
+    from kraftsman.cli.common.output import render
+
+    obj = {"status": ExitStatus.UNHEALTHY,
+           "nested": [ExitStatus.OK], "name": "x"}
+    assert yaml.safe_load(render(obj, "yaml")) == json.loads(render(obj, "json"))
