@@ -70,7 +70,10 @@ def start_session(master: str, conf: dict[str, str], quiet: bool = True) -> Spar
 
     defaults = {"spark.ui.showConsoleProgress": "false", "spark.sql.sources.partitionOverwriteMode": "static",
                 "spark.sql.session.timeZone": "UTC", "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-                "spark.sql.sources.partitionColumnTypeInference.enabled": "false"}
+                "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+                # up to 8 clusters' files open at once per task, so that writing partitioned by cluster id
+                # does not sort every row first (about twice as fast for `records` through Spark's writers)
+                "spark.sql.maxConcurrentOutputFileWriters": "8"}
     if master.startswith("local"):
         defaults.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
     if quiet:
