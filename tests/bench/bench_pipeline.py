@@ -1,17 +1,18 @@
-"""Benchmark: the Spark pipeline against a single-process decode of the same files (issue 9).
+"""Benchmark: how the Spark pipeline scales with cores, against one process decoding the same files (issue 23).
 
-Run: python tests/bench/bench_pipeline.py [--segments 20 --topics 500 --partitions 100 --master 'local[*]']
+Run: python tests/bench/bench_pipeline.py [--segments 20 --topics 500 --partitions 100] [--no-cluster]
 
 Generates `segments` metadata log segments with tests/bench/gen_metadata_log.py (topics * (partitions + 1)
 records each: 20 x 50,500 = 1,010,000 records by default), then measures in one run:
-- single: the workers' per-file function (cli/pipeline/arrow_tables.decode_arrow: the pure decoder's
-  rows of every table gathered into Arrow batches) over every file in this one process, garbage
-  collection paused as the workers do; also the decoder alone (row tuples, no Arrow);
-- session: the SparkSession start (excluded from the job time);
-- job: `run_job` wall time, every table written as Parquet, with its phases: "decoding" (the workers
-  decode every file once and write records/batches/errors) and "writing derived tables" (Spark SQL).
-Prints the figures, the ratio single / job (target >= 1.8 on 2 cores) and the ratio single / decoding
-phase (the base tables alone). Not a timed assertion.
+- single: this one process decoding every file, garbage collection paused as the workers do: to row
+  tuples (the decoder alone), to Arrow batches (the workers' function), and to Parquet part files
+  (arrow_tables.write_parts: exactly the work of the local decode phase, in one process);
+- for local[1], local[2] and a standalone cluster of two 1-core workers on 127.0.0.1 (started from
+  pyspark's bin/spark-class as the tests do): the session start (excluded), the decode phase (the
+  base tables `records`, `batches` and `errors`: one pass where the workers write Parquet themselves on
+  a local master, two passes through Spark's writers on the cluster), the derived tables (Spark SQL)
+  and the whole job.
+Prints the figures and the ratios single / decode phase (target >= 1.8 on 2 cores). Not a timed assertion.
 """
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "cli" / "pipeline"))
 
 from gen_metadata_log import generate  # noqa: E402  (sibling benchmark module)
+from standalone import standalone_cluster  # noqa: E402  (the tests' standalone cluster)
 
 from kraftsman.cli.pipeline import inputs  # noqa: E402
-from kraftsman.cli.pipeline.arrow_tables import decode_arrow  # noqa: E402
+from kraftsman.cli.pipeline.arrow_tables import decode_arrow, write_parts  # noqa: E402
 from kraftsman.cli.pipeline.decode import decode_file  # noqa: E402
-
 
 BASE_PHASES = ("decoding", "decoding records", "decoding batches", "writing errors")
 
@@ -51,15 +54,16 @@ def make_segments(folder: Path, segments: int, topics: int, partitions: int) -> 
     return paths
 
 
-def single_process(tasks, arrow: bool) -> tuple[float, int]:
-    """Decode every task in this process, to row tuples or to Arrow batches (what the workers run);
-    return (seconds, rows)."""
+def single_process(tasks, how: str, scratch: Path) -> tuple[float, int]:
+    """Decode every task in this process to row tuples, Arrow batches or Parquet parts; return (s, rows)."""
     gc.collect()
     gc.disable()
     start, rows = time.perf_counter(), 0
     try:
-        for task in tasks:
-            if arrow:
+        if how == "parquet":
+            rows = sum(write_parts(tasks, str(scratch), "part-single.parquet").values())
+        for task in tasks if how != "parquet" else ():
+            if how == "arrow":
                 rows += sum(batch.num_rows for _, batch in decode_arrow(task))
             else:
                 rows += sum(1 for _ in decode_file(task.path, task.source, start=task.start, end=task.end))
@@ -69,7 +73,7 @@ def single_process(tasks, arrow: bool) -> tuple[float, int]:
 
 
 def spark_run(tasks, master: str, out: str, conf: dict) -> dict:
-    """Start a session, run the job; return the session time, job time, phases and counts."""
+    """Start a session on `master`, run the job; return session, decode phase, derived and job times."""
     from kraftsman.cli.pipeline import spark_job
 
     start = time.perf_counter()
@@ -81,7 +85,10 @@ def spark_run(tasks, master: str, out: str, conf: dict) -> dict:
     job = time.perf_counter() - start
     cores = spark.sparkContext.defaultParallelism
     spark.stop()
-    return {"session_s": session, "job_s": job, "phases_s": progress.timings, "counts": counts, "cores": cores}
+    decode = sum(v for k, v in progress.timings.items() if k in BASE_PHASES)
+    return {"master": master, "cores": cores, "session_s": round(session, 2), "decode_s": round(decode, 2),
+            "derived_s": round(progress.timings.get("writing derived tables", 0.0), 2), "job_s": round(job, 2),
+            "counts": counts}
 
 
 def main() -> None:
@@ -89,30 +96,39 @@ def main() -> None:
     parser.add_argument("--segments", type=int, default=20)
     parser.add_argument("--topics", type=int, default=500)
     parser.add_argument("--partitions", type=int, default=100)
-    parser.add_argument("--master", default="local[*]")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="a Spark setting for the session (repeatable)")
+    parser.add_argument("--no-cluster", action="store_true", help="skip the standalone cluster")
     parser.add_argument("--dir", help="where to keep the generated segments (default: a temporary folder)")
     args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         folder = Path(args.dir or tmp)
-        files = make_segments(folder / "segments", args.segments, args.topics, args.partitions)
-        tasks = inputs.plan(files)
-        single_rows, rows = single_process(tasks, arrow=False)
-        print(f"single-process decode to row tuples: {single_rows:.1f} s ({rows:,} rows)")
-        single, rows = single_process(tasks, arrow=True)
-        print(f"single-process decode to Arrow batches (the workers' function): {single:.1f} s ({rows:,} rows)")
-        result = spark_run(tasks, args.master, str(Path(tmp) / "out"),
-                           dict(item.split("=", 1) for item in args.conf))
-        base = sum(v for k, v in result["phases_s"].items() if k in BASE_PHASES)
-        result["derived_s"] = result["phases_s"].get("writing derived tables")
-        result.update(single_s=single, single_rows_s=single_rows, ratio=single / result["job_s"],
-                      base_tables_s=base, ratio_base_tables=single / base,
-                      ratio_rows=single_rows / result["job_s"], load_average=os.getloadavg())
-        print(json.dumps(result, indent=2))
-        print(f"session start {result['session_s']:.1f} s (excluded); job {result['job_s']:.1f} s on "
-              f"{result['cores']} cores vs single-process decode {single:.1f} s: ratio {result['ratio']:.2f}x "
-              f"(base tables only: {base:.1f} s, {result['ratio_base_tables']:.2f}x)")
+        tasks = inputs.plan(make_segments(folder / "segments", args.segments, args.topics, args.partitions))
+        single = {how: single_process(tasks, how, Path(tmp) / f"single-{how}") for how in ("tuples", "arrow", "parquet")}
+        for how, (seconds, rows) in single.items():
+            print(f"single process, decode to {how}: {seconds:.1f} s ({rows:,} rows)")
+        runs = [spark_run(tasks, m, str(Path(tmp) / f"out-{i}"), {}) for i, m in enumerate(("local[1]", "local[2]"))]
+        if not args.no_cluster:
+            with standalone_cluster(Path(tmp) / "cluster", workers=2) as url:
+                runs.append(spark_run(tasks, url, str(Path(tmp) / "out-cluster"),
+                                      {"spark.executor.memory": "1g", "spark.sql.shuffle.partitions": "4"}))
+        report(single, runs)
+
+
+def report(single: dict, runs: list[dict]) -> None:
+    """Print every figure as JSON, then the ratios line by line."""
+    base = single["parquet"][0]
+    for run in runs:
+        run["speedup_decode_vs_single_parquet"] = round(base / run["decode_s"], 2)
+        run["speedup_decode_vs_single_arrow"] = round(single["arrow"][0] / run["decode_s"], 2)
+        run["speedup_job_vs_single_parquet"] = round(base / run["job_s"], 2)
+    print(json.dumps({"single_s": {k: round(v[0], 2) for k, v in single.items()}, "runs": runs,
+                      "load_average": os.getloadavg()}, indent=2))
+    for run in runs:
+        where = "standalone 2 x 1 core" if run["master"].startswith("spark://") else run["master"]
+        print(f"{where:>22}: decode phase {run['decode_s']:.1f} s = {run['speedup_decode_vs_single_parquet']:.2f}x "
+              f"single ({base:.1f} s to Parquet), derived tables {run['derived_s']:.1f} s, whole job "
+              f"{run['job_s']:.1f} s = {run['speedup_job_vs_single_parquet']:.2f}x; session start "
+              f"{run['session_s']:.1f} s excluded")
 
 
 if __name__ == "__main__":
