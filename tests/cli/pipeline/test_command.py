@@ -23,7 +23,7 @@ def call(argv, **env_kw):
 def test_help_lists_the_flags():
     status, out, _ = call(["--help"])
     assert status == 0
-    for flag in ("--output-dir", "--format", "--master", "--conf", "--split-bytes", "--verbose"):
+    for flag in ("--output-dir", "--format", "--master", "--conf", "--mode", "--report", "--split-bytes", "--verbose"):
         assert flag in out
 
 
@@ -34,7 +34,7 @@ def test_the_umbrella_dispatches_pipeline():
 
 
 @pytest.mark.parametrize("argv", [[], ["x.log"], ["-o", "out"], ["x.log", "-o", "out", "--conf", "novalue"],
-                                  ["x.log", "-o", "out", "--format", "csv"]])
+                                  ["x.log", "-o", "out", "--format", "csv"], ["x.log", "-o", "out", "--mode", "merge"]])
 def test_usage_errors_are_one_line_with_64(argv):
     status, out, err = call(argv)
     assert (status, out) == (ExitStatus.USAGE, "")
