@@ -20,7 +20,7 @@ _kraftsman_kafka_metadata_export() {
         "|--split-bytes") :; return 0 ;;
     esac
     case "$node" in
-        "") flags="-o --output-dir --format --master --conf --mode --report --split-bytes --verbose -h --help"; subs="" ;;
+        "") flags="-h --help -o --output-dir --format --master --conf --mode --report --split-bytes --verbose"; subs="" ;;
     esac
     if [ -z "$subs" ] && [ "${cur#-}" = "$cur" ]; then
         case "$node" in

@@ -253,7 +253,7 @@ _kraftsman_kraftsman() {
         "features feature-dependencies") flags="-h --help --feature --output --timeout --profile -X --client-property"; subs="" ;;
         "controller") flags="-h --help -c --config --override --log-level --version"; subs="" ;;
         "demo") flags="-h --help --directory --voters"; subs="" ;;
-        "pipeline") flags="-o --output-dir --format --master --conf --mode --report --split-bytes --verbose -h --help"; subs="" ;;
+        "pipeline") flags="-h --help -o --output-dir --format --master --conf --mode --report --split-bytes --verbose"; subs="" ;;
         "profile") flags="-h --help"; subs="list show use create delete" ;;
         "profile list") flags="-h --help --output"; subs="" ;;
         "profile show") flags="-h --help --output"; subs="" ;;

@@ -23,8 +23,12 @@ import argparse
 import re
 import time
 
-from kraftsman.cli.common import Environment, ExitStatus, ToolError, exit_with
-from kraftsman.cli.env_overrides import with_environment
+from typing import Annotated, Literal, Optional
+
+import typer
+
+from kraftsman.cli.common import Environment, ExitStatus, ToolError, exit_with, usage_exit
+from kraftsman.cli.common.typer_app import run_app
 
 PROG = "kafka-metadata-export"
 DESCRIPTION = ("Decode KRaft metadata log segments and snapshots into queryable tables (Parquet or JSON Lines) "
@@ -33,32 +37,41 @@ INSTALL_HINT = ("pyspark is not installed: the metadata pipeline needs the Spark
                 "pip install 'kraftsman[spark]' (and Java 17 or newer)")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise ToolError(f"{message} (see --help)", ExitStatus.USAGE)
+app = typer.Typer(name=PROG, add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+Text = Optional[str]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of kafka-metadata-export."""
-    p = _Parser(prog=PROG, description=DESCRIPTION, add_help=False)
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="files, directories, globs or URIs of .log segments and .checkpoint snapshots")
-    p.add_argument("-o", "--output-dir", metavar="DIR", help="where the tables are written (required)")
-    p.add_argument("--format", choices=["parquet", "jsonl"], default="parquet", help="table format (parquet)")
-    p.add_argument("--master", default="local[*]", help="Spark master URL (local[*]: every core of this machine)")
-    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark configuration property, passed through (repeatable)")
-    p.add_argument("--mode", choices=["overwrite", "append"], default="overwrite",
-                   help="overwrite: replace the tables (default); append: add the files whose source is not in "
-                        "the tables yet (a re-run over the same files adds nothing), derived tables recomputed")
-    p.add_argument("--report", metavar="FILE.html",
-                   help="also write an HTML report with pictures of the tables (brokers fenced and unfenced, "
-                        "ISR shrinks and expansions, topics created and deleted, config changes), per cluster")
-    p.add_argument("--split-bytes", type=int, default=None, metavar="N",
-                   help="cut local segments larger than N bytes into batch-aligned ranges (128 MiB)")
-    p.add_argument("--verbose", action="store_true", help="keep Spark's own logging")
-    p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
-    return p
+@app.command(help=DESCRIPTION)
+def export(ctx: typer.Context,
+           paths: Annotated[Optional[list[str]], typer.Argument(
+               metavar="PATH", help="files, directories, globs or URIs of .log segments and .checkpoint "
+                                    "snapshots")] = None,
+           output_dir: Annotated[Text, typer.Option(
+               "--output-dir", "-o", metavar="DIR", help="where the tables are written (required)")] = None,
+           format: Annotated[Literal["parquet", "jsonl"], typer.Option(
+               "--format", help="table format (parquet)")] = "parquet",
+           master: Annotated[str, typer.Option(
+               "--master", help="Spark master URL (local[*]: every core of this machine)")] = "local[*]",
+           conf: Annotated[Optional[list[str]], typer.Option(
+               "--conf", metavar="KEY=VALUE", help="a Spark configuration property, passed through "
+                                                   "(repeatable)")] = None,
+           mode: Annotated[Literal["overwrite", "append"], typer.Option(
+               "--mode", help="overwrite: replace the tables (default); append: add the files whose source is not "
+                              "in the tables yet (a re-run over the same files adds nothing), derived tables "
+                              "recomputed")] = "overwrite",
+           report: Annotated[Text, typer.Option(
+               "--report", metavar="FILE.html",
+               help="also write an HTML report with pictures of the tables (brokers fenced and unfenced, ISR shrinks "
+                    "and expansions, topics created and deleted, config changes), per cluster")] = None,
+           split_bytes: Annotated[Optional[int], typer.Option(
+               "--split-bytes", metavar="N",
+               help="cut local segments larger than N bytes into batch-aligned ranges (128 MiB)")] = None,
+           verbose: Annotated[bool, typer.Option("--verbose", help="keep Spark's own logging")] = False) -> int:
+    args = argparse.Namespace(paths=list(paths or []), output_dir=output_dir, format=format, master=master,
+                              conf=list(conf or []), mode=mode, report=report, split_bytes=split_bytes,
+                              verbose=verbose)
+    return _export(args, ctx.find_root().obj)
 
 
 def parse_conf(items: list[str]) -> dict[str, str]:
@@ -96,11 +109,12 @@ def _start(spark_job, args, conf: dict[str, str], env: Environment):
 
 def run(argv: list[str], env: Environment) -> int:
     """Run the pipeline with `argv` in `env`; return the exit status."""
-    parser = with_environment(build_parser(), "pipeline", argv, env.env)
-    args = parser.parse_args(argv)
-    if args.help:
-        env.stdout.write(parser.format_help())
-        return ExitStatus.OK
+    return run_app(app, argv, env, prog=PROG, tool_env_name="pipeline",
+                   usage_status=lambda argv: usage_exit(PROG, argv))
+
+
+def _export(args: argparse.Namespace, env: Environment) -> int:
+    """Decode the inputs into the tables (and the report); return the exit status."""
     if not args.paths or not args.output_dir:
         raise ToolError("PATH and --output-dir are required (see --help)", ExitStatus.USAGE)
     conf = parse_conf(args.conf)
