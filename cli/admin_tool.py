@@ -1,5 +1,5 @@
-"""Shared by the admin tools (kafka-cluster, kafka-metadata-quorum): Kafka's argparse4j-style argument
-parsing, the connection context of one run, and failures printed as one line or one JSON object.
+"""Shared by the admin tools (kafka-cluster, kafka-metadata-quorum, kafka-features): the connection context of one
+run, and failures printed as one line or one JSON/YAML object (their typer options: admin_options).
 
 Rules:
 - No network here: the Context only parses addresses, client properties and the deadline; the
@@ -8,13 +8,10 @@ Rules:
 """
 from __future__ import annotations
 
-import argparse
-import json
 import time
 
 from .common import Environment, ExitStatus
 from .common.output import render, structured
-from .env_overrides import with_environment
 
 
 class Failure(Exception):
@@ -23,48 +20,6 @@ class Failure(Exception):
     def __init__(self, message: str, status: int = ExitStatus.ERROR, code: int | None = None):
         super().__init__(message)
         self.status, self.code = int(status), code
-
-
-class UsageError(Exception):
-    """A bad command line: the usage and the error, as argparse4j prints them."""
-
-
-class ToolParser(argparse.ArgumentParser):
-    """An argument parser whose errors raise UsageError (printed by parse_arguments) instead of exiting."""
-
-    def error(self, message):
-        raise UsageError(f"{self.format_usage()}{self.prog}: error: {message}")
-
-
-def kraftsman_flags(parser: argparse.ArgumentParser, output="text", timeout=None) -> None:
-    """Add kraftsman's --output (text | json) and --timeout flags (argparse.SUPPRESS defaults on a sub-command
-    that also accepts them after its name)."""
-    parser.add_argument("--output", choices=("text", "json"), default=output,
-                        help="kraftsman: print text (Kafka's) or one JSON object.")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=timeout,
-                        help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")
-
-
-def parse_arguments(parser: argparse.ArgumentParser, tool: str, argv: list[str], env: Environment):
-    """Parse `argv` as Kafka's argparse4j tools do; return (namespace, None), or (None, exit status) after
-    printing a usage error (1, or 64 with --output json) or the help (-h)."""
-    import contextlib
-
-    try:
-        with contextlib.redirect_stdout(env.stdout):
-            return with_environment(parser, tool, argv, env.env).parse_args(argv), None
-    except UsageError as e:
-        env.stderr.write(f"{e}\n")
-        return None, ExitStatus.USAGE if wants_json(argv) else ExitStatus.ERROR
-    except SystemExit as e:        # -h / --help
-        return None, int(e.code or 0)
-
-
-def wants_json(argv: list[str]) -> bool:
-    """Tell whether the command line asks for structured output (--output json or yaml) before it is parsed."""
-    pairs = zip(argv, argv[1:] + [""])
-    return any(f"--output={f}" in argv for f in ("json", "yaml")) or any(
-        a == "--output" and b in ("json", "yaml") for a, b in pairs)
 
 
 def fail(args, env: Environment, message: str, status: int) -> int:

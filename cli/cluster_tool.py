@@ -30,7 +30,7 @@ import typer
 from . import cluster_verbs
 from .admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
                             Timeout, settings)
-from .admin_tool import Context, Failure, fail, wants_json
+from .admin_tool import Context, Failure, fail
 from .common import Environment, usage_exit
 from .common.typer_app import run_app
 

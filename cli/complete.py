@@ -13,9 +13,9 @@ Kinds (cli/docs.py DYNAMIC maps flags to them):
     controller-id   kafka-metadata-quorum remove-controller --controller-id: DescribeCluster (controllers)
 
 Rules:
-- The source is found by parsing the typed words with the tool's own parser (required flags relaxed,
-  trailing words dropped until it parses), so every spelling the tool accepts works; ~ and $VARIABLES
-  in file names are expanded as the shell would have.
+- The source is found by parsing the typed words with the tool's own click definition (resilient parsing:
+  nothing required), so every spelling the tool accepts works; ~ and $VARIABLES in file names are expanded
+  as the shell would have.
 - Failure is silent: exit 0, nothing on stdout or stderr. Time is bounded: requests get TIMEOUT
   seconds in all, image loading is cut at LOAD_SECONDS.
 - Fast start: no asyncio; heavy modules are imported inside the kind that needs them.
@@ -30,23 +30,12 @@ TIMEOUT = 2.0            # seconds for the whole DescribeCluster exchange
 LOAD_SECONDS = 5.0       # seconds for loading a snapshot or log directory
 TIMEOUT_ENV = "KRAFTSMAN_COMPLETE_TIMEOUT"
 UMBRELLA = "kraftsman"
-# kind -> (console script, umbrella subcommand, module with build_parser())
+# kind -> (console script, umbrella subcommand, module with the tool's typer app)
 TOOLS = {
     "metadata-path": ("kafka-metadata-shell", "shell", "kraftsman.cli.metadata_shell"),
     "broker-id": ("kafka-cluster", "cluster", "kraftsman.cli.cluster_tool"),
     "controller-id": ("kafka-metadata-quorum", "quorum", "kraftsman.cli.metadata_quorum"),
 }
-
-
-class _Unparsable(Exception):
-    pass
-
-
-class _IgnoredHelp(argparse._HelpAction):
-    """-h / --help on the line being completed: ignored (the tool would print help and exit)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        pass
 
 
 # ---------------------------------------------------------------- the command line
@@ -82,40 +71,15 @@ def tool_arguments(kind: str, words: list[str]) -> list[str]:
     return words[1:]
 
 
-def _relaxed(parser):
-    """Make `parser` (and its sub-parsers) accept partial lines: nothing required, errors raise _Unparsable."""
-
-    def error(message):
-        raise _Unparsable(message)
-
-    parser.error = error
-    parser.exit = lambda status=0, message=None: error(message)
-    for group in parser._mutually_exclusive_groups:
-        group.required = False
-    for action in parser._actions:
-        action.required = False
-        if isinstance(action, argparse._HelpAction):
-            action.__class__ = _IgnoredHelp
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                _relaxed(sub)
-    return parser
-
-
 def parse_words(kind: str, args: list[str]):
-    """Parse `args` with the tool's parser, dropping trailing words until it parses; None if it never does."""
+    """Parse `args` with the tool's own (click) definition, leniently; None when it cannot."""
     import importlib
 
     module = importlib.import_module(TOOLS[kind][2])
-    if hasattr(module, "app"):
+    try:
         return _click_namespace(kind, module.app, args)
-    for end in range(len(args), -1, -1):
-        try:
-            namespace, _ = _relaxed(module.build_parser()).parse_known_args(args[:end])
-            return namespace
-        except (_Unparsable, SystemExit, ValueError, TypeError):
-            continue
-    return None
+    except Exception:  # noqa: BLE001 (a half-typed line that does not parse completes nothing)
+        return None
 
 
 def _click_namespace(kind: str, app, args: list[str]):

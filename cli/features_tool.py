@@ -34,7 +34,7 @@ from typing import Annotated, Optional
 import typer
 
 from .admin_options import ClientProperty, Output, Profile, Timeout, settings
-from .admin_tool import Context, Failure, fail, wants_json
+from .admin_tool import Context, Failure, fail
 from .common import Environment, ExitStatus, usage_exit
 from .common.typer_app import run_app
 

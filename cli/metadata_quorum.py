@@ -35,7 +35,7 @@ from typing import Annotated, Optional
 import typer
 
 from .admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
-from .admin_tool import Context, Failure, fail, wants_json
+from .admin_tool import Context, Failure, fail
 from .common import Environment, ExitStatus, usage_exit
 from .common.output import structured
 from .common.typer_app import run_app

@@ -1,36 +1,44 @@
-"""Environment overrides: KRAFTSMAN_<TOOL>_<FLAG> for every flag (flag > environment > default) and Kafka's
-KAFKA_* container convention for server properties (opt-in)."""
+"""Environment overrides: KRAFTSMAN_<TOOL>_<FLAG> for every flag (flag > environment > default), read by every
+typer tool through click (common/typer_app.py), and the KAFKA_* container conventions for server properties
+(opt-in)."""
 from __future__ import annotations
 
-import argparse
+import io
+from typing import Annotated, Literal, Optional
 
 import pytest
+import typer
 
-from kraftsman.cli.common import ExitStatus, ToolError
-from kraftsman.cli.env_overrides import (apply_flag_environment, kafka_environment_properties, property_name,
-                                         variable_name, with_kafka_environment)
+from kraftsman.cli.common import Environment, ExitStatus, ToolError
+from kraftsman.cli.common.typer_app import run_app
+from kraftsman.cli.env_overrides import kafka_environment_properties, property_name, variable_name, \
+    with_kafka_environment
 
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="t")
-    sub = parser.add_subparsers(dest="command", required=True)
-    fmt = sub.add_parser("format")
-    fmt.add_argument("--config", "-c", required=True)
-    fmt.add_argument("--cluster-id", "-t")
-    fmt.add_argument("--ignore-formatted", "-g", action="store_true")
-    fmt.add_argument("--feature", "-f", action="append")
-    fmt.add_argument("--count", type=int, default=1)
-    fmt.add_argument("--output", choices=("text", "json"), default="text")
-    group = fmt.add_mutually_exclusive_group()
-    group.add_argument("--standalone", "-s", action="store_true")
-    group.add_argument("--initial-controllers", "-I")
-    return parser
+toy = typer.Typer(add_completion=False)
 
 
-def _parse(argv, environ):
-    parser = _parser()
-    apply_flag_environment(parser, "storage", argv, environ)
-    return parser.parse_args(argv)
+@toy.command("format")
+def _format(ctx: typer.Context, config: Annotated[str, typer.Option("--config", "-c")],
+            cluster_id: Annotated[Optional[str], typer.Option("--cluster-id", "-t")] = None,
+            ignore_formatted: Annotated[bool, typer.Option("--ignore-formatted", "-g")] = False,
+            feature: Annotated[Optional[list[str]], typer.Option("--feature", "-f")] = None,
+            count: Annotated[int, typer.Option("--count")] = 1,
+            output: Annotated[Literal["text", "json"], typer.Option("--output")] = "text") -> int:
+    ctx.find_root().obj.seen = dict(config=config, cluster_id=cluster_id, ignore_formatted=ignore_formatted,
+                                    feature=feature, count=count, output=output)
+    return 0
+
+
+@toy.command("other")
+def _other() -> int:
+    return 0
+
+
+def _parse(argv, environ) -> dict:
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env=dict(environ))
+    status = run_app(toy, argv, env, prog="t", tool_env_name="storage")
+    assert status == 0, env.stderr.getvalue()
+    return env.seen
 
 
 def test_variable_names_carry_the_tool_and_the_long_flag():
@@ -39,37 +47,31 @@ def test_variable_names_carry_the_tool_and_the_long_flag():
 
 
 def test_environment_fills_flags_the_command_line_leaves_out_even_required_ones():
-    args = _parse(["format"], {"KRAFTSMAN_STORAGE_CONFIG": "/etc/kafka/server.properties",
+    seen = _parse(["format"], {"KRAFTSMAN_STORAGE_CONFIG": "/etc/kafka/server.properties",
                                "KRAFTSMAN_STORAGE_CLUSTER_ID": "abc", "KRAFTSMAN_STORAGE_IGNORE_FORMATTED": "yes",
                                "KRAFTSMAN_STORAGE_COUNT": "3", "KRAFTSMAN_STORAGE_OUTPUT": "json",
                                "KRAFTSMAN_STORAGE_FEATURE": "a=1\nb=2\n"})
-    assert (args.config, args.cluster_id, args.ignore_formatted, args.count, args.output) == \
+    assert (seen["config"], seen["cluster_id"], seen["ignore_formatted"], seen["count"], seen["output"]) == \
         ("/etc/kafka/server.properties", "abc", True, 3, "json")
-    assert args.feature == ["a=1", "b=2"]
+    assert seen["feature"] == ["a=1", "b=2"]
 
 
 def test_the_command_line_wins_over_the_environment():
-    args = _parse(["format", "-c", "mine.properties", "--output=text"],
+    seen = _parse(["format", "-c", "mine.properties", "--output=text"],
                   {"KRAFTSMAN_STORAGE_CONFIG": "env.properties", "KRAFTSMAN_STORAGE_OUTPUT": "json"})
-    assert (args.config, args.output) == ("mine.properties", "text")
+    assert (seen["config"], seen["output"]) == ("mine.properties", "text")
 
 
 def test_other_tools_variables_and_unset_flags_change_nothing():
-    args = _parse(["format", "-c", "x"], {"KRAFTSMAN_CLUSTER_CONFIG": "other", "KAFKA_NODE_ID": "3"})
-    assert (args.config, args.cluster_id, args.ignore_formatted, args.output) == ("x", None, False, "text")
-
-
-def test_a_mutually_exclusive_partner_on_the_command_line_silences_the_variable():
-    args = _parse(["format", "-c", "x", "-I", "1@h:9093:AAAAAAAAAAAAAAAAAAAAAA"],
-                  {"KRAFTSMAN_STORAGE_STANDALONE": "1"})
-    assert (args.standalone, args.initial_controllers) == (False, "1@h:9093:AAAAAAAAAAAAAAAAAAAAAA")
-    assert _parse(["format", "-c", "x"], {"KRAFTSMAN_STORAGE_STANDALONE": "1"}).standalone is True
+    seen = _parse(["format", "-c", "x"], {"KRAFTSMAN_CLUSTER_CONFIG": "other", "KAFKA_NODE_ID": "3"})
+    assert (seen["config"], seen["cluster_id"], seen["ignore_formatted"], seen["output"]) == \
+        ("x", None, False, "text")
 
 
 @pytest.mark.parametrize("name,value,message", [
-    ("KRAFTSMAN_STORAGE_COUNT", "three", "KRAFTSMAN_STORAGE_COUNT: invalid value 'three'"),
-    ("KRAFTSMAN_STORAGE_OUTPUT", "yaml", "KRAFTSMAN_STORAGE_OUTPUT: invalid choice 'yaml'"),
-    ("KRAFTSMAN_STORAGE_IGNORE_FORMATTED", "maybe", "KRAFTSMAN_STORAGE_IGNORE_FORMATTED: expected one of"),
+    ("KRAFTSMAN_STORAGE_COUNT", "three", "KRAFTSMAN_STORAGE_COUNT: invalid int value: 'three'"),
+    ("KRAFTSMAN_STORAGE_OUTPUT", "yaml", "KRAFTSMAN_STORAGE_OUTPUT: invalid choice: 'yaml'"),
+    ("KRAFTSMAN_STORAGE_IGNORE_FORMATTED", "maybe", "KRAFTSMAN_STORAGE_IGNORE_FORMATTED: "),
 ])
 def test_bad_values_are_usage_errors_naming_the_variable(name, value, message):
     with pytest.raises(ToolError) as e:
