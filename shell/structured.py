@@ -62,7 +62,7 @@ def _topics(image, rest: tuple):
     if len(rest) == 2:
         return topic_data(topic)
     if len(rest) == 3 and rest[2].isdigit():
-        registration = topic.partition(int(rest[2]))
+        registration = topic.view_partition(int(rest[2]))
         return _UNTYPED if registration is None else partition(registration, int(rest[2]))
     return _UNTYPED
 
@@ -161,7 +161,7 @@ def topic_data(topic) -> dict:
     """Return a topic with its partitions (by id, as strings) as data."""
     partitions = {}
     for partition_id in sorted(topic.partitions):
-        partitions[str(partition_id)] = partition(topic.partition(partition_id), partition_id)
+        partitions[str(partition_id)] = partition(topic.view_partition(partition_id), partition_id)
     return {"name": topic.name, "topic_id": uuid_str(topic.topic_id), "partitions": partitions}
 
 

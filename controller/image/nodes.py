@@ -133,6 +133,6 @@ def topic_node(topic) -> Directory:
         if name == "id":
             return Leaf(uuid_str(topic.topic_id))
         if name.lstrip("-").isdigit() and int(name) in topic.partitions and str(int(name)) == name:
-            return Leaf(str(topic.partition(int(name))))
+            return Leaf(str(topic.view_partition(int(name))))
         return None
     return Directory(names, make)
