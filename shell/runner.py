@@ -6,8 +6,12 @@ Rules:
 - An empty line does nothing; a bad command or bad arguments print one argparse4j-style line.
 - Every run returns an exit status: 0, FAILED (1) when a command reported a failure (a missing path),
   USAGE (64) for an unknown command or words that do not fit its arguments.
+- Interactive and batch lines may end with `> FILE`: that one command's output goes to FILE (written
+  atomically once the command has finished), its error lines stay on the terminal.
 """
 from __future__ import annotations
+
+import os
 
 from .commands import available
 from .output import USAGE, as_output
@@ -46,5 +50,45 @@ def run_words(state, words: list[str], write, shell: bool, error=None) -> int:
 
 
 def run_line(state, line: str, write, shell: bool = True, error=None) -> int:
-    """Run one typed command line; return its exit status."""
-    return run_words(state, split_words(line), write, shell, error)
+    """Run one typed command line (`cmd ... > FILE` sends its output to FILE); return its exit status."""
+    command, target = split_redirect(line) if shell else (line, None)
+    if target is None:
+        return run_words(state, split_words(command), write, shell, error)
+    return _run_redirected(state, command, target, write, shell, error)
+
+
+def split_redirect(line: str) -> tuple[str, str | None]:
+    """Split `cmd ... > FILE` at its first unquoted '>' into (cmd ..., FILE); (line, None) without one."""
+    quote, escaped = None, False
+    for i, c in enumerate(line):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == ">":
+            target = split_words(line[i + 1:])
+            return line[:i], (target[0] if len(target) == 1 else "")
+    return line, None
+
+
+def _run_redirected(state, command: str, target: str, write, shell: bool, error) -> int:
+    """Run `command` with its output written to `target` (atomically, once it has finished); errors stay on
+    the terminal."""
+    from kraftsman.storage.log.atomic import atomic_write_text
+
+    out = as_output(write, error)
+    if not target:
+        out.fail("redirection: give one file name after '>'\n", USAGE)
+        return out.status
+    pieces: list[str] = []
+    status = run_words(state, split_words(command), pieces.append, shell, error or out.error)
+    try:
+        atomic_write_text(os.path.expanduser(target), "".join(pieces))
+    except OSError as e:
+        out.fail(f"{target}: {e.strerror or e}\n")
+        return out.status
+    return status
