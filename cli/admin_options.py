@@ -20,7 +20,7 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
-from .common import Environment
+from .common import BadPair, Environment, key_values
 from .common import profiles as profile_file
 from .common.typer_app import parameter_source
 
@@ -110,13 +110,10 @@ def _owner(ctx: click.Context, name: str) -> click.Context:
 
 
 def _client_overrides(ctx: typer.Context, pairs: list[str]) -> dict[str, str]:
-    found = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise click.UsageError(f"argument --client-property/-X: expected KEY=VALUE, got {pair!r}", ctx)
-        found[key.strip()] = value.strip()
-    return found
+    try:
+        return key_values(pairs)
+    except BadPair as e:
+        raise click.UsageError(f"argument --client-property/-X: expected KEY=VALUE, got {e.pair!r}", ctx) from None
 
 
 def _apply_profile(ctx: typer.Context, args: argparse.Namespace, env: Environment) -> None:

@@ -146,9 +146,10 @@ def node_ids(ns, word: str, controllers: bool) -> list[str]:
     from kraftsman.controller.server import sync_client as sc
 
     from . import cluster_ops
+    from .common import key_values
 
     seconds = _timeout()
-    props |= _client_overrides(getattr(ns, "client_property", None) or [])
+    props |= key_values(getattr(ns, "client_property", None) or [], lenient=True)
     config = sc.ClientConfig.from_properties(props)
     config.request_timeout_ms = int(seconds * 1000)
     if not controllers and (getattr(ns, "bootstrap_controller", None) or not getattr(ns, "bootstrap_server", None)):
@@ -186,10 +187,6 @@ def _from_profile(ns, props: dict) -> tuple[str | None, dict]:
         return None, props
     props = {**_properties(_path(chosen.client_config)), **props, **chosen.client}
     return chosen.bootstrap_controller or chosen.bootstrap_server, props
-
-
-def _client_overrides(pairs: list[str]) -> dict:
-    return {k.strip(): v.strip() for k, sep, v in (p.partition("=") for p in pairs) if sep}
 
 
 def _properties(path: str | None) -> dict:

@@ -13,7 +13,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus, ToolError, exit_with, usage_exit
+from .common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
 from .common.typer_app import run_app
 
 PROG = "kafka-controller"
@@ -58,11 +58,10 @@ def _load_config(path: str, overrides: list[str], environ):
         raise ToolError(f"{path} (No such file or directory)") from None
     except (OSError, properties.PropertiesError) as e:
         raise ToolError(f"Unable to read {path}: {e}") from None
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ToolError(f"Invalid override '{item}': the format is key=value", ExitStatus.USAGE)
-        props[key.strip()] = value
+    try:
+        props |= key_values(overrides, strip_values=False)
+    except BadPair as e:
+        raise ToolError(f"Invalid override '{e.pair}': the format is key=value", ExitStatus.USAGE) from None
     try:
         return from_properties(props)
     except ConfigError as e:

@@ -25,7 +25,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus, ToolError, exit_with, usage_exit
+from .common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
 from .common.typer_app import is_default, run_app
 from .shell_session import HISTORY_ENV, bad_command_line, open_script, run_session
 
@@ -250,13 +250,10 @@ def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:
 
 
 def _client_overrides(pairs: list[str]) -> dict[str, str]:
-    found = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {pair!r}", ExitStatus.ERROR)
-        found[key.strip()] = value.strip()
-    return found
+    try:
+        return key_values(pairs)
+    except BadPair as e:
+        raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {e.pair!r}", ExitStatus.ERROR) from None
 
 
 def _apply_profile(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> None:

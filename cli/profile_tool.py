@@ -11,7 +11,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from .common import Environment, ExitStatus, usage_exit
+from .common import BadPair, Environment, ExitStatus, key_values, usage_exit
 from .common import profiles as pf
 from .common.output import render, structured
 from .common.typer_app import run_app
@@ -83,12 +83,10 @@ def create(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The pro
         raise pf.ProfileError(f"{found.path}: profile {name!r} exists (--force replaces it)")
     if timeout is not None and timeout <= 0:
         raise pf.ProfileError(f"profile {name!r}: timeout must be positive")
-    client = {}
-    for pair in client_property or ():
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise pf.ProfileError(f"--client-property: expected KEY=VALUE, got {pair!r}")
-        client[key.strip()] = value.strip()
+    try:
+        client = key_values(client_property or ())
+    except BadPair as e:
+        raise pf.ProfileError(f"--client-property: expected KEY=VALUE, got {e.pair!r}") from None
     found.profiles[name] = pf.Profile(name, bootstrap_controller, bootstrap_server, client, client_config, timeout,
                                       output)
     if use_it or found.current is None:

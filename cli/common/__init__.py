@@ -72,6 +72,28 @@ class Environment:
         return self.env.get("KRAFTSMAN_DEBUG", "") not in ("", "0")
 
 
+class BadPair(ValueError):
+    """A KEY=VALUE word without '=' or without a key; `pair` is the word as given."""
+
+    def __init__(self, pair: str):
+        super().__init__(pair)
+        self.pair = pair
+
+
+def key_values(pairs, strip_values: bool = True, lenient: bool = False) -> dict[str, str]:
+    """Return KEY=VALUE words (-X, --override, --conf) as a dict, keys stripped (values too unless told), later
+    words winning; raise BadPair for the first bad word, or skip bad words when `lenient`."""
+    found = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            if lenient:
+                continue
+            raise BadPair(pair)
+        found[key.strip()] = value.strip() if strip_values else value
+    return found
+
+
 def asks_structured(argv: list[str]) -> bool:
     """Tell whether a command line asks for structured output (--output json|yaml|jsonl, -o too) before parsing."""
     formats = ("json", "yaml", "jsonl")

@@ -27,7 +27,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from kraftsman.cli.common import Environment, ExitStatus, ToolError, exit_with, usage_exit
+from kraftsman.cli.common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
 from kraftsman.cli.common.typer_app import run_app
 
 PROG = "kafka-metadata-export"
@@ -76,13 +76,10 @@ def export(ctx: typer.Context,
 
 def parse_conf(items: list[str]) -> dict[str, str]:
     """Return the --conf pairs as a dict; a pair without '=' is a usage error."""
-    conf = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ToolError(f"Invalid --conf '{item}': the format is key=value", ExitStatus.USAGE)
-        conf[key.strip()] = value
-    return conf
+    try:
+        return key_values(items, strip_values=False)
+    except BadPair as e:
+        raise ToolError(f"Invalid --conf '{e.pair}': the format is key=value", ExitStatus.USAGE) from None
 
 
 def _spark_module():

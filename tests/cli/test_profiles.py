@@ -4,7 +4,6 @@ Precedence is flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default; -X client sett
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 
@@ -12,30 +11,22 @@ import pytest
 import yaml
 
 from kraftsman.cli import cluster_tool, profile_tool
-from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.common import ExitStatus
 from kraftsman.cli.common import profiles as pf
 
 from ..controller.server.sync_fakes import FakeServer
+from .profile_fixtures import config_home_env, run_tool
 from .test_cluster_tool import RANGES, describe_handler
 
 
-def _env(home, **variables) -> Environment:
-    return Environment(stdout=io.StringIO(), stderr=io.StringIO(), env={"XDG_CONFIG_HOME": str(home), **variables})
-
-
-def _run(fn, prog, env, *argv) -> tuple[int, str, str]:
-    status = run_command(fn, list(argv), env, prog=prog)
-    out, err = env.stdout.getvalue(), env.stderr.getvalue()
-    env.stdout.seek(0), env.stdout.truncate(), env.stderr.seek(0), env.stderr.truncate()
-    return status, out, err
 
 
 def _profile(env, *argv):
-    return _run(profile_tool.run, "kraftsman profile", env, *argv)
+    return run_tool(profile_tool.run, "kraftsman profile", env, *argv)
 
 
 def _cluster(env, *argv):
-    return _run(cluster_tool.run, "kafka-cluster", env, *argv)
+    return run_tool(cluster_tool.run, "kafka-cluster", env, *argv)
 
 
 def _write(home, text: str):
@@ -49,7 +40,7 @@ def _write(home, text: str):
 
 
 def test_create_list_show_use_delete(tmp_path):
-    env = _env(tmp_path)
+    env = config_home_env(tmp_path)
     assert _profile(env, "create", "prod", "-C", "h1:9093,h2:9093", "-X", "sasl.password=hunter2",
                     "-X", "security.protocol=SASL_PLAINTEXT", "--timeout", "5")[0] == 0
     assert _profile(env, "create", "lab", "-b", "lab:9092", "--output", "json")[0] == 0
@@ -69,7 +60,7 @@ def test_create_list_show_use_delete(tmp_path):
 
 
 def test_show_yaml_is_the_json_object(tmp_path):
-    env = _env(tmp_path)
+    env = config_home_env(tmp_path)
     _profile(env, "create", "prod", "-C", "h:1", "-X", "ssl.key.password=k")
     as_json = json.loads(_profile(env, "show", "--output", "json")[1])
     assert yaml.safe_load(_profile(env, "show", "--output", "yaml")[1]) == as_json
@@ -85,7 +76,7 @@ def test_show_yaml_is_the_json_object(tmp_path):
 ])
 def test_a_broken_file_is_one_line_naming_file_and_line_exit_64(tmp_path, text, line, words):
     path = _write(tmp_path, text)
-    status, out, err = _cluster(_env(tmp_path, KRAFTSMAN_PROFILE="a"), "cluster-id")
+    status, out, err = _cluster(config_home_env(tmp_path, KRAFTSMAN_PROFILE="a"), "cluster-id")
     assert (status, out) == (ExitStatus.USAGE, "") and err.count("\n") == 1, err
     assert f"{path}:{line}:" in err and words in err
 
@@ -97,7 +88,7 @@ def test_the_current_profile_gives_bootstrap_and_output(tmp_path):
     with FakeServer(describe_handler(), ranges=RANGES) as server:
         _write(tmp_path, f"current-profile: dev\nprofiles:\n  dev:\n    bootstrap-server: {server.address}\n"
                          f"    output: json\n")
-        status, out, err = _cluster(_env(tmp_path), "cluster-id")
+        status, out, err = _cluster(config_home_env(tmp_path), "cluster-id")
         assert (status, err) == (0, "") and json.loads(out)["cluster_id"] == "abcdefghijklmnopqrstuv"
 
 
@@ -105,15 +96,15 @@ def test_flag_over_variable_over_profile_over_default(tmp_path):
     with FakeServer(describe_handler(), ranges=RANGES) as good:
         _write(tmp_path, "current-profile: a\nprofiles:\n  a:\n    bootstrap-server: 127.0.0.1:1\n    timeout: 1\n"
                          f"  b:\n    bootstrap-server: {good.address}\n    output: yaml\n")
-        env = _env(tmp_path)
+        env = config_home_env(tmp_path)
         assert _cluster(env, "cluster-id")[0] == ExitStatus.UNAVAILABLE          # profile a: closed port
         assert _cluster(env, "cluster-id", "-b", good.address)[0] == 0          # the flag wins
         status, out, _ = _cluster(env, "cluster-id", "--profile", "b")
         assert status == 0 and yaml.safe_load(out)["cluster_id"] == "abcdefghijklmnopqrstuv"  # --profile, yaml
-        env = _env(tmp_path, KRAFTSMAN_PROFILE="b")
+        env = config_home_env(tmp_path, KRAFTSMAN_PROFILE="b")
         assert yaml.safe_load(_cluster(env, "cluster-id")[1])["status"] == 0                  # KRAFTSMAN_PROFILE
         assert _cluster(env, "cluster-id", "--output", "text")[1] == "Cluster ID: abcdefghijklmnopqrstuv\n"
-        env = _env(tmp_path, KRAFTSMAN_CLUSTER_BOOTSTRAP_SERVER=good.address)                 # variable > profile
+        env = config_home_env(tmp_path, KRAFTSMAN_CLUSTER_BOOTSTRAP_SERVER=good.address)                 # variable > profile
         assert _cluster(env, "cluster-id")[0] == 0
 
 
@@ -131,22 +122,22 @@ def test_client_property_overrides_win_over_the_profile(tmp_path):
                          "    client: {client.id: from-profile, request.timeout.ms: '700'}\n")
         try:
             Context.__init__ = spy
-            assert _cluster(_env(tmp_path), "cluster-id")[0] == 0
+            assert _cluster(config_home_env(tmp_path), "cluster-id")[0] == 0
             assert seen == {"client_id": "from-profile", "timeout": 700}
-            assert _cluster(_env(tmp_path), "cluster-id", "-X", "client.id=from-flag")[0] == 0
+            assert _cluster(config_home_env(tmp_path), "cluster-id", "-X", "client.id=from-flag")[0] == 0
             assert seen["client_id"] == "from-flag"
         finally:
             Context.__init__ = real
 
 
 def test_no_profile_and_no_bootstrap_is_kafkas_usage_error(tmp_path):
-    status, _, err = _cluster(_env(tmp_path), "cluster-id")
+    status, _, err = _cluster(config_home_env(tmp_path), "cluster-id")
     assert status == 1 and "one of the arguments --bootstrap-server/-b --bootstrap-controller/-C is required" in err
 
 
 def test_a_named_profile_that_is_not_there(tmp_path):
     _write(tmp_path, "profiles:\n  a: {bootstrap-server: 'h:1'}\n")
-    status, _, err = _cluster(_env(tmp_path), "cluster-id", "--profile", "b")
+    status, _, err = _cluster(config_home_env(tmp_path), "cluster-id", "--profile", "b")
     assert status == ExitStatus.USAGE and "no profile 'b' (profiles: a)" in err
 
 
@@ -157,3 +148,18 @@ def test_yaml_renders_enum_values_as_json_does():
     obj = {"status": ExitStatus.UNHEALTHY,
            "nested": [ExitStatus.OK], "name": "x"}
     assert yaml.safe_load(render(obj, "yaml")) == json.loads(render(obj, "json"))
+
+
+def test_key_values_is_the_one_key_value_parser():
+    """-X (profiles, admin tools, the shell), --override and --conf all read KEY=VALUE words through key_values."""
+    from kraftsman.cli.common import BadPair, key_values
+
+    assert key_values([" a = 1 ", "b=x=y", "a=2"]) == {"a": "2", "b": "x=y"}
+    assert key_values(["k= v "], strip_values=False) == {"k": " v "}
+    assert key_values(["ok=1", "bad", "=x"], lenient=True) == {"ok": "1"}
+    for bad in ("bad", "=x", " =x"):
+        try:
+            key_values(["ok=1", bad])
+            raise AssertionError(bad)
+        except BadPair as e:
+            assert e.pair == bad
