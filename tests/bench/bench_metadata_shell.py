@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMALL = REPO.parent / "shared/fixtures/kraft-real/data/kafka-temp/data/kafka1/__cluster_metadata-0"
 
 
-def _shell_command() -> list[str]:
+def shell_command() -> list[str]:
     script = shutil.which("kafka-metadata-shell")
     return [script] if script else [sys.executable, "-c", "from kraftsman.cli.metadata_shell import main; main()"]
 
@@ -54,7 +54,7 @@ def main() -> None:
     if not log.exists():
         generate(log, args.topics, args.partitions)
     base, _, _ = measure([sys.executable, "-c", "pass"])
-    wall, rss, out = measure(_shell_command() + ["--snapshot", str(log), "ls", "/image/topics/byName"])
+    wall, rss, out = measure(shell_command() + ["--snapshot", str(log), "ls", "/image/topics/byName"])
     lines = out.count(b"\n")
     print(f"python -c pass: {base * 1000:.0f} ms")
     print(f"ls /image/topics/byName on {log.stat().st_size >> 20} MB, "
@@ -62,7 +62,7 @@ def main() -> None:
           f"peak {rss / 2**20:.0f} MB  (targets: {args.topics} lines, < 10 s, < 1536 MB)")
     snapshots = sorted(SMALL.glob("*.checkpoint")) if SMALL.is_dir() else []
     if snapshots:
-        small = [measure(_shell_command() + ["--snapshot", str(snapshots[-1]), "tree", "/"])[0] for _ in range(5)]
+        small = [measure(shell_command() + ["--snapshot", str(snapshots[-1]), "tree", "/"])[0] for _ in range(5)]
         print(f"tree / on a small snapshot: best {min(small) * 1000:.0f} ms of 5 (target < 300 ms), "
               f"{min(small) / base:.1f}x python -c pass")
     if not args.keep:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,15 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gen_metadata_log import generate  # noqa: E402  (sibling benchmark module)
+from bench_metadata_shell import shell_command  # noqa: E402  (sibling benchmark module)
+from gen_metadata_log import generate  # noqa: E402
 
 PROMPT = ">>"  # prompt_toolkit draws the space as a cursor move
-
-
-def shell_command() -> list[str]:
-    """Return the kafka-metadata-shell command of this environment."""
-    script = shutil.which("kafka-metadata-shell")
-    return [script] if script else [sys.executable, "-c", "from kraftsman.cli.metadata_shell import main; main()"]
 
 
 def plain_read(path: Path) -> float:

@@ -5,36 +5,27 @@ Precedence is flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default, whichever side
 """
 from __future__ import annotations
 
-import io
 import json
 
 import yaml
 
 from kraftsman.cli import features_tool, metadata_quorum
-from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.common import ExitStatus
 
 from ..controller.server.sync_fakes import FakeServer
+from .profile_fixtures import config_home_env, run_tool
 from .test_features_tool import features_server
 from .test_metadata_quorum import CLUSTER_ID, RANGES, handler
 
 
-def _env(home, **variables) -> Environment:
-    return Environment(stdout=io.StringIO(), stderr=io.StringIO(), env={"XDG_CONFIG_HOME": str(home), **variables})
-
-
-def _run(fn, prog, env, *argv) -> tuple[int, str, str]:
-    status = run_command(fn, list(argv), env, prog=prog)
-    out, err = env.stdout.getvalue(), env.stderr.getvalue()
-    env.stdout.seek(0), env.stdout.truncate(), env.stderr.seek(0), env.stderr.truncate()
-    return status, out, err
 
 
 def mq(env, *argv):
-    return _run(metadata_quorum.run, "kafka-metadata-quorum", env, *argv)
+    return run_tool(metadata_quorum.run, "kafka-metadata-quorum", env, *argv)
 
 
 def kf(env, *argv):
-    return _run(features_tool.run, "kafka-features", env, *argv)
+    return run_tool(features_tool.run, "kafka-features", env, *argv)
 
 
 def _profiles(home, text: str) -> None:
@@ -51,7 +42,7 @@ def quorum_server() -> FakeServer:
 
 
 def test_quorum_yaml_is_the_json_object(tmp_path):
-    env = _env(tmp_path)
+    env = config_home_env(tmp_path)
     with quorum_server() as server:
         status, out, err = mq(env, "-C", server.address, "--output", "json", "describe", "--status")
         assert (status, err) == (0, "")
@@ -65,7 +56,7 @@ def test_quorum_yaml_is_the_json_object(tmp_path):
 
 
 def test_features_yaml_is_the_json_object(tmp_path):
-    env = _env(tmp_path)
+    env = config_home_env(tmp_path)
     with features_server() as server:
         status, out, err = kf(env, "-C", server.address, "describe", "--output", "json")
         assert (status, err) == (0, "")
@@ -76,7 +67,7 @@ def test_features_yaml_is_the_json_object(tmp_path):
 
 
 def test_yaml_usage_errors_are_64_and_one_yaml_object(tmp_path):
-    env = _env(tmp_path)
+    env = config_home_env(tmp_path)
     status, out, err = mq(env, "-C", "127.0.0.1:1", "--output", "yaml", "describe")
     assert (status, err) == (ExitStatus.USAGE, "")
     assert yaml.safe_load(out) == {"command": "describe", "status": 64, "error": "One of --status or --replication "
@@ -95,25 +86,25 @@ def test_a_profile_gives_the_quorum_bootstrap(tmp_path):
     with quorum_server() as server:
         _profiles(tmp_path, f"current-profile: lab\nprofiles:\n  lab:\n    bootstrap-controller: {server.address}\n"
                             f"  js:\n    bootstrap-controller: {server.address}\n    output: json\n")
-        status, out, err = mq(_env(tmp_path), "describe", "--status")
+        status, out, err = mq(config_home_env(tmp_path), "describe", "--status")
         assert (status, err) == (0, "") and out.startswith(f"ClusterId:              {CLUSTER_ID}\n")
-        status, out, _ = mq(_env(tmp_path), "--profile", "js", "describe", "--status")
+        status, out, _ = mq(config_home_env(tmp_path), "--profile", "js", "describe", "--status")
         assert status == 0 and json.loads(out)["leader_id"] == 2
-        status, out, _ = mq(_env(tmp_path), "describe", "--status", "--profile", "js")       # after the command
+        status, out, _ = mq(config_home_env(tmp_path), "describe", "--status", "--profile", "js")       # after the command
         assert status == 0 and json.loads(out)["leader_id"] == 2
-        status, out, _ = mq(_env(tmp_path, KRAFTSMAN_PROFILE="js"), "--output", "text", "describe", "--status")
+        status, out, _ = mq(config_home_env(tmp_path, KRAFTSMAN_PROFILE="js"), "--output", "text", "describe", "--status")
         assert status == 0 and out.startswith("ClusterId:")                                  # flag over profile
 
 
 def test_a_profile_gives_the_features_bootstrap(tmp_path):
     with features_server() as server:
         _profiles(tmp_path, f"current-profile: lab\nprofiles:\n  lab:\n    bootstrap-server: {server.address}\n")
-        status, out, err = kf(_env(tmp_path), "describe")
+        status, out, err = kf(config_home_env(tmp_path), "describe")
         assert (status, err) == (0, "")
         assert out.startswith("Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t")
         with FakeServer() as closed:
             pass
-        env = _env(tmp_path, KRAFTSMAN_FEATURES_BOOTSTRAP_SERVER=closed.address)             # variable > profile
+        env = config_home_env(tmp_path, KRAFTSMAN_FEATURES_BOOTSTRAP_SERVER=closed.address)             # variable > profile
         assert kf(env, "--timeout", "1", "describe")[0] == ExitStatus.UNAVAILABLE
         assert kf(env, "-b", server.address, "describe")[0] == 0                              # flag > variable
 
@@ -123,13 +114,13 @@ def test_a_profiles_client_file_is_not_the_controller_to_add(tmp_path):
     client.write_text("client.id=admin\n")
     _profiles(tmp_path, f"current-profile: lab\nprofiles:\n  lab:\n    bootstrap-controller: 127.0.0.1:1\n"
                         f"    client-config: {client}\n")
-    status, out, err = mq(_env(tmp_path), "add-controller")
+    status, out, err = mq(config_home_env(tmp_path), "add-controller")
     assert (status, out) == (1, "") and err.startswith("You must supply the configuration file of the controller")
 
 
 def test_client_properties_from_both_sides_of_the_sub_command(tmp_path):
     with quorum_server() as server:
-        env = _env(tmp_path)
+        env = config_home_env(tmp_path)
         assert mq(env, "-C", server.address, "-X", "client.id=before", "describe", "--status")[0] == 0
         assert mq(env, "-C", server.address, "-X", "client.id=before", "describe", "--status",
                   "-X", "client.id=after")[0] == 0
@@ -143,22 +134,22 @@ def test_client_properties_from_both_sides_of_the_sub_command(tmp_path):
 
 def test_variables_give_the_bootstrap(tmp_path):
     with quorum_server() as server:
-        env = _env(tmp_path, KRAFTSMAN_QUORUM_BOOTSTRAP_CONTROLLER=server.address)
+        env = config_home_env(tmp_path, KRAFTSMAN_QUORUM_BOOTSTRAP_CONTROLLER=server.address)
         status, out, err = mq(env, "describe", "--status")
         assert (status, err) == (0, "") and out.startswith("ClusterId:")
     with features_server() as server:
-        env = _env(tmp_path, KRAFTSMAN_FEATURES_BOOTSTRAP_SERVER=server.address)
+        env = config_home_env(tmp_path, KRAFTSMAN_FEATURES_BOOTSTRAP_SERVER=server.address)
         status, out, err = kf(env, "describe")
         assert (status, err) == (0, "") and out.startswith("Feature: ")
 
 
 def test_a_flag_on_either_side_wins_over_the_variable(tmp_path):
     with quorum_server() as server:
-        env = _env(tmp_path, KRAFTSMAN_QUORUM_OUTPUT="yaml")
+        env = config_home_env(tmp_path, KRAFTSMAN_QUORUM_OUTPUT="yaml")
         assert json.loads(mq(env, "-C", server.address, "--output", "json", "describe", "--status")[1])
         assert json.loads(mq(env, "-C", server.address, "describe", "--status", "--output", "json")[1])
         assert yaml.safe_load(mq(env, "-C", server.address, "describe", "--status")[1])["status"] == 0
-    status, _, err = mq(_env(tmp_path), "-b", "a:1", "-C", "b:2", "describe", "--status")
+    status, _, err = mq(config_home_env(tmp_path), "-b", "a:1", "-C", "b:2", "describe", "--status")
     assert status == 1 and "argument --bootstrap-controller: not allowed with argument --bootstrap-server" in err
     assert err.startswith("usage: kafka-metadata-quorum [OPTIONS] COMMAND")
 
