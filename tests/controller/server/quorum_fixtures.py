@@ -63,7 +63,8 @@ def running_quorum(base, loop: LoopThread, voters: int = 3, extra=None, quorum_c
 @contextlib.contextmanager
 def stopped_follower(quorum, loop: LoopThread, timeout: float = 30):
     """Yield the id of a follower stopped with SIGTERM (exit 0) once its log reached the leader's high
-    watermark, so that its files hold everything committed so far; start it again afterwards."""
+    watermark, so that its files hold everything committed so far; start it again afterwards, and return once it
+    has applied the metadata again (a controller still replaying refuses DescribeCluster, as Kafka's does)."""
     leader, part = loop.run(find_leader(quorum.addresses()))
     follower = next(i for i in quorum.ids if i != leader)
     target = part.high_watermark
@@ -79,6 +80,8 @@ def stopped_follower(quorum, loop: LoopThread, timeout: float = 30):
     finally:
         quorum.start(follower)
         quorum.wait_listening()
+        address = quorum.addresses()[follower]   # serving again: it has applied the metadata (else it refuses)
+        wait_for(lambda: finalized_features(address, loop).get("metadata.version"))
 
 
 def finalized_features(address, loop: LoopThread) -> dict[str, int]:
