@@ -3,8 +3,8 @@ diff, clear, quit, `help <cmd>`, `cd -` and `tree` of the working directory).
 
 Rules:
 - One registry: each Command has its name, description, whether it is shell-only, its argument
-  spec, run(state, args, out) and complete(state, words) -> candidates; help, man, the parser and
-  completion all read the same entries.
+  spec, run(state, args, out), complete(state, words) -> candidates and optional details for man;
+  help, man, the parser and completion (options and their values included) all read the same entries.
 - Messages and layouts are Kafka's, word for word; text goes through `out(...)`, errors through
   `out.fail(...)` (which sets the exit status of one-shot and batch modes).
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import printer
-from .diff import run_diff
+from .diff import DETAILS, MARK_DETAILS, run_diff, run_mark
 from .parsing import Arg, Option, Spec, help_text
 from .paths import visit
 from .structured import node_data
@@ -31,6 +31,7 @@ class Command:
     spec: Spec
     run: Callable
     complete: Callable | None = complete_path
+    details: str = ""
 
 
 def _structured(state, args) -> str | None:
@@ -137,7 +138,7 @@ def _ls(state, args, out) -> None:
                 directories.append((info.last_component, sorted(info.node.child_names())))
             else:
                 files.append(info.last_component)
-    width = state.screen_width if state.interactive else None
+    width = state.screen_width if state.interactive and out.terminal is not False else None
     for line in printer.format_ls(files, directories, width):
         out(line + "\n")
 
@@ -156,6 +157,8 @@ def _man(state, args, out) -> None:
         return
     out(f"{name}: {command.description}\n\n")
     out(help_text(name, command.spec) + "\n")
+    if command.details:
+        out("\n" + command.details + "\n")
 
 
 def _pwd(state, args, out) -> None:
@@ -175,6 +178,15 @@ def _tree(state, args, out) -> None:
                 printer.print_node(info.node, out)
 
 
+def complete_diff(state, words):
+    """Complete diff's sources: @marks, else node paths for --path."""
+    word = words[-1] if words else ""
+    if len(words) > 1 and words[-2] in ("--path", "-p"):
+        return complete_path(state, words)
+    return [("@" + name, True) for name in state.images.marks if ("@" + name).startswith(word)] \
+        if word.startswith("@") else []
+
+
 def _complete_command(state, words):
     if len(words) > 1:
         return []
@@ -189,9 +201,10 @@ COMMANDS = {c.name: c for c in [
             Spec((Arg("targets", "+", "The metadata files to display."),), (_OUTPUT,)), _cat),
     Command("cd", "Set the current working directory.", True,
             Spec((Arg("target", "?", "The directory to change to ('-': the previous one)."),)), _cd),
-    Command("diff", "Show what changed between two images (offsets or files).", False,
-            Spec((Arg("sources", "+", "One or two offsets or files; one is compared with the current image."),),
-                 (Option(("--path", "-p"), "path", "The subtree to compare.", (), "/image"),)), run_diff, None),
+    Command("diff", "Show what changed between two images, field by field (kraftsman).", False,
+            Spec((Arg("sources", "*", "Up to two offsets, @marks or files (none: the newest mark and now)."),),
+                 (Option(("--path", "-p"), "path", "The subtree to compare (default /image).", (), "/image"),
+                  _OUTPUT)), run_diff, complete_diff, DETAILS),
     Command("clear", "Clear the screen (kraftsman).", True, Spec(), _clear, None),
     Command("exit", "Exit the metadata shell.", True, Spec(), _exit, None),
     Command("find", "Search for nodes in the directory hierarchy.", False,
@@ -202,6 +215,9 @@ COMMANDS = {c.name: c for c in [
             Spec((Arg("numEntriesToShow", "?", "The number of entries to show.", int),)), _history, None),
     Command("ls", "List metadata nodes.", False,
             Spec((Arg("targets", "*", "The metadata node paths to list."),), (_OUTPUT,)), _ls),
+    Command("mark", "Keep the current image under a name for diff (kraftsman).", True,
+            Spec((Arg("name", "?", "The mark's name (default: the next number); diff takes it as @NAME."),)),
+            run_mark, None, MARK_DETAILS),
     Command("man", "Show the help text for a specific command.", True,
             Spec((Arg("cmd", "1", "The command to get help text for."),)), _man, _complete_command),
     Command("pwd", "Print the current working directory.", True, Spec(), _pwd, None),

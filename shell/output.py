@@ -6,6 +6,8 @@ Rules:
 - The caller chooses the streams: interactively both go to the terminal (as Kafka's shell), in
   batch mode failures go to stderr so that stdout holds only the commands' output.
 - The codes are the suite's (cli.common.ExitStatus), restated here because shell sits below cli.
+- `terminal` says whether the text reaches a screen: True or False when the caller knows (a `> FILE` is False),
+  None when it does not, and writes_to_terminal() then asks the stream behind `write`.
 """
 from __future__ import annotations
 
@@ -15,12 +17,13 @@ OK, FAILED, CORRUPT, USAGE = 0, 1, 2, 64
 class Output:
     """A command's output: callable for text, `fail()` for an error line, `status` for the outcome."""
 
-    __slots__ = ("write", "error", "status")
+    __slots__ = ("write", "error", "status", "terminal")
 
-    def __init__(self, write, error=None):
+    def __init__(self, write, error=None, terminal: bool | None = None):
         self.write = write
         self.error = error or write
         self.status = OK
+        self.terminal = terminal
 
     def __call__(self, text: str) -> None:
         self.write(text)
@@ -35,3 +38,14 @@ class Output:
 def as_output(write, error=None) -> Output:
     """Return `write` when it is an Output already, else an Output over it."""
     return write if isinstance(write, Output) else Output(write, error)
+
+
+def writes_to_terminal(write) -> bool:
+    """Tell whether `write` (a bound write method, an Output or a pager) ends on a terminal."""
+    if isinstance(write, Output):
+        return write.terminal if write.terminal is not None else writes_to_terminal(write.write)
+    isatty = getattr(getattr(write, "__self__", None), "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):       # a closed stream
+        return False

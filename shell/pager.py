@@ -5,7 +5,8 @@ Rules:
   the pager ($PAGER, else `less -FRX`) and everything, buffered and later, streams into it while the
   command keeps walking; -X leaves the text on screen after `q`.
 - Quitting the pager early (a closed pipe) stops the command (PagerClosed), as Ctrl-C does.
-- No pager when stdout is not a terminal (the caller then writes straight through).
+- No pager when stdout is not a terminal (the caller then writes straight through); isatty() tells commands that
+  the text reaches a screen (directly, or through the pager) when the direct writer does.
 """
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ class PagedOutput:
         self.lines += text.count("\n")
         if self.lines > self.rows:
             self._start()
+
+    def isatty(self) -> bool:
+        """Tell whether the text reaches a terminal: the direct writer's answer (the pager runs on the same one)."""
+        from .output import writes_to_terminal
+
+        return writes_to_terminal(self.direct)
 
     def _start(self) -> None:
         command = shlex.split(self.env.get("PAGER") or DEFAULT_PAGER) or shlex.split(DEFAULT_PAGER)

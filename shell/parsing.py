@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+HELP_FLAGS = ("-h", "--help")
+
+
 class UsageError(ValueError):
     """A command line does not fit the command's arguments."""
 
@@ -80,7 +83,7 @@ def parse(spec: Spec, words: list[str]) -> dict:
     i = 0
     while i < len(words):
         word = words[i]
-        option = _option(spec, word)
+        option = option_named(spec, word)
         if option is not None:
             if i + 1 >= len(words):
                 raise UsageError(f"argument {'/'.join(option.flags)}: expected one argument")
@@ -99,7 +102,8 @@ def parse(spec: Spec, words: list[str]) -> dict:
     return values
 
 
-def _option(spec: Spec, word: str):
+def option_named(spec: Spec, word: str | None):
+    """Return the option of `spec` that `word` is a flag of, or None."""
     for option in spec.options:
         if word in option.flags:
             return option

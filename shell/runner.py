@@ -7,15 +7,16 @@ Rules:
 - Every run returns an exit status: 0, FAILED (1) when a command reported a failure (a missing path),
   USAGE (64) for an unknown command or words that do not fit its arguments.
 - Interactive and batch lines may end with `> FILE`: that one command's output goes to FILE (written
-  atomically once the command has finished), its error lines stay on the terminal.
+  atomically once the command has finished), its error lines stay on the terminal; the command knows its
+  output is not a terminal (no ls columns, no colour).
 """
 from __future__ import annotations
 
 import os
 
 from .commands import available
-from .output import USAGE, as_output
-from .parsing import UsageError, help_text, parse, split_words
+from .output import USAGE, Output, as_output
+from .parsing import HELP_FLAGS, UsageError, help_text, parse, split_words
 
 
 def _unknown(word: str, names: list[str]) -> str:
@@ -37,7 +38,7 @@ def run_words(state, words: list[str], write, shell: bool, error=None) -> int:
     if command is None:
         out.fail(_unknown(words[0], sorted(commands)) + "\n", USAGE)
         return out.status
-    if len(words) > 1 and words[1] in ("-h", "--help"):
+    if len(words) > 1 and words[1] in HELP_FLAGS:
         out(help_text(command.name, command.spec) + "\n")
         return out.status
     try:
@@ -85,7 +86,8 @@ def _run_redirected(state, command: str, target: str, write, shell: bool, error)
         out.fail("redirection: give one file name after '>'\n", USAGE)
         return out.status
     pieces: list[str] = []
-    status = run_words(state, split_words(command), pieces.append, shell, error or out.error)
+    into_file = Output(pieces.append, error or out.error, terminal=False)
+    status = run_words(state, split_words(command), into_file, shell)
     try:
         atomic_write_text(os.path.expanduser(target), "".join(pieces))
     except OSError as e:

@@ -4,6 +4,7 @@ Rules:
 - The state never loads anything itself; `open_image(spec)` (given by the caller) loads another
   image for `diff`, so files, directories and later a live quorum plug in the same way.
 - The node tree is rebuilt only when the image changes.
+- Every image the state holds is remembered in `images` (marks.SessionImages) for `diff` and `mark`.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Callable
 
 from kraftsman.controller.image.image import MetadataImage
 from kraftsman.controller.image.nodes import root_node
+
+from .marks import SessionImages
 
 
 @dataclass
@@ -28,8 +31,13 @@ class ShellState:
     interactive: bool = False
     output: str = "text"
     exit_requested: bool = False
+    images: SessionImages = field(default_factory=SessionImages, repr=False)
     _root: object = field(default=None, repr=False)
     _root_image: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        """Remember the image the session starts with."""
+        self.images.saw(self.image)
 
     @property
     def root(self):
@@ -41,3 +49,4 @@ class ShellState:
     def set_image(self, image: MetadataImage) -> None:
         """Switch to another image (live updates, time travel)."""
         self.image = image
+        self.images.saw(image)

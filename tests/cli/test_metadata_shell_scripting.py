@@ -40,7 +40,7 @@ BATCH = [
     ("ls /image/cluster\nls /nope\nls /image/cluster\n", 1, "brokers\ncontrollers\n",
      "ls: /nope: no such file or directory.\n"),
     ("frob\nls /image/cluster\n", 64, "", "invalid choice: 'frob' (choose from "
-     "{cat,cd,clear,diff,exit,find,help,history,ls,man,pwd,quit,tree})\n"),
+     "{cat,cd,clear,diff,exit,find,help,history,ls,man,mark,pwd,quit,tree})\n"),
     ("cat\n", 64, "", "too few arguments\n"),
     ("pwd\nexit\npwd\n", 0, "/\n", ""),
 ]

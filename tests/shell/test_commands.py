@@ -63,7 +63,7 @@ CASES = [
     ("cat", "too few arguments\n"),
     ("pwd extra", "unrecognized arguments: 'extra'\n"),
     ("history x", "argument numEntriesToShow: could not convert 'x' to Integer (For input string: \"x\")\n"),
-    ("frob", "invalid choice: 'frob' (choose from {cat,cd,clear,diff,exit,find,help,history,ls,man,pwd,quit,tree})\n"),
+    ("frob", "invalid choice: 'frob' (choose from {cat,cd,clear,diff,exit,find,help,history,ls,man,mark,pwd,quit,tree})\n"),
     ("help pwd", "pwd: Print the current working directory.\n\nusage: pwd\n"),
     ("cd /image/configs\ncd /image\ncd -\npwd", "/image/configs\n"),
     ("cd /image/configs\ntree", "BROKER:\n  x:\n    y\n"),

@@ -20,7 +20,7 @@ def state():
 
 
 TABLE = [
-    ("", 0, ["cat", "cd", "clear", "diff", "exit", "find", "help", "history", "ls", "man", "pwd", "quit", "tree"]),
+    ("", 0, ["cat", "cd", "clear", "diff", "exit", "find", "help", "history", "ls", "man", "mark", "pwd", "quit", "tree"]),
     ("c", 0, ["cat", "cd", "clear"]),
     ("hi", 0, ["history"]),
     ("zz", 0, []),
@@ -32,6 +32,7 @@ TABLE = [
     ("ls /image/topics/byName/orders/n", 3, ["/image/topics/byName/orders/name"]),
     ("ls /nope/", 3, []),
     ("man h", 4, ["help", "history"]),
+    ("man m", 4, ["man", "mark"]),
     ("pwd ", 4, []),
     ("tree /local/ver", 5, ["/local/version"]),
 ]
