@@ -56,3 +56,48 @@ def test_relative_paths_follow_the_working_directory(state):
         assert suggest("cd by", state) == (3, [("byId/", False), ("byName/", False)])
     finally:
         state.working_directory = "/"
+
+
+OPTIONS = [
+    ("cat -", ["--output", "-o", "-h", "--help"]),
+    ("cat --", ["--output", "--help"]),
+    ("cat --o", ["--output"]),
+    ("cat -o ", ["text", "json", "yaml"]),
+    ("cat --output j", ["json"]),
+    ("cat -o json -", []),                       # --output is given already; help only as the first word
+    ("ls /image -", ["--output", "-o"]),
+    ("tree -o yaml /im", ["/image/"]),           # after the option's value: paths again
+    ("diff -", ["--path", "-p", "--output", "-o", "-h", "--help"]),
+    ("diff --path /image/t", ["/image/topics/"]),
+    ("diff -p /image -o y", ["yaml"]),
+    ("pwd -", ["-h", "--help"]),
+    ("history -", ["-h", "--help"]),
+]
+
+
+@pytest.mark.parametrize("line, expected", OPTIONS, ids=[t[0] for t in OPTIONS])
+def test_options_complete_from_the_command_spec(state, line, expected):
+    start, candidates = suggest(line, state)
+    assert start == len(line) - len(line.split(" ")[-1])
+    assert [text for text, _ in candidates] == expected
+    assert all(final != text.endswith("/") for text, final in candidates)    # flags and values are final
+
+
+def test_option_values_are_the_choices_the_parser_accepts(state):
+    """One source: every value completion offers is accepted by the command's parser, and nothing else is offered."""
+    from kraftsman.shell.commands import COMMANDS
+    from kraftsman.shell.parsing import parse
+
+    for name, command in COMMANDS.items():
+        for option in command.spec.options:
+            _, candidates = suggest(f"{name} {option.flags[0]} ", state)
+            assert [c for c, _ in candidates] == list(option.choices) or not option.choices
+            for choice in option.choices:
+                words = [option.flags[-1], choice] + (["x"] if any(a.nargs in ("1", "+") for a in command.spec.args)
+                                                      else [])
+                assert parse(command.spec, words)[option.dest] == choice
+
+
+def test_marks_complete_after_at(state):
+    state.images.mark(state.image, "before")
+    assert suggest("diff @b", state) == (5, [("@before", True)])

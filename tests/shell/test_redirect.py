@@ -36,3 +36,12 @@ def test_one_shot_words_are_not_redirected(tmp_path, monkeypatch):
     shown = []
     run_line(ShellState(EMPTY), "ls > x", shown.append, shell=False)
     assert not (tmp_path / "x").exists() and shown
+
+
+def test_ls_into_a_file_is_one_name_a_line_even_on_a_wide_terminal(tmp_path):
+    state, shown, target = ShellState(EMPTY, screen_width=200, interactive=True), [], tmp_path / "ls.txt"
+    run_line(state, "ls /image", shown.append)
+    names = "".join(shown).split()
+    assert len(names) > 3 and "".join(shown).count("\n") == 1          # on the terminal: columns
+    assert run_line(state, f"ls /image > {target}", shown.append) == 0
+    assert target.read_text() == "".join(name + "\n" for name in names)

@@ -70,3 +70,10 @@ def test_the_completion_menu_shows_the_last_path_component():
 
     assert [menu_text(c) for c in ("/image/topics/", "byName/orders", "cat", "/", "image/")] == \
         ["topics/", "orders", "cat", "/", "image/"]
+
+
+def test_tab_completes_options_and_their_values(tmp_path):
+    keys = ["cat --out\t", "j\t", "/image/topics/byName/orders/name\r", "exit\r"]
+    text, _, status = _session(keys, tmp_path)
+    assert status == 0 and '"orders"\n' in text       # cat --output json printed the leaf as a JSON string
+    assert (tmp_path / "history").read_text().count("+cat --output json /image/topics/byName/orders/name") == 1
