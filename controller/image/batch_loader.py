@@ -7,6 +7,8 @@ Rules:
   are published together; AbortTransactionRecord drops them. An open transaction is never visible.
 - A record that cannot be decoded or applied is a fault: reported to `on_fault`, then skipped.
 - Provenance is the offset of the last applied record with its batch's epoch and append time.
+- load_runs() takes a batch already split into runs (RecordBatch.raft_value_runs): a run of PartitionRecords of
+  one topic is kept in its file when the topic allows it (see chunks.py), else replayed record by record.
 """
 from __future__ import annotations
 
@@ -62,6 +64,17 @@ class ImageBuilder:
             last = offset
         self._advance(last, epoch, append_time, count)
         return True
+
+    def load_runs(self, runs, chunk_of, values_of, base_offset: int, epoch: int, append_time: int) -> None:
+        """Replay a batch given as runs: [start, stop, topic id or None, (offset, value) pairs when None];
+        `chunk_of(start, stop)` names a keyed run's records in their file, `values_of(start, stop)` reads them."""
+        for start, stop, topic_id, values in runs:
+            if topic_id is None:
+                self.load_batch(values, epoch, append_time)
+            elif self.delta.topics.add_chunk(topic_id, chunk_of(start, stop)):
+                self._advance(base_offset + stop - 1, epoch, append_time, stop - start)
+            else:
+                self.load_batch(values_of(start, stop), epoch, append_time)
 
     def _advance(self, last: int | None, epoch: int, append_time: int, count: int) -> None:
         if count:

@@ -10,6 +10,9 @@ Rules:
   position, stored and computed CRC) and skipped, or stops the load (CorruptBatchError) when `strict`.
 - Bulk loads run with the garbage collector off and freeze what they built; memory stays
   proportional to the metadata (partitions stay raw until read), not to the log size.
+- load_file() leaves runs of PartitionRecords of one topic in the file (chunks.py): the image keeps where they
+  are and reads them when a path under the topic is read. Directories (whose segments a running
+  controller may still truncate or delete) keep every record in memory.
 """
 from __future__ import annotations
 
@@ -22,11 +25,13 @@ from kraftsman.storage.log.segment import BatchReader, parse_segment_offset
 from kraftsman.storage.log.snapshot import BOOTSTRAP_FILE, SnapshotReader, list_snapshots, parse_snapshot_name
 
 from .batch_loader import ImageBuilder
+from .chunks import FileChunk
 from .image import MetadataImage
 from .producer_ids import Provenance
 
 METADATA_PARTITION = "__cluster_metadata-0"
 PROGRESS_EVERY = 256
+PARTITION_RECORD_HEAD, TOPIC_ID_AT, TOPIC_ID_SIZE = b"\x01\x03", 7, 16
 
 
 class LoadError(ValueError):
@@ -74,8 +79,8 @@ class _Feeder:
     """Feed the batches of files into an ImageBuilder, reporting progress."""
 
     def __init__(self, builder: ImageBuilder, stop_offset: int | None, progress, total_bytes: int,
-                 checks: "CrcChecks | None" = None):
-        self.builder, self.stop_offset, self.progress = builder, stop_offset, progress
+                 checks: "CrcChecks | None" = None, in_file: bool = False):
+        self.builder, self.stop_offset, self.progress, self.in_file = builder, stop_offset, progress, in_file
         self.total_bytes, self.done_bytes, self.warnings = total_bytes, 0, []
         self.checks = checks or CrcChecks()
 
@@ -96,11 +101,14 @@ class _Feeder:
     def feed_batches(self, batches, reader, start_offset: int) -> bool:
         """Replay data batches, skipping control batches and offsets before `start_offset`."""
         count, base = 0, self.done_bytes
+        chunk_path = Path(reader.path).absolute() if self.in_file else None
         for batch in batches:
             count += 1
             if self.progress is not None and count % PROGRESS_EVERY == 0:
                 self.progress(base + batch.position, self.total_bytes, self.builder.records)
             if batch.is_control or batch.last_offset < start_offset or not self.checks.accept(reader.path, batch):
+                continue
+            if self.in_file and batch.base_offset >= start_offset and self._feed_runs(chunk_path, batch):
                 continue
             values = batch_values(batch)
             if batch.base_offset < start_offset:
@@ -111,6 +119,26 @@ class _Feeder:
         self.done_bytes = base + reader.file_size
         if reader.stop_reason:
             self.warnings.append(f"{reader.path}: stopped at byte {reader.valid_bytes}: {reader.stop_reason}")
+        return True
+
+
+    def _feed_runs(self, path, batch) -> bool:
+        """Replay a whole batch leaving its PartitionRecord runs in the file; False when it cannot be (compressed,
+        not shaped as the raft writes, past the stop offset)."""
+        if self.stop_offset is not None and batch.last_offset > self.stop_offset:
+            return False
+        runs = batch.raft_value_runs(PARTITION_RECORD_HEAD, TOPIC_ID_AT, TOPIC_ID_SIZE)
+        if runs is None:
+            return False
+        position, crc, base = batch.position, batch.crc, batch.base_offset
+
+        def chunk_of(start: int, stop: int) -> FileChunk:
+            return FileChunk(path, position, crc, start, stop)
+
+        def values_of(start: int, stop: int):
+            return list(batch_values(batch))[start:stop]
+
+        self.builder.load_runs(runs, chunk_of, values_of, base, batch.partition_leader_epoch, batch.max_timestamp)
         return True
 
 
@@ -140,7 +168,7 @@ def load_file(path, *, offset: int | None = None, progress=None, on_fault=None, 
     """Load the image held by one file of batches (a .checkpoint snapshot or a .log segment)."""
     path = Path(path)
     builder = ImageBuilder(on_fault=on_fault)
-    feeder = _Feeder(builder, offset, progress, _size(path), checks)
+    feeder = _Feeder(builder, offset, progress, _size(path), checks, in_file=True)
     with bulk_loading():
         feeder.feed_file(path, strict=path.suffix == ".checkpoint")
         image = builder.image()

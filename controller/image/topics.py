@@ -7,6 +7,9 @@ Rules:
   lazily (partition id at bytes 3-7, topic id at 7-23 of the frame) and decoded on first read.
 - Replaying a partition record for an unknown topic raises ImageReplayError, as Kafka's TopicsDelta.
 - partition() keeps what it decodes (readers come back); write() does not (a snapshot reads everything once).
+- A topic loaded in bulk from a file may keep its partitions in that file (chunks: see chunks.py) until a
+  change to it is replayed; readers see the same `partitions` mapping either way, read from the file and kept
+  only among the recently read topics.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
 
+from .chunks import recent
 from .errors import ImageReplayError
 from .partitions import PartitionRegistration, is_minimal, materialize, merge_raw, record_as_written
 
@@ -25,12 +29,41 @@ _PARTITION_ID = struct.Struct(">i").unpack_from
 class TopicImage:
     """One topic: name, id and partitions (partition id -> registration or lazy raw values)."""
 
-    __slots__ = ("name", "topic_id", "partitions")
+    __slots__ = ("name", "topic_id", "_partitions", "chunks")
 
-    def __init__(self, name: str, topic_id: bytes, partitions: dict | None = None):
+    def __init__(self, name: str, topic_id: bytes, partitions: dict | None = None, chunks: list | None = None):
         self.name = name
         self.topic_id = topic_id
-        self.partitions = partitions if partitions is not None else {}
+        self._partitions = partitions if partitions is not None or chunks is not None else {}
+        self.chunks = chunks
+
+    @property
+    def partitions(self) -> dict:
+        """Return partition id -> entry; a topic kept in its file is read (and kept a while) on first use."""
+        partitions = self._partitions
+        if partitions is None:
+            return recent.partitions(self, self.chunks)
+        return partitions
+
+    def own_partitions(self) -> dict:
+        """Return the partitions as this topic's own dict, reading a topic kept in its file for good."""
+        if self._partitions is None:
+            self._partitions = dict(recent.partitions(self, self.chunks))
+            self.chunks = None
+            recent.forget(self)
+        return self._partitions
+
+    def add_chunk(self, chunk) -> bool:
+        """Keep `chunk`'s partition records in their file; return False when the topic already holds partitions
+        in memory (the caller replays the records instead)."""
+        if self._partitions:
+            return False
+        if self.chunks is None:
+            self._partitions, self.chunks = None, []
+        else:
+            recent.forget(self)
+        self.chunks.append(chunk)
+        return True
 
     def partition(self, partition_id: int) -> PartitionRegistration | None:
         """Return a partition's registration, decoding it (once) when kept raw."""
@@ -120,8 +153,15 @@ class TopicsDelta:
         base = None if topic_id in self.removed else self.image.by_id.get(topic_id)
         if base is None:
             raise ImageReplayError(f"Unable to replay {what}: no topic with id {uuid_str(topic_id)} found")
-        topic = self.changed[topic_id] = TopicImage(base.name, base.topic_id, dict(base.partitions))
+        if base._partitions is None:
+            topic = TopicImage(base.name, base.topic_id, None, list(base.chunks))
+        else:
+            topic = TopicImage(base.name, base.topic_id, dict(base._partitions))
+        self.changed[topic_id] = topic
         return topic
+
+    def _owned(self, topic_id: bytes, what: str) -> dict:
+        return self._topic(topic_id, what).own_partitions()
 
     def replay_topic(self, message) -> None:
         """Apply TopicRecord: a new topic with no partitions."""
@@ -136,30 +176,43 @@ class TopicsDelta:
 
     def replay_partition(self, message, version: int) -> None:
         """Apply a decoded PartitionRecord (replaces any existing partition)."""
-        topic = self._topic(bytes(message.topic_id), "PartitionRecord")
-        topic.partitions[message.partition_id] = PartitionRegistration.from_record(message, version)
+        partitions = self._owned(bytes(message.topic_id), "PartitionRecord")
+        partitions[message.partition_id] = PartitionRegistration.from_record(message, version)
 
     def replay_partition_raw(self, value: bytes) -> None:
         """Apply a PartitionRecord given as its frame value, decoding it only when read."""
         topic_id = value[7:23]
         topic = self.changed.get(topic_id) or self._topic(topic_id, "PartitionRecord")
-        topic.partitions[_PARTITION_ID(value, 3)[0]] = value
+        partitions = topic._partitions
+        if partitions is None:
+            partitions = topic.own_partitions()
+        partitions[_PARTITION_ID(value, 3)[0]] = value
+
+    def add_chunk(self, topic_id: bytes, chunk) -> bool:
+        """Apply the PartitionRecords of `chunk` (all of topic `topic_id`) by keeping them in their file; return
+        False when they must be replayed one by one (unknown topic, or partitions already in memory)."""
+        topic = self.changed.get(topic_id)
+        if topic is None:
+            try:
+                topic = self._topic(topic_id, "PartitionRecord")
+            except ImageReplayError:
+                return False
+        return topic.add_chunk(chunk)
 
     def replay_partition_change(self, message) -> None:
         """Apply a decoded PartitionChangeRecord."""
-        topic = self._topic(bytes(message.topic_id), "PartitionChangeRecord")
-        current = topic.partitions.get(message.partition_id)
+        partitions = self._owned(bytes(message.topic_id), "PartitionChangeRecord")
+        current = partitions.get(message.partition_id)
         if current is None:
             raise ImageReplayError(f"Unable to replay PartitionChangeRecord: no partition "
                                    f"{message.partition_id} in topic {uuid_str(message.topic_id)}")
-        topic.partitions[message.partition_id] = materialize(current).merge(message)
+        partitions[message.partition_id] = materialize(current).merge(message)
 
     def replay_partition_change_raw(self, value: bytes) -> None:
         """Apply a PartitionChangeRecord given as its frame value."""
         topic_id, partition_id = value[7:23], _PARTITION_ID(value, 3)[0]
-        topic = self._topic(topic_id, "PartitionChangeRecord")
-        topic.partitions[partition_id] = merge_raw(topic.partitions.get(partition_id), value, topic_id,
-                                                   partition_id)
+        partitions = self._owned(topic_id, "PartitionChangeRecord")
+        partitions[partition_id] = merge_raw(partitions.get(partition_id), value, topic_id, partition_id)
 
     def replay_clear_elr(self, message) -> None:
         """Apply ClearElrRecord: empty ELR and last known ELR of one topic (by name) or of all topics."""
@@ -170,13 +223,13 @@ class TopicsDelta:
             topics = [t for t in self._all_topic_ids()]
         change_cls = codec.message_class("PartitionChangeRecord")
         for topic_id in topics:
-            topic = self._topic(topic_id, "ClearElrRecord")
-            for partition_id, entry in list(topic.partitions.items()):
+            partitions = self._owned(topic_id, "ClearElrRecord")
+            for partition_id, entry in list(partitions.items()):
                 registration = materialize(entry)
                 if registration.elr or registration.last_known_elr:
                     change = change_cls(partition_id=partition_id, topic_id=topic_id, eligible_leader_replicas=[],
                                         last_known_elr=[])
-                    topic.partitions[partition_id] = registration.merge(change)
+                    partitions[partition_id] = registration.merge(change)
 
     def _all_topic_ids(self):
         ids = [t for t in self.image.by_id if t not in self.removed and t not in self.changed]

@@ -239,9 +239,115 @@ class RecordBatch:
         for record in list(self.records())[i:]:
             yield record.offset, record.value
 
+    def raft_value_runs(self, head: bytes, key_at: int, key_size: int):
+        """Group the records into runs of consecutive values keyed by `value[key_at:key_at + key_size]`, or return
+        None when the batch is not exactly as the raft writes it (uncompressed, offset deltas 0..n-1).
+
+        A value is keyed when it starts with `head`, then a one-byte varint, and is longer than the key's end; the
+        others form runs with the key None. Each run is [first index, stop index, key, [(offset, value)] of the
+        unkeyed records]; keyed values are not sliced out, so a run of them costs one walk over their lengths.
+        """
+        if self.compression or self.records_count > 8192:
+            return None
+        data, base, key_end = self.buffer, self.base_offset, key_at + key_size
+        pos, end, runs, run = RECORD_BATCH_OVERHEAD, len(data), [], None
+        head_size = len(head)
+        count, strided, i = self.records_count, True, 0
+        try:
+            while i < count:
+                value_at, stop = _raft_value_at(data, pos, i)
+                if value_at is None or stop > end:
+                    return None
+                if stop - value_at > key_end and data.startswith(head, value_at) and data[value_at + head_size] < 128:
+                    key = data[value_at + key_at:value_at + key_end]
+                else:
+                    key = None
+                if run is None or key != run[2]:
+                    run = [i, i, key, None if key is not None else []]
+                    runs.append(run)
+                if key is None:
+                    run[3].append((base + i, data[value_at:stop - 1]))
+                    same = 1
+                elif strided:
+                    same = _same_records(data, pos, stop - pos, value_at - pos, (head_size + 1, key_at, key_end), i,
+                                         count)
+                    strided = same >= MIN_STRIDED_RUN
+                else:
+                    same = 1
+                i += same
+                run[1] = i
+                pos += same * (stop - pos)
+        except IndexError:
+            return None
+        return runs if pos == end else None
+
     def __repr__(self) -> str:
         return (f"RecordBatch(base_offset={self.base_offset}, last_offset={self.last_offset}, "
                 f"count={self.records_count}, position={self.position}, control={self.is_control})")
+
+
+MIN_STRIDED_RUN = 4
+_DELTA_1 = bytes(range(0, 128, 2))                                           # zigzag of offset deltas 0..63
+_DELTA_2_LOW = bytes(((d << 1) & 0x7F) | 0x80 for d in range(64, 8192))     # two-byte ones, 64..8191
+_DELTA_2_HIGH = bytes((d << 1) >> 7 for d in range(64, 8192))
+
+
+def _same_records(data, pos, size, value_at, fields, index, count):
+    """Return how many records from `pos` (the first already checked, of `size` bytes, its value at `value_at`)
+    have the same bytes as the first except their offset delta (which must be their index) and their value's
+    bytes outside `fields` (head size, key start, key end): a run checked column by column, at C speed."""
+    head, key_at, key_end = fields
+    width = 1 if index < 64 else 2
+    limit = min(count, 64 if width == 1 else 8192) - index
+    stop = min(pos + limit * size, len(data) - (len(data) - pos) % size)
+    delta_at = 2 + (1 if data[pos] < 128 else 2)
+    columns = [*range(delta_at), *range(delta_at + width, value_at + head), *range(value_at + key_at,
+               value_at + key_end), size - 1]
+    same = (stop - pos) // size
+    for column in columns:
+        cells = data[pos + column:stop:size]
+        same = min(same, len(cells) - len(cells.lstrip(cells[:1])))
+        if same <= 1:
+            return 1
+    stop = pos + same * size
+    if width == 1:
+        deltas_ok = data[pos + delta_at:stop:size] == _DELTA_1[index:index + same]
+    else:
+        at = index - 64
+        deltas_ok = (data[pos + delta_at:stop:size] == _DELTA_2_LOW[at:at + same]
+                     and data[pos + delta_at + 1:stop:size] == _DELTA_2_HIGH[at:at + same])
+    return same if deltas_ok else 1
+
+
+def _raft_value_at(data, pos, index):
+    """Return (where the value starts, where the record ends) of a record at `pos` shaped as the raft writes it
+    (attributes 0, timestamp delta 0, offset delta `index`, null key, no headers, a value whose length ends right
+    before the headers count), or (None, None)."""
+    b = data[pos]
+    if b < 128:
+        body, stop = pos + 1, pos + 1 + (b >> 1)
+    elif data[pos + 1] < 128:
+        body = pos + 2
+        stop = body + (((b & 0x7F) | (data[pos + 1] << 7)) >> 1)
+    else:
+        return None, None
+    zigzag = index << 1
+    if zigzag < 128:
+        key = body + 3 if data[body + 2] == zigzag else 0
+    else:
+        key = body + 4 if data[body + 2] == (zigzag & 0x7F) | 0x80 and data[body + 3] == zigzag >> 7 else 0
+    if not key or b & 1 or data[body] or data[body + 1] or data[key] != 1 or data[stop - 1]:
+        return None, None
+    n = data[key + 1]
+    if n < 128:
+        at, size = key + 2, n
+    elif data[key + 2] < 128:
+        at, size = key + 3, (n & 0x7F) | (data[key + 2] << 7)
+    else:
+        return None, None
+    if size & 1 or at + (size >> 1) != stop - 1:
+        return None, None
+    return at, stop
 
 
 def _parse_records(data, count, base_offset, base_timestamp, base_sequence, base_pos):
