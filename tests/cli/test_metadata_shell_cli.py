@@ -80,11 +80,24 @@ def test_offset_travels_back_in_time(logdir):
 
 
 def test_diff_between_two_offsets(logdir):
-    status, out, err = shell("--directory", str(logdir), "diff", "10", "2000", "--path", "/image/topics")
+    status, out, err = shell("--directory", str(logdir), "diff", "21000", "30000", "--path", "/image/topics")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("--- 10 (offset 10,") and lines[1].startswith("+++ 2000 (offset 2000,")
-    assert all(line[:2] in ("- ", "+ ") for line in lines[2:])
+    assert lines[0].startswith("--- 21000 (offset 21000,") and lines[1].startswith("+++ 30000 (offset 30000,")
+    changed = [line for line in lines[2:] if not line.startswith("    ")]
+    assert changed and all(line[:2] in ("- ", "+ ", "~ ") and line[2:].startswith("/image/topics/byName/")
+                           for line in changed)
+
+
+def test_diff_shows_the_changed_fields_of_real_records(logdir):
+    status, out, err = shell("--directory", str(logdir), "diff", "21000")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[1].startswith("+++ current (offset ")
+    broker = lines.index("~ /image/cluster/brokers/1")
+    assert "    fenced: false -> true" in lines[broker:broker + 6]
+    partition = lines.index("~ /image/topics/byName/__consumer_offsets/0")
+    assert [line.split(":")[0] for line in lines[partition + 1:partition + 3]] == ["    isr", "    leader"]
 
 
 def test_cat_json_of_a_subtree(logdir):
