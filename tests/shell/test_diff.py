@@ -212,3 +212,38 @@ def test_man_diff_explains_sources_and_live_mode():
     _, text = _run(_live_state(), "man diff")
     assert "usage: diff [--path PATH] [--output OUTPUT] [sources [sources ...]]" in text
     assert "live shell" in text and "@NAME" in text
+
+
+def test_a_live_repl_diffs_what_changed_since_its_mark(tmp_path):
+    """As the live mode wires it: before each command the newest image is swapped in; `mark` then `diff` shows the
+    changes the quorum made in between (here: bar deleted, broker 1 fenced)."""
+    import threading
+    import time
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from kraftsman.shell.repl import run_repl
+
+    first = _base()
+    newest = [first, first, _later(first)]           # the image each command gets: mark, pwd, then the quorum moved
+    state, out = ShellState(first), []
+
+    def before_command(state, write):
+        state.set_image(newest.pop(0) if len(newest) > 1 else newest[0])
+
+    with create_pipe_input() as pipe:
+        def typist():
+            for line in ("mark\r", "pwd\r", "diff\r", "exit\r"):
+                time.sleep(0.2)
+                pipe.send_text(line)
+        thread = threading.Thread(target=typist, daemon=True)
+        thread.start()
+        status = run_repl(state, out.append, history_path=tmp_path / "h", input=pipe, output=DummyOutput(),
+                          before_command=before_command)
+        thread.join()
+    lines = "".join(out).splitlines()
+    assert status == 0 and f"@1: {first.provenance}" in lines
+    diff = lines[lines.index(f"--- @1 ({first.provenance})"):]
+    assert diff[1].startswith("+++ current (offset 20,")
+    assert "- /image/topics/byName/bar" in diff and "    fenced: false -> true" in diff
