@@ -11,7 +11,7 @@ Rules:
   an explicit map and with no SSL/SASL listener, controller listeners are PLAINTEXT, as Kafka's
   effectiveListenerSecurityProtocolMap). TLS and SASL settings are checked here (listener_security) so a bad
   key file is a ConfigError at start. Inter-controller Raft traffic uses the first controller listener;
-  when it is not PLAINTEXT the controllers log in with the client settings of the same file (secure_connect).
+  when it is not PLAINTEXT the controllers log in with the client settings of the same file (client_security).
 """
 from __future__ import annotations
 
@@ -297,7 +297,7 @@ def _check_security(config: ControllerConfig) -> None:
             raise ConfigError(f"No security protocol defined for listener {name}")
     if set(config.security_protocols.values()) != {"PLAINTEXT"}:
         from .listener_security import check
-        from .secure_connect import for_peers
+        from .client_security import for_peers
 
         check(config)
         for_peers(config)

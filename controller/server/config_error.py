@@ -1,5 +1,5 @@
 """ConfigError: a server configuration that cannot be used (its own module, so that the checks config.py runs
-(listener_security, secure_connect) need not import config.py back)."""
+(listener_security, client_security) need not import config.py back)."""
 from __future__ import annotations
 
 

@@ -1,7 +1,7 @@
 """forwarding: a standby controller relays a client's write to the active controller (one hop).
 
 Rules:
-- One connection per active controller, opened on first use (TLS/SASL as secure_connect reads from the
+- One connection per active controller, opened on first use (TLS/SASL as client_security reads from the
   config) and dropped when a request on it fails.
 - One hop only: a request that was itself forwarded (its client id starts with FORWARDED) is answered
   NOT_CONTROLLER, as is any write when the leader is unknown or unreachable; clients retry on that code
@@ -28,7 +28,7 @@ class WriteForwarder:
     async def forward(self, leader: int | None, address: tuple[str, int] | None, name: str, version: int, body,
                       client_id: str | None):
         """Send the write to `leader` at `address` and return its answer, or NOT_CONTROLLER."""
-        from . import secure_connect
+        from kraftsman.controller.wire import secure_connect
 
         if leader is None or address is None or (client_id or "").startswith(FORWARDED):
             return errors.error_response(name, body, errors.NOT_CONTROLLER)

@@ -12,7 +12,7 @@ Rules:
 - Proposals are flushed once per event-loop turn (call_soon), so requests that arrive together are
   appended and fsynced together (group commit).
 - Every listener of `listeners` is served (the first of controller.listener.names first: Raft peers and
-  brokers use it; when it is not PLAINTEXT, peers and forwarded writes log in as secure_connect reads from
+  brokers use it; when it is not PLAINTEXT, peers and forwarded writes log in as client_security reads from
   the same file); each gets its TLS/SASL settings from listener_security, and with an authorizer
   (authorizer.py) every request is checked against the connection's principal before it is served.
 - stop() closes the listener first, then fails pending requests, then closes the log: nothing is
@@ -139,7 +139,7 @@ class ControllerServer:
         from kraftsman.controller.quorum.controller import QuorumController
 
         from . import raft_wire
-        from .secure_connect import for_peers
+        from .client_security import for_peers
 
         if self.driver is None:
             self.open_node()

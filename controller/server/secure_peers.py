@@ -2,7 +2,7 @@
 
 Rules:
 - SecurePeerRouter behaves exactly as PeerRouter (queues, backoff, drops while down) but opens each peer
-  connection with secure_connect.open_connection (TLS, ApiVersions, SaslHandshake v1 + SaslAuthenticate)
+  connection with wire.secure_connect.open_connection (TLS, ApiVersions, SaslHandshake v1 + SaslAuthenticate)
   using the controller's client security (sasl.mechanism.controller.protocol and the listener's JAAS login).
 - A failed login counts as an unreachable peer (backoff, messages dropped: Raft retries on its timers) and
   is logged as a warning naming the peer, since it means a configuration mismatch, not a network blip.
@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from .peers import PeerRouter, UnsupportedVersion, PeerLink
-from .secure_connect import AuthenticationError, ClientSecurity, open_connection
+from kraftsman.controller.wire.connection import UnsupportedVersion
+from kraftsman.controller.wire.secure_connect import AuthenticationError, ClientSecurity, open_connection
+
+from .peers import PeerLink, PeerRouter
 
 log = logging.getLogger("kraftsman.server")
 

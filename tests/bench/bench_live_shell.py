@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from kraftsman.cli.local_quorum import LocalQuorum
-from kraftsman.controller.server.broker_sim import SimulatedBroker
-from kraftsman.controller.server.controller_client import ActiveControllerClient, find_leader
+from kraftsman.controller.client.broker_sim import SimulatedBroker
+from kraftsman.controller.client.controller_client import ActiveControllerClient, find_leader
 from kraftsman.storage.log.snapshot import list_snapshots
 from kraftsman.storage.protocol import codec
 

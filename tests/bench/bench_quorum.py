@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from kraftsman.cli.local_quorum import LocalQuorum
-from kraftsman.controller.server.controller_client import ActiveControllerClient, ControllerUnavailable, find_leader
+from kraftsman.controller.client.controller_client import ActiveControllerClient, ControllerUnavailable, find_leader
 from kraftsman.storage.protocol import codec
 
 Alter = codec.message_class("IncrementalAlterConfigsRequest")
@@ -252,7 +252,7 @@ async def failover_by_size(sizes: list[int], rounds: int) -> None:
 
 
 async def brokers_heartbeating(quorum: LocalQuorum, count: int, seconds: float) -> dict:
-    from kraftsman.controller.server.broker_sim import SimulatedBroker
+    from kraftsman.controller.client.broker_sim import SimulatedBroker
 
     sims = [SimulatedBroker(10_000 + i, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=2000,
                             fetch=False) for i in range(count)]
@@ -293,7 +293,7 @@ async def main(args) -> None:
 
 async def unfenced_brokers(quorum: LocalQuorum) -> list:
     """Start simulated brokers 1-3 (no metadata fetching) and wait until the quorum unfences them all."""
-    from kraftsman.controller.server.broker_sim import SimulatedBroker
+    from kraftsman.controller.client.broker_sim import SimulatedBroker
 
     sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, fetch=False) for b in (1, 2, 3)]
     for sim in sims:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kraftsman.cli.local_quorum import LocalQuorum
-from kraftsman.controller.server.controller_client import ControllerUnavailable, find_leader
+from kraftsman.controller.client.controller_client import ControllerUnavailable, find_leader
 
 from .proxy import BLACKHOLE, DROP, OK, FaultProxy
 

@@ -11,7 +11,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from kraftsman.controller.server.controller_client import find_leader
+from kraftsman.controller.client.controller_client import find_leader
 
 from ..loop_thread import LoopThread
 from .checker import CheckResult, check

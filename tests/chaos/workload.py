@@ -16,8 +16,8 @@ import asyncio
 import random
 import time
 
-from kraftsman.controller.server.broker_sim import SimulatedBroker
-from kraftsman.controller.server.controller_client import ActiveControllerClient, ControllerUnavailable
+from kraftsman.controller.client.broker_sim import SimulatedBroker
+from kraftsman.controller.client.controller_client import ActiveControllerClient, ControllerUnavailable
 from kraftsman.storage.protocol import codec
 
 Create = codec.message_class("CreateTopicsRequest")

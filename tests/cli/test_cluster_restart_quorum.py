@@ -15,7 +15,7 @@ import pytest
 
 from kraftsman.cli import cluster_ops, cluster_tool
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.controller.server import sync_client as sc
+from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.log.snapshot import list_snapshots
 
 from ..controller.server.quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for

@@ -18,7 +18,7 @@ import pytest
 from kraftsman.cli import cluster_tool, storage_tool
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.local_quorum import LocalQuorum
-from kraftsman.controller.server.broker_sim import SimulatedBroker
+from kraftsman.controller.client.broker_sim import SimulatedBroker
 
 from ..controller.server.quorum_fixtures import FAST, LoopThread, SecureListenerQuorum, find_leader, running_brokers, \
     wait_for
@@ -225,8 +225,8 @@ async def _secure_leader(addresses, security, timeout_s: float = 30):
     """Return the leader id once a voter, asked over SASL_SSL, says it leads and has committed something."""
     import asyncio
 
-    from kraftsman.controller.server import secure_connect
-    from kraftsman.controller.server.controller_client import describe_quorum_request
+    from kraftsman.controller.client.controller_client import describe_quorum_request
+    from kraftsman.controller.wire import secure_connect
 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -251,7 +251,7 @@ async def _secure_leader(addresses, security, timeout_s: float = 30):
 @pytest.fixture(scope="module")
 def sasl_only(secure, loop):
     """Yield (quorum, client security of the broker principal, directory of the client files)."""
-    from kraftsman.controller.server import secure_connect
+    from kraftsman.controller.server import client_security
     from kraftsman.controller.server.config import from_properties
 
     base = secure[2]

@@ -250,7 +250,7 @@ def test_quiet_and_verbose(tmp_path, monkeypatch):
     from kraftsman.cli import cluster_tool
     from kraftsman.cli.common import run_command
     from kraftsman.cli.storage_tool import run as storage
-    from kraftsman.controller.server import sync_client
+    from kraftsman.controller.client import sync_client
 
     from .test_cluster_tool import RANGES, describe_handler
     from ..controller.server.sync_fakes import FakeServer

@@ -119,8 +119,8 @@ def test_live_shell_looks_up_a_leader_named_without_endpoint_in_describe_cluster
 def test_observer_waits_out_an_election_and_then_follows_the_new_leader(quorum):
     import threading
 
-    from kraftsman.controller.server import sync_client as sc
-    from kraftsman.controller.server.observer import Observer
+    from kraftsman.controller.client import sync_client as sc
+    from kraftsman.controller.client.observer import Observer
 
     quorum.log, quorum.high_watermark, quorum.election = [topic_batch("orders", 0)], 1, True
     def elected():

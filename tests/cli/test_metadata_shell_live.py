@@ -16,9 +16,9 @@ import pytest
 from kraftsman.cli.common import Environment, ExitStatus, run_command
 from kraftsman.cli.local_quorum import free_ports
 from kraftsman.cli.metadata_shell import run
-from kraftsman.controller.server import observer as ob
-from kraftsman.controller.server import sync_client as sc
-from kraftsman.controller.server.controller_client import ActiveControllerClient
+from kraftsman.controller.client import observer as ob
+from kraftsman.controller.client import sync_client as sc
+from kraftsman.controller.client.controller_client import ActiveControllerClient
 from kraftsman.shell.runner import run_line
 from kraftsman.storage.log.snapshot import list_snapshots
 from kraftsman.storage.protocol import codec

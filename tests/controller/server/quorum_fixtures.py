@@ -12,7 +12,7 @@ import time
 import pytest
 
 from kraftsman.cli.local_quorum import LocalQuorum, free_ports
-from kraftsman.controller.server.controller_client import describe_quorum, find_leader  # noqa: F401
+from kraftsman.controller.client.controller_client import describe_quorum, find_leader  # noqa: F401
 from ...loop_thread import LoopThread  # noqa: F401  (re-exported to the test modules)
 
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",
@@ -86,7 +86,7 @@ def stopped_follower(quorum, loop: LoopThread, timeout: float = 30):
 
 def finalized_features(address, loop: LoopThread) -> dict[str, int]:
     """Return the finalized feature levels a controller advertises in ApiVersions (its committed image)."""
-    from kraftsman.controller.server.peers import Connection
+    from kraftsman.controller.wire.connection import Connection
     from kraftsman.storage.protocol import codec
 
     async def ask():
@@ -103,7 +103,7 @@ def finalized_features(address, loop: LoopThread) -> dict[str, int]:
 def running_brokers(quorum, loop: LoopThread, broker_ids, *, unfenced: bool = True, rack_of=None, **options):
     """Start a SimulatedBroker per id (heartbeat every 500 ms unless told; rack_of(id) names its rack), wait
     until all are unfenced if asked, yield them as a list, stop them."""
-    from kraftsman.controller.server.broker_sim import SimulatedBroker
+    from kraftsman.controller.client.broker_sim import SimulatedBroker
 
     options.setdefault("heartbeat_interval_ms", 500)
     sims = [SimulatedBroker(b, quorum.addresses(), quorum.cluster_id, rack=rack_of(b) if rack_of else None,

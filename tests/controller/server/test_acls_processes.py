@@ -53,7 +53,7 @@ ALICE = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
 def as_alice(quorum, node_id: int, api: str, body):
     """Send one v3 request to a voter's SECURE listener as User:alice (kraftsman's client: librdkafka would
     follow the Metadata answer to the PLAINTEXT CONTROLLER listener)."""
-    from kraftsman.controller.server import sync_client as sc
+    from kraftsman.controller.client import sync_client as sc
 
     deadline = time.monotonic() + 10
     config = sc.ClientConfig.from_properties(ALICE)
@@ -233,7 +233,7 @@ def test_an_admin_client_on_the_sasl_listener_is_sent_to_that_listener_of_every_
 # ---------------------------------------------------------------- delegation tokens (same quorum, secret key set)
 def on_listener(port: int, api: str, version: int, body, props=None):
     """Send one request to 127.0.0.1:port (SASL as User:alice when props say so) and return the answer."""
-    from kraftsman.controller.server import sync_client as sc
+    from kraftsman.controller.client import sync_client as sc
 
     deadline = time.monotonic() + 10
     with sc.SyncConnection.open("127.0.0.1", port, sc.ClientConfig.from_properties(props or {}), deadline) as conn:

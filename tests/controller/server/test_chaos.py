@@ -14,7 +14,7 @@ import pytest
 from ...chaos import checker
 from ...chaos.faults import KINDS, ChaosQuorum
 from ...chaos.harness import LoopThread, run_chaos
-from kraftsman.controller.server.controller_client import find_leader
+from kraftsman.controller.client.controller_client import find_leader
 
 
 def _assert_healthy(report) -> None:

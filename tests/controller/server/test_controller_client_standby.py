@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from kraftsman.controller.server.controller_client import ActiveControllerClient, ControllerUnavailable
+from kraftsman.controller.client.controller_client import ActiveControllerClient, ControllerUnavailable
 from kraftsman.storage.protocol import codec
 
 from .kafka39_fakes import ACTIVE, kafka39_quorum

@@ -23,7 +23,7 @@ STATIC = {"log.retention.hours": "24", "log.segment.bytes": "1048576"}
 
 
 def _request(quorum, api: str, version: int, body):
-    from kraftsman.controller.server import sync_client as sc
+    from kraftsman.controller.client import sync_client as sc
 
     deadline = time.monotonic() + 15
     with sc.SyncConnection.open("127.0.0.1", quorum.ports[1], sc.ClientConfig.from_properties({}), deadline) as conn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.server.controller_client import ActiveControllerClient
+from kraftsman.controller.client.controller_client import ActiveControllerClient
 from kraftsman.storage.protocol import codec
 
 from .quorum_fixtures import finalized_features, loop_fixture, running_quorum, stopped_follower, wait_for

@@ -14,8 +14,8 @@ import pytest
 
 from kraftsman.controller.server import authorizer as authz
 from kraftsman.controller.server import listener_security, sasl_server
-from kraftsman.controller.server import sync_client as sc
-from kraftsman.controller.server import sync_sasl
+from kraftsman.controller.client import sync_client as sc
+from kraftsman.controller.wire import sasl
 from kraftsman.controller.server.config import ConfigError, from_properties
 from kraftsman.controller.server.network import Listener, RequestContext
 from kraftsman.storage import scram
@@ -277,7 +277,7 @@ def test_wrong_password_gets_sasl_authentication_failed_then_the_connection_clos
         served.describe(_sasl_client(mechanism, password="wrong"))
     with served.connect({}) as conn:
         assert _handshake(conn, mechanism).error_code == 0
-        client = sync_sasl.client_for(mechanism, "alice", "wrong")
+        client = sasl.client_for(mechanism, "alice", "wrong")
         response = _authenticate(conn, client.first())
         if mechanism != "PLAIN":
             response = _authenticate(conn, client.respond(response.auth_bytes))
@@ -333,7 +333,7 @@ def test_a_request_during_the_exchange_gets_illegal_sasl_state(serve):
 @pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_scram_server_verifies_the_client_and_the_client_verifies_the_server(mechanism):
     server = sasl_server.ScramServer(mechanism, lambda m, u: CREDENTIALS.get((m, u)), nonce="srv")
-    client = sync_sasl.client_for(mechanism, "alice", "alice-secret")
+    client = sasl.client_for(mechanism, "alice", "alice-secret")
     first = server.evaluate(client.first())
     assert first.decode().startswith(f"r={client.nonce}srv,s={base64.b64encode(b'salt-' + mechanism.encode()).decode()}")
     final = server.evaluate(client.respond(first))
@@ -342,7 +342,7 @@ def test_scram_server_verifies_the_client_and_the_client_verifies_the_server(mec
 
 def test_scram_server_refuses_a_replayed_nonce():
     server = sasl_server.ScramServer("SCRAM-SHA-256", lambda m, u: CREDENTIALS.get((m, u)), nonce="srv")
-    client = sync_sasl.client_for("SCRAM-SHA-256", "alice", "alice-secret")
+    client = sasl.client_for("SCRAM-SHA-256", "alice", "alice-secret")
     first = server.evaluate(client.first())
     final = client.respond(first).replace(b"srv,", b"xyz,")
     with pytest.raises(sasl_server.SaslFailed, match="invalid credentials"):
@@ -502,11 +502,12 @@ def _controller_props(pki, mechanism: str = "SCRAM-SHA-512", password: str = "ad
 
 @pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_controller_client_authenticates_with_the_server_properties(serve, pki, loop, mechanism):
-    from kraftsman.controller.server import secure_connect
+    from kraftsman.controller.server import client_security
+    from kraftsman.controller.wire import secure_connect
 
     props = _controller_props(pki, mechanism)
     served = serve(props)
-    security = secure_connect.controller_client_security(from_properties(BASE | props))
+    security = client_security.controller_client_security(from_properties(BASE | props))
     assert (security.protocol, security.mechanism, security.username) == ("SASL_SSL", mechanism, "admin")
 
     async def describe():
@@ -522,20 +523,21 @@ def test_controller_client_authenticates_with_the_server_properties(serve, pki, 
 
 
 def test_controller_client_reports_a_failed_login_and_bad_settings(serve, pki, loop):
-    from kraftsman.controller.server import secure_connect
+    from kraftsman.controller.server import client_security
+    from kraftsman.controller.wire import secure_connect
 
     served = serve(_controller_props(pki))
-    security = secure_connect.controller_client_security(from_properties(BASE | _controller_props(pki, password="x")))
+    security = client_security.controller_client_security(from_properties(BASE | _controller_props(pki, password="x")))
     coro = secure_connect.open_connection("127.0.0.1", served.listener.port, security, client_id="c", timeout_ms=5000)
     with pytest.raises(secure_connect.AuthenticationError, match="invalid credentials with SASL mechanism"):
         loop.run(coro)
-    rogue = secure_connect.controller_client_security(from_properties(
+    rogue = client_security.controller_client_security(from_properties(
         BASE | _controller_props(pki) | {"ssl.truststore.location": str(pki / "rogue.pem")}))
     coro = secure_connect.open_connection("127.0.0.1", served.listener.port, rogue, client_id="c", timeout_ms=5000)
     with pytest.raises(secure_connect.AuthenticationError, match="TLS handshake"):
         loop.run(coro)
     with pytest.raises(ConfigError, match="sasl.mechanism.controller.protocol=GSSAPI"):
-        secure_connect.controller_client_security(from_properties(BASE | _ssl_server(pki, "none") |
+        client_security.controller_client_security(from_properties(BASE | _ssl_server(pki, "none") |
                                                                   _sasl_server("SASL_SSL")))
     assert served.seen == []
 
@@ -572,14 +574,15 @@ def test_delete_topics_by_id_is_checked_against_the_topic_name():
 
 
 def test_controller_client_over_mutual_tls_presents_the_listener_keystore(serve, pki, loop):
-    from kraftsman.controller.server import secure_connect
+    from kraftsman.controller.server import client_security
+    from kraftsman.controller.wire import secure_connect
 
     props = _ssl_server(pki, "required")
     served = serve(props)
-    security = secure_connect.controller_client_security(from_properties(BASE | props))
+    security = client_security.controller_client_security(from_properties(BASE | props))
     inline = {"ssl.keystore.location": "", "ssl.keystore.certificate.chain": (pki / "server.crt").read_text(),
               "ssl.keystore.key": (pki / "server.key").read_text()}
-    assert secure_connect.controller_client_security(from_properties(BASE | props | inline)).ssl_context
+    assert client_security.controller_client_security(from_properties(BASE | props | inline)).ssl_context
     assert (security.protocol, security.mechanism) == ("SSL", None)
 
     async def describe():

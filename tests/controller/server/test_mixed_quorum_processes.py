@@ -47,7 +47,7 @@ def _fail_over(quorum, loop) -> tuple[int, float]:
 
 
 def test_the_kafka39_voters_advertise_vote_v1_only(quorum, loop):
-    from kraftsman.controller.server.peers import Connection
+    from kraftsman.controller.wire.connection import Connection
     from kraftsman.storage.protocol import codec
 
     async def vote_range(address):

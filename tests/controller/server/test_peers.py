@@ -8,8 +8,9 @@ import pytest
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.server import raft_wire
 from kraftsman.controller.server.network import Listener
-from kraftsman.controller.server.peers import (Connection, ConnectionClosed, PeerRouter, RequestTimeout,
-                                               UnsupportedVersion)
+from kraftsman.controller.server.peers import PeerRouter
+from kraftsman.controller.wire.connection import (Connection, ConnectionClosed, RequestTimeout,
+                                                  UnsupportedVersion)
 from kraftsman.storage.protocol import codec, framing
 
 DescribeCluster = codec.message_class("DescribeClusterRequest")

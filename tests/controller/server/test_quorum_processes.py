@@ -11,7 +11,7 @@ import signal
 import pytest
 
 from kraftsman.cli.common import Environment
-from kraftsman.controller.server.broker_sim import SimulatedBroker
+from kraftsman.controller.client.broker_sim import SimulatedBroker
 
 from .quorum_fixtures import FAST, find_leader, loop_fixture, running_brokers, running_quorum, wait_for
 
@@ -83,7 +83,7 @@ def test_admin_client_configs_partitions_and_delete(quorum, brokers):
 
 
 def test_crashed_broker_is_fenced_then_unregistered(quorum, brokers, loop):
-    from kraftsman.controller.server.controller_client import ActiveControllerClient
+    from kraftsman.controller.client.controller_client import ActiveControllerClient
     from kraftsman.storage.protocol import codec
 
     extra = SimulatedBroker(104, quorum.addresses(), quorum.cluster_id, heartbeat_interval_ms=500)

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from kraftsman.controller.server import observer as ob
-from kraftsman.controller.server import sync_client as sc
-from kraftsman.controller.server.controller_client import ActiveControllerClient
+from kraftsman.controller.client import observer as ob
+from kraftsman.controller.client import sync_client as sc
+from kraftsman.controller.client.controller_client import ActiveControllerClient
 from kraftsman.storage.protocol import codec
 
 from .quorum_fixtures import FAST, SecureListenerQuorum, loop_fixture, running_quorum, wait_for

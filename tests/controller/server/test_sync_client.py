@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.controller.server import sync_client as sc
+from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.protocol import codec
 
 from .sync_fakes import FakeServer, body, http_server, silent_server

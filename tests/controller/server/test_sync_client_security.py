@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from kraftsman.controller.server import sync_client as sc
-from kraftsman.controller.server import sync_sasl
+from kraftsman.controller.client import sync_client as sc
+from kraftsman.controller.wire import sasl
 from kraftsman.storage import scram
 
 from .sync_fakes import FakeServer, body
@@ -30,27 +30,27 @@ from .sync_fakes import FakeServer, body
      "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="),
 ])
 def test_scram_client_messages_match_the_rfc_vectors(hash_name, nonce, server_first, client_final, server_final):
-    client = sync_sasl.ScramClient("user", "pencil", hash_name, nonce=nonce)
+    client = sasl.ScramClient("user", "pencil", hash_name, nonce=nonce)
     assert client.first() == f"n,,n=user,r={nonce}".encode()
     assert client.respond(server_first.encode()) == client_final.encode()
     assert client.respond(server_final.encode()) is None and client.done
 
 
 def test_scram_client_rejects_a_forged_server_signature_and_a_foreign_nonce():
-    client = sync_sasl.ScramClient("user", "pencil", "sha256", nonce="rOprNGfwEbeRWgbNEkqO")
+    client = sasl.ScramClient("user", "pencil", "sha256", nonce="rOprNGfwEbeRWgbNEkqO")
     client.first()
     client.respond(b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
-    with pytest.raises(sync_sasl.SaslError, match="does not verify"):
+    with pytest.raises(sasl.SaslError, match="does not verify"):
         client.respond(b"v=" + base64.b64encode(b"\0" * 32))
-    other = sync_sasl.ScramClient("user", "pencil", "sha256", nonce="abc")
+    other = sasl.ScramClient("user", "pencil", "sha256", nonce="abc")
     other.first()
-    with pytest.raises(sync_sasl.SaslError, match="nonce"):
+    with pytest.raises(sasl.SaslError, match="nonce"):
         other.respond(b"r=xyz,s=QSXC,i=4096")
 
 
 def test_scram_user_names_are_escaped_and_plain_is_nul_separated():
-    assert sync_sasl.ScramClient("a=b,c", "p", "sha256", nonce="n").first() == b"n,,n=a=3Db=2Cc,r=n"
-    assert sync_sasl.PlainClient("alice", "secret").first() == b"\0alice\0secret"
+    assert sasl.ScramClient("a=b,c", "p", "sha256", nonce="n").first() == b"n,,n=a=3Db=2Cc,r=n"
+    assert sasl.PlainClient("alice", "secret").first() == b"\0alice\0secret"
 
 
 # ---------------------------------------------------------------- SASL over the wire (in-test server)

@@ -1,7 +1,8 @@
 """Client side of SASL PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677) as Kafka clients speak them.
 
 Rules:
-- Pure message logic, no I/O: sync_client drives the exchange over SaslHandshake v1 + SaslAuthenticate.
+- Pure message logic, no I/O: client.sync_client and wire.secure_connect drive the exchange over
+  SaslHandshake v1 + SaslAuthenticate.
 - A mechanism object answers `first()` then `respond(server_bytes)` until `done`; a bad or forged
   server message raises SaslError (one line), including a server signature that does not verify.
 - SCRAM user names are escaped as RFC 5802 says ("=" -> "=3D", "," -> "=2C"); the GS2 header is "n,,"

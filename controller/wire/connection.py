@@ -1,0 +1,189 @@
+"""One asyncio request/response Connection to a Kafka-protocol server: the controller's peers and forwarding,
+brokers simulated by tests and the async admin client all speak through it.
+
+Rules:
+- A Connection owns one socket: requests get increasing correlation ids, may be pipelined, and each
+  response is matched by correlation id and decoded at its request's version. A request that outlives
+  its timeout raises RequestTimeout (an asyncio.TimeoutError); a dead socket fails every waiter with
+  ConnectionClosed (a ConnectionError); pick_version raises UnsupportedVersion, and a body that does
+  not encode raises FramingError before anything is sent.
+- `negotiate()` sends ApiVersions at our highest version with client software name/version; on
+  UNSUPPORTED_VERSION it retries at the highest version the server's v0 answer lists (KIP-511).
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import itertools
+import re
+
+from kraftsman.storage.protocol import codec, framing
+
+API_VERSIONS_KEY, UNSUPPORTED_VERSION = framing.API_VERSIONS_KEY, framing.UNSUPPORTED_VERSION
+
+
+def _software_version() -> str:
+    try:
+        version = importlib.metadata.version("kraftsman")
+    except importlib.metadata.PackageNotFoundError:
+        version = "0"
+    return re.sub(r"[^a-zA-Z0-9.\-]", "-", version).strip("-.") or "0"
+
+
+SOFTWARE_NAME, SOFTWARE_VERSION = "kraftsman", _software_version()
+
+
+class ConnectionClosed(ConnectionError):
+    """The connection closed (or broke) before the response arrived."""
+
+
+class RequestTimeout(asyncio.TimeoutError):
+    """A request got no response within its timeout."""
+
+
+class UnsupportedVersion(ValueError):
+    """The server and kraftsman share no version of an API."""
+
+
+def _api_by_name(api_name: str) -> framing.ApiInfo:
+    for info in framing.api_registry().values():
+        if info.name == api_name:
+            return info
+    raise UnsupportedVersion(f"unknown API {api_name!r}")
+
+
+class Connection:
+    """One client connection to a Kafka-protocol server."""
+
+    def __init__(self, reader, writer, *, host: str, port: int, client_id: str | None, timeout_ms: int):
+        self.reader, self.writer, self.host, self.port = reader, writer, host, port
+        self.client_id, self.timeout_ms = client_id, timeout_ms
+        self.api_versions: dict[int, tuple[int, int]] | None = None
+        self._cids = itertools.count()
+        self._waiters: dict[int, tuple[int, int, asyncio.Future]] = {}
+        self._closed = False
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
+
+    @classmethod
+    async def open(cls, host: str, port: int, *, client_id: str | None = "kraftsman",
+                   timeout_ms: int = 30_000) -> "Connection":
+        """Connect to host:port within timeout_ms (raises OSError or RequestTimeout)."""
+        try:
+            async with asyncio.timeout(timeout_ms / 1000):  # not wait_for: 3.11's swallows a cancel that
+                reader, writer = await asyncio.open_connection(host, port)  # meets the connect's end
+        except TimeoutError:
+            raise RequestTimeout(f"connecting to {host}:{port} timed out after {timeout_ms} ms") from None
+        return cls(reader, writer, host=host, port=port, client_id=client_id, timeout_ms=timeout_ms)
+
+    @property
+    def closed(self) -> bool:
+        """Tell whether the connection is closed."""
+        return self._closed
+
+    def send(self, api_name: str, version: int, body) -> asyncio.Future:
+        """Write a request now; return the future of its response body."""
+        info = _api_by_name(api_name)
+        future = asyncio.get_running_loop().create_future()
+        if self._closed:
+            future.set_exception(ConnectionClosed(f"connection to {self.host}:{self.port} is closed"))
+            return future
+        cid = next(self._cids) & 0x7FFFFFFF
+        frame = framing.encode_request(info.api_key, version, cid, self.client_id, body)
+        self._waiters[cid] = (info.api_key, version, future)
+        future.add_done_callback(lambda _f: self._waiters.pop(cid, None))
+        self.writer.write(frame)
+        return future
+
+    async def request(self, api_name: str, version: int, body, *, timeout_ms: int | None = None):
+        """Send a request and return the decoded response body."""
+        future = self.send(api_name, version, body)
+        timeout = (self.timeout_ms if timeout_ms is None else timeout_ms) / 1000
+        try:
+            if not future.done():
+                await self.writer.drain()
+            async with asyncio.timeout(timeout):
+                return await future
+        except TimeoutError:
+            raise RequestTimeout(f"{api_name} v{version} to {self.host}:{self.port} got no response "
+                                 f"within {timeout * 1000:.0f} ms") from None
+        except ConnectionClosed:
+            raise
+        except (ConnectionError, OSError) as e:
+            self._fail(e)
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved: the caller gets the error below
+            raise ConnectionClosed(f"connection to {self.host}:{self.port} broke: {e}") from None
+
+    async def negotiate(self, *, software_name: str = SOFTWARE_NAME, software_version: str = SOFTWARE_VERSION,
+                        timeout_ms: int | None = None) -> dict[int, tuple[int, int]]:
+        """Ask the server's API version ranges (ApiVersions, KIP-511 fallback); remember and return them."""
+        ours = _api_by_name("ApiVersions").valid_versions.hi
+        body = codec.message_class("ApiVersionsRequest")(client_software_name=software_name,
+                                                         client_software_version=software_version)
+        response = await self.request("ApiVersions", ours, body, timeout_ms=timeout_ms)
+        if response.error_code == UNSUPPORTED_VERSION:
+            theirs = {k.api_key: k.max_version for k in response.api_keys}.get(API_VERSIONS_KEY, 0)
+            response = await self.request("ApiVersions", min(ours, theirs), body, timeout_ms=timeout_ms)
+        if response.error_code:
+            raise UnsupportedVersion(f"ApiVersions to {self.host}:{self.port} failed with error {response.error_code}")
+        self.api_versions = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+        return self.api_versions
+
+    def pick_version(self, api, wanted_max: int | None = None) -> int:
+        """Return the highest version of `api` (name or key) both sides speak, at most `wanted_max`."""
+        info = _api_by_name(api) if isinstance(api, str) else framing.api_info(api)
+        hi = info.valid_versions.hi if wanted_max is None else min(wanted_max, info.valid_versions.hi)
+        lo = info.valid_versions.lo
+        if self.api_versions is not None:
+            if info.api_key not in self.api_versions:
+                raise UnsupportedVersion(f"{self.host}:{self.port} does not serve {info.name}")
+            their_lo, their_hi = self.api_versions[info.api_key]
+            lo, hi = max(lo, their_lo), min(hi, their_hi)
+        if hi < lo:
+            raise UnsupportedVersion(f"{self.host}:{self.port} and kraftsman share no version of {info.name}")
+        return hi
+
+    def abort(self) -> None:
+        """Close the socket now and fail every pending request (the reader ends by itself)."""
+        self._fail(None)
+
+    async def close(self) -> None:
+        """Close the socket, fail every pending request and wait for the reader to end."""
+        self._fail(None)
+        self._reader_task.cancel()
+        await asyncio.wait([self._reader_task])  # the reader's end, not its error; our own cancellation propagates
+
+    def _fail(self, error) -> None:
+        if not self._closed:
+            self._closed = True
+            self.writer.close()
+        reason = f": {error}" if error else ""
+        for _key, _version, future in list(self._waiters.values()):
+            if not future.done():
+                future.set_exception(ConnectionClosed(f"connection to {self.host}:{self.port} closed{reason}"))
+        self._waiters.clear()
+
+    async def _read_loop(self) -> None:
+        error = None
+        try:
+            while True:
+                head = await self.reader.readexactly(4)
+                size = int.from_bytes(head, "big", signed=True)
+                if size < 4 or size > framing.MAX_FRAME_SIZE:
+                    raise framing.FramingError(f"invalid response size {size}")
+                self._deliver(await self.reader.readexactly(size))
+        except asyncio.IncompleteReadError:
+            error = "closed by the server"
+        except (ConnectionError, OSError, framing.FramingError) as e:
+            error = str(e) or type(e).__name__
+        self._fail(error)
+
+    def _deliver(self, frame: bytes) -> None:
+        cid = int.from_bytes(frame[:4], "big", signed=True)
+        waiter = self._waiters.get(cid)
+        if waiter is None:
+            return  # the waiter timed out or was cancelled: drop the late response
+        api_key, version, future = waiter
+        _header, body = framing.decode_response(api_key, version, frame)
+        if not future.done():
+            future.set_result(body)
