@@ -1,14 +1,11 @@
-"""ControllerServer: one KRaft controller process on asyncio (log, raft driver, listener, peers, controller logic).
+"""ControllerServer: one KRaft controller process on asyncio; it starts, wires and stops the log, the Raft
+driver, the listeners, the peers and the quorum controller.
 
 Rules:
 - All state changes happen on the event loop thread; the RaftDriver is called from the tick task,
   from peer responses and from request handlers, never concurrently.
-- Raft RPCs go to the raft core; controller RPCs go to the quorum controller: read-only ones answer
-  from the committed image, writes need the active controller (else NOT_CONTROLLER) and answer
-  once their records commit.
-- handle() answers at once when it can (a Raft request the core answers in the same step, a read, a
-  refusal) and otherwise returns a future completed by the core's reply or the write's commit: no task
-  per request, so a fetch costs the leader one event-loop turn, not three.
+- Requests are routed by dispatch.Dispatcher (refusals, Raft, reads, writes, forwarding); the listeners
+  call its handle().
 - Proposals are flushed once per event-loop turn (call_soon), so requests that arrive together are
   appended and fsynced together (group commit).
 - Every listener of `listeners` is served (the first of controller.listener.names first: Raft peers and
@@ -21,7 +18,6 @@ Rules:
 - Peers are reached where peer_endpoints says (configured, voter set, learned from Raft messages). Learned
   addresses are taken before the message reaches the core (which may fetch from the new leader at once);
   the router's map is rebuilt whenever the voter set changes. Raft responses name their leader's endpoint.
-- A standby relays writes to the active controller (forwarding, one hop).
 - start() sets the process's garbage collector thresholds to GC_THRESHOLDS: a CreateTopics request keeps
   some ten objects per partition alive until it returns; with Python's default (700, 10, 10) they are
   promoted through every generation and the collections cost about as much as the handler itself.
@@ -39,18 +35,15 @@ from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import Snapshot, SnapshotId
 from kraftsman.controller.raft.records import Batch
 
-from . import controller_registration, local_storage, token_requests
-from . import error_responses as errors
-from .authorizer import request_principal
+from . import controller_registration, local_storage
 from .config import ControllerConfig
+from .dispatch import Dispatcher
 from .driver import RaftDriver
 from .forwarding import WriteForwarder
 from .metadata_state import MetadataState
 from .peer_endpoints import PeerEndpoints
 
 log = logging.getLogger("kraftsman.server")
-RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
-                       "AddRaftVoter", "RemoveRaftVoter", "UpdateRaftVoter"})
 TICK_MS = 20
 # a high watermark alone reaches parked followers within this, or sooner with the next records: a commit
 # then costs each follower one fetch round, not two (each round is a wake-up of every process on this host)
@@ -85,6 +78,7 @@ class ControllerServer:
         self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
         self.registration = None  # controller_registration.SelfRegistration, once the listeners are bound
         self.stopped = asyncio.Event()    # set once stop() is done, whoever called it
+        self.dispatch = Dispatcher(self)  # routes every request the listeners read
 
     # ------------------------------------------------------------ start-up
     def open_node(self) -> RaftNode:
@@ -186,7 +180,7 @@ class ControllerServer:
         self.authorizer = authorizer.from_properties(cfg.props, committed, anonymous)
         lookup = listener_security.scram_lookup_from(committed)
         for endpoint in [ep] + [e for e in cfg.listeners if e != ep]:
-            listener = Listener(endpoint.name, endpoint.host or "0.0.0.0", endpoint.port, self.handle,
+            listener = Listener(endpoint.name, endpoint.host or "0.0.0.0", endpoint.port, self.dispatch.handle,
                                 max_request_size=cfg.socket_request_max_bytes,
                                 idle_timeout_ms=cfg.connections_max_idle_ms, api_versions=self.api_versions,
                                 max_connections=cfg.max_connections,
@@ -222,7 +216,8 @@ class ControllerServer:
                 self.driver.tick(due)
                 self._refresh_peers()
                 self._periodic()
-                self.registration.send_if_due(self.driver.state.committed, lambda: self.driver.node.now, self._write)
+                self.registration.send_if_due(self.driver.state.committed, lambda: self.driver.node.now,
+                                              self.dispatch.write)
             except Exception:  # a bug: log it and stop serving rather than diverge
                 log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
                 self._fail("raft driver failed")
@@ -234,9 +229,10 @@ class ControllerServer:
         for result in self.quorum.periodic(self.context(0, pending=True)):
             if result.records:
                 self.driver.propose(result.records, lambda err: None)
-        self._schedule_flush()
+        self.schedule_flush()
 
-    def _schedule_flush(self) -> None:
+    def schedule_flush(self) -> None:
+        """Flush the proposals at the end of this event-loop turn (group commit)."""
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
@@ -258,7 +254,7 @@ class ControllerServer:
             self.endpoints.routed_voters = voters
             self.router.update_endpoints(self.peer_endpoints())
 
-    def _learn_endpoints(self, body) -> None:
+    def learn_endpoints(self, body) -> None:
         """Remember node addresses a Raft message carries that we had none for; route to them at once."""
         from . import raft_wire
 
@@ -267,7 +263,7 @@ class ControllerServer:
             self.endpoints.routed_voters = self.driver.node.voters
             self.router.update_endpoints(self.peer_endpoints())
 
-    def _address_of(self, node_id: int) -> tuple[str, int] | None:
+    def address_of(self, node_id: int) -> tuple[str, int] | None:
         """Return where `node_id` serves the controller listener (this node's advertised address for itself)."""
         if node_id == self.config.node_id:
             port = self.listener.port if self.listener else self.config.controller_listener().port
@@ -279,40 +275,11 @@ class ControllerServer:
             return
         try:
             if getattr(env.body, "node_endpoints", None):
-                self._learn_endpoints(env.body)
+                self.learn_endpoints(env.body)
             self.driver.step(env)
         except Exception:  # as in _tick_loop: a bug or a failed disk (e.g. a snapshot install) stops serving
             log.exception("node %d: raft driver failed; shutting down", self.config.node_id)
             self._fail("raft driver failed")
-
-    def raft_request(self, name: str, version: int, body):
-        """Hand an inbound raft request to the core; return its response body (None: no answer) or, when
-        the core answers later (a parked fetch), a future of it (None after the request timeout)."""
-        from . import raft_wire
-
-        env = raft_wire.raft_request_from_wire(name, version, body, self.config.node_id)
-        if getattr(body, "leader_endpoints", None):
-            self._learn_endpoints(body)
-        now: list = []
-        future = None
-
-        def finish(answer):
-            return raft_wire.add_leader_endpoint(name, version, answer, self._address_of)
-
-        def reply(answer) -> None:
-            if future is None:
-                now.append(answer)
-            elif not future.done():
-                timer.cancel()
-                future.set_result(finish(answer))
-        self.driver.request(env, reply)
-        if now:
-            return finish(now[0])
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        timer = loop.call_later((self.config.request_timeout_ms + 1000) / 1000,
-                                lambda: future.done() or future.set_result(None))
-        return future
 
     # ------------------------------------------------------------ controller traffic
     def context(self, api_version: int, pending: bool = False, listener: str | None = None,
@@ -329,54 +296,6 @@ class ControllerServer:
         """Return the voters as clients reach them on `listener` (peer_endpoints.PeerEndpoints)."""
         return self.endpoints.controller_nodes(self.driver.node.voters, self.driver.state.committed,
                                                self.listeners, listener)
-
-    def handle(self, rctx, body):
-        """Serve one request from the listener: return its response (None: no answer) or an awaitable of it."""
-        name = rctx.api_name
-        if self.authorizer is not None:
-            from .authorizer import request_denial
-
-            denial = request_denial(self.authorizer, rctx, body)
-            if denial is not None:
-                return denial
-        elif name in errors.NO_AUTHORIZER:
-            return errors.security_disabled(name, body)
-        if name in RAFT_APIS:
-            return self.raft_request(name, rctx.api_version, body)
-        if self.quorum is None or name not in self.quorum.handlers:
-            return None
-        if name in token_requests.TOKEN_APIS:
-            refusal = token_requests.refusal(rctx, body, self.config.security_protocol(rctx.listener), self.authorizer)
-            if refusal is not None:
-                return refusal
-        if self.quorum.is_read_only(name):
-            response = self.quorum.handle(name, self.context(rctx.api_version, listener=rctx.listener), body).response
-            if self.authorizer is not None and name == "Metadata":
-                from .authorizer import filter_metadata
-
-                response = filter_metadata(self.authorizer, rctx, body, response)
-            return response
-        return self._write(name, rctx.api_version, body, rctx.client_id, request_principal(rctx))
-
-    def _write(self, name: str, version: int, body, client_id: str | None = None, principal: str = "User:ANONYMOUS"):
-        """Return a future of the write's response, set once its records commit (NOT_CONTROLLER if they
-        cannot); a standby forwards the write to the active controller (not a token request: its principal
-        would be the standby's)."""
-        if not self.driver.is_active:
-            if name in token_requests.TOKEN_APIS:
-                return errors.error_response(name, body, errors.NOT_CONTROLLER)
-            leader = self.driver.node.leader_id
-            return self.forwarder.forward(leader, self.peer_endpoints().get(leader), name, version, body, client_id)
-        result = self.quorum.handle(name, self.context(version, pending=True, principal=principal), body)
-        future = asyncio.get_running_loop().create_future()
-
-        def committed(error) -> None:
-            if not future.done():
-                future.set_result(result.response if error is None
-                                  else errors.error_response(name, body, errors.NOT_CONTROLLER))
-        self.driver.propose(result.records, committed)
-        self._schedule_flush()
-        return future
 
     # ------------------------------------------------------------ activation
     def _on_activate(self) -> None:
