@@ -11,15 +11,17 @@ Rules:
 """
 from __future__ import annotations
 
+import os
 import struct
 from collections import OrderedDict
 
-from kraftsman.storage.log.segment import BatchReader
+from kraftsman.storage.records.batch import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, RecordBatch
 
 from .errors import ImageReplayError
 
 RECENT_TOPICS = 8
 _PARTITION_ID = struct.Struct(">i").unpack_from
+_BATCH_LENGTH = struct.Struct(">i").unpack_from
 
 
 class ChunkReadError(ImageReplayError):
@@ -36,15 +38,29 @@ class FileChunk:
 
     def values(self) -> list:
         """Read the batch again and return the chunk's raw record values."""
-        batch = None
-        try:
-            batch = next(iter(BatchReader(self.path, strict=False, verify_crc=False, start=self.position)), None)
-        except OSError as e:
-            raise ChunkReadError(f"{self.path}: cannot read the batch at position {self.position} again: {e}") from None
+        batch = _read_batch(self.path, self.position)
         if batch is None or batch.crc != self.crc or batch.compute_crc() != self.crc:
             raise ChunkReadError(f"{self.path}: the batch at position {self.position} changed since the file was "
                                  f"loaded; load it again")
         return [value for _, value in batch.raft_values()][self.start:self.stop]
+
+
+def _read_batch(path, position: int) -> RecordBatch | None:
+    """Return the batch at `position` of `path` (two reads of just its bytes), or None when none is there."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as e:
+        raise ChunkReadError(f"{path}: cannot read the batch at position {position} again: {e}") from None
+    try:
+        head = os.pread(fd, LOG_OVERHEAD, position)
+        if len(head) < LOG_OVERHEAD:
+            return None
+        size = LOG_OVERHEAD + _BATCH_LENGTH(head, 8)[0]
+        buffer = head + os.pread(fd, size - LOG_OVERHEAD, position + LOG_OVERHEAD) if size >= RECORD_BATCH_OVERHEAD \
+            else b""
+    finally:
+        os.close(fd)
+    return RecordBatch(buffer, position) if len(buffer) == size else None
 
 
 def read_chunks(chunks) -> dict:
@@ -62,22 +78,29 @@ class RecentTopics:
     def __init__(self, size: int = RECENT_TOPICS):
         self.size = size
         self.entries: OrderedDict = OrderedDict()
+        self.last = (None, None)
 
     def partitions(self, topic, chunks) -> dict:
         """Return the topic's partitions, reading its chunks unless read recently."""
+        last_topic, found = self.last
+        if last_topic is topic:
+            return found
         entries = self.entries
         found = entries.get(topic)
         if found is not None:
             entries.move_to_end(topic)
-            return found
-        found = entries[topic] = read_chunks(chunks)
-        if len(entries) > self.size:
-            entries.popitem(last=False)
+        else:
+            found = entries[topic] = read_chunks(chunks)
+            if len(entries) > self.size:
+                entries.popitem(last=False)
+        self.last = (topic, found)
         return found
 
     def forget(self, topic) -> None:
         """Drop what was read of `topic` (its chunks changed)."""
         self.entries.pop(topic, None)
+        if self.last[0] is topic:
+            self.last = (None, None)
 
 
 recent = RecentTopics()
