@@ -29,21 +29,21 @@ class Tool:
 
 
 TOOLS: tuple[Tool, ...] = (
-    Tool("kafka-storage", "storage", "kraftsman.cli.storage_tool", "storage",
+    Tool("kafka-storage", "storage", "kraftsman.cli.storage.tool", "storage",
          "Format and inspect KRaft log directories."),
-    Tool("kafka-dump-log", "dump-log", "kraftsman.cli.dump_log", "dump_log",
+    Tool("kafka-dump-log", "dump-log", "kraftsman.cli.dump_log.tool", "dump_log",
          "Print log segments, snapshots and indexes."),
-    Tool("kafka-metadata-shell", "shell", "kraftsman.cli.metadata_shell", "shell",
+    Tool("kafka-metadata-shell", "shell", "kraftsman.cli.shell.tool", "shell",
          "Browse cluster metadata as a tree."),
-    Tool("kafka-cluster", "cluster", "kraftsman.cli.cluster_tool", "cluster",
+    Tool("kafka-cluster", "cluster", "kraftsman.cli.cluster.tool", "cluster",
          "Show the cluster id, list endpoints, unregister brokers."),
-    Tool("kafka-metadata-quorum", "quorum", "kraftsman.cli.metadata_quorum", "quorum",
+    Tool("kafka-metadata-quorum", "quorum", "kraftsman.cli.quorum.tool", "quorum",
          "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
-    Tool("kafka-features", "features", "kraftsman.cli.features_tool", "features",
+    Tool("kafka-features", "features", "kraftsman.cli.features.tool", "features",
          "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
-    Tool("kafka-controller", "controller", "kraftsman.cli.controller", "controller",
+    Tool("kafka-controller", "controller", "kraftsman.cli.controller.tool", "controller",
          "Run a KRaft controller in the foreground.", kafka=False),
-    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo", "demo", "Write and decode a small metadata log.",
+    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo", "Write and decode a small metadata log.",
          kafka=False),
     Tool("kafka-metadata-export", "pipeline", "kraftsman.cli.pipeline.command", "pipeline",
          "Decode metadata logs into tables with Spark (pyspark extra).", kafka=False),
@@ -58,13 +58,11 @@ class UmbrellaCommand:
 
 
 UMBRELLA_COMMANDS: tuple[UmbrellaCommand, ...] = (
-    UmbrellaCommand("profile", "kraftsman.cli.profile_tool",
+    UmbrellaCommand("profile", "kraftsman.cli.profile.tool",
                     "Manage connection profiles (bootstrap, client settings, timeout, output)."),
-    UmbrellaCommand("completion", "kraftsman.cli.completion_tool",
+    UmbrellaCommand("completion", "kraftsman.cli.completion.tool",
                     "Print the bash, zsh or fish completion of every tool (source <(kraftsman completion bash))."),
 )
-# Console scripts that serve the tools rather than being tools (no man page, no umbrella sub-command).
-HELPER_SCRIPTS = {"kraftsman-complete": "kraftsman.cli.complete:main"}
 
 
 def by_script(script: str) -> Tool | None:
@@ -78,7 +76,7 @@ def by_command(command: str) -> Tool | None:
 
 
 def console_scripts() -> dict[str, str]:
-    """Return [project.scripts] as it must read: every tool, the umbrella and the helper scripts."""
+    """Return [project.scripts] as it must read: the umbrella, then every tool."""
     scripts = {UMBRELLA: "kraftsman.cli.main:main"}
     scripts.update({t.script: f"{t.module}:{t.entry}" for t in TOOLS})
-    return scripts | HELPER_SCRIPTS
+    return scripts

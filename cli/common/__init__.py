@@ -185,7 +185,7 @@ def _apply_output_levels(argv: list[str], env: Environment, prog: str) -> None:
         env.stdout = _Discard()
     if "--verbose" in argv and prog != "kafka-metadata-export":  # the pipeline has its own --verbose
         argv.remove("--verbose")
-        from kraftsman.controller.server import sync_client
+        from kraftsman.controller.client import sync_client
 
         sync_client.TRACE = lambda line: env.stderr.write(f"{prog}: {line}\n")
 

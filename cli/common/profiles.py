@@ -180,3 +180,11 @@ def save(found: ProfileFile) -> None:
     found.path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(found.path, yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
     os.chmod(found.path, 0o600)  # it may hold client passwords
+
+
+def complete_names(ctx, incomplete: str) -> list[str]:
+    """Complete a profile's name from the profile file (shell completion; silent on any error)."""
+    try:
+        return sorted(n for n in load(os.environ).profiles if n.startswith(incomplete))
+    except Exception:          # noqa: BLE001 (completion never complains)
+        return []

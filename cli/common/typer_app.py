@@ -12,6 +12,8 @@ Rules:
   "argument --id/-i: invalid int value: 'x'", "unrecognized arguments: ..."), then returns the tool's usage
   status (`usage_status(argv)`: Kafka's 1, or 64 where the tool says so). A tool with its own words for a bad
   command line passes `usage_error(error, prog)`, which returns the stderr text instead.
+- A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
+  before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS complete paths.
 - Typer and click are imported here and in the tools' app modules only (cli layer).
 """
 from __future__ import annotations
@@ -21,8 +23,10 @@ from types import MethodType
 from typing import Callable
 
 import click
+from click.shell_completion import CompletionItem
 from typer.main import get_command
 
+from .shells import answer, asked
 from . import Environment, ExitStatus, ToolError
 
 _COMMANDS: dict[int, click.Command] = {}
@@ -90,11 +94,12 @@ GLOBAL_FLAGS = ("Global flags (every tool): --quiet prints nothing on stdout (th
 
 
 def _wire_variables(command: click.Command, tool_env_name: str) -> None:
-    from ..env_overrides import variable_name
+    from .env_overrides import variable_name
 
     command.epilog = command.epilog or GLOBAL_FLAGS
     for param in command.params:
         param.type = _argparse_type(param.type)
+        _complete_paths(param)
         long = next((o for o in param.opts if o.startswith("--")), None)
         if isinstance(param, click.Option) and long not in (None, "--help", "--version"):
             param.envvar = variable_name(tool_env_name, long)
@@ -103,6 +108,22 @@ def _wire_variables(command: click.Command, tool_env_name: str) -> None:
                 param.value_from_envvar = MethodType(_one_value_a_line, param)
     for sub in getattr(command, "commands", {}).values():
         _wire_variables(sub, tool_env_name)
+
+
+FILE_FLAGS = frozenset({"--config", "--command-config", "--files", "--snapshot", "--file", "--report",
+                        "--client-config"})
+DIR_FLAGS = frozenset({"--directory", "--output-dir", "--out"})
+
+
+def _complete_paths(param: click.Parameter) -> None:
+    """Make a file or directory option without a completer of its own complete paths (click's 'file'/'dir')."""
+    if getattr(param, "_custom_shell_complete", None) is not None or not isinstance(param, click.Option):
+        return
+    names = set(param.opts)
+    kind = "file" if names & FILE_FLAGS else "dir" if names & DIR_FLAGS else None
+    if kind is not None:
+        param.shell_complete = MethodType(lambda self, ctx, incomplete: [CompletionItem(incomplete, type=kind)],
+                                          param)
 
 
 def _argparse_type(kind: click.ParamType) -> click.ParamType:
@@ -137,6 +158,9 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
     """Run the typer `app` on `argv` (see Rules); return the exit status."""
     command = click_command(app, tool_env_name)
     with contextlib.redirect_stdout(env.stdout):
+        instruction = asked(prog, env.env)
+        if instruction:                 # a shell asks for candidates (shells.py)
+            return answer(command, prog, instruction, env)
         try:
             # click's own main, not typer's: typer turns Ctrl-C into a bare exit 130, losing "Interrupted."
             result = click.Command.main(command, args=list(argv), prog_name=prog, standalone_mode=False, obj=env)

@@ -2,7 +2,7 @@
 
 The records are kafka-dump-log's: batches come from storage's DumpBatchReader (resuming after a
 corrupt region at the next valid batch, as `--output jsonl` does), record type, version and data JSON
-from dump_log_jsonl's own record decoding (MetadataParser), so a record row holds what
+from dump_log.jsonl's own record decoding (MetadataParser), so a record row holds what
 `kafka-dump-log --cluster-metadata-decoder --output jsonl` prints for it, plus typed copies of the
 common fields read back from that same data JSON.
 
@@ -18,8 +18,8 @@ import base64
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from kraftsman.cli.dump_log_format import MetadataParser, RecordError, compression_name
-from kraftsman.cli.dump_log_jsonl import control_fields, metadata_fields
+from kraftsman.cli.dump_log.format import MetadataParser, RecordError, compression_name
+from kraftsman.cli.dump_log.jsonl import control_fields, metadata_fields
 from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
 from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES
 

@@ -3,7 +3,7 @@
 Run: python tests/bench/bench_cluster_startup.py [--runs 10]
 Target (issue 8): start-up to first byte sent under 200 ms of wall time.
 A listening socket in this process stands in for the cluster; each run spawns
-`python -m kraftsman.cli.cluster_tool cluster-id -b <it>` and stops the clock when the first bytes of
+`python -m kraftsman.cli.cluster.tool cluster-id -b <it>` and stops the clock when the first bytes of
 its ApiVersions request arrive. For comparison it also times `python -c "import confluent_kafka.admin"`
 (why cluster-id -b does not use confluent-kafka's AdminClient).
 """
@@ -26,7 +26,7 @@ def first_byte_ms(runs: int) -> list[float]:
     server.bind(("127.0.0.1", 0))
     server.listen(4)
     address = f"127.0.0.1:{server.getsockname()[1]}"
-    cmd = [sys.executable, "-m", "kraftsman.cli.cluster_tool", "cluster-id", "-b", address, "--timeout", "5"]
+    cmd = [sys.executable, "-m", "kraftsman.cli.cluster.tool", "cluster-id", "-b", address, "--timeout", "5"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     times = []
     for i in range(runs + 1):

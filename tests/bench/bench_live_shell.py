@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kraftsman.cli.local_quorum import LocalQuorum
+from kraftsman.cli.demo.local_quorum import LocalQuorum
 from kraftsman.controller.client.broker_sim import SimulatedBroker
 from kraftsman.controller.client.controller_client import ActiveControllerClient, find_leader
 from kraftsman.storage.log.snapshot import list_snapshots
@@ -38,7 +38,7 @@ LAYOUTS = {"log": {"metadata.log.max.record.bytes.between.snapshots": str(1 << 3
 
 def _shell() -> list[str]:
     script = shutil.which("kafka-metadata-shell")
-    return [script] if script else [sys.executable, "-c", "from kraftsman.cli.metadata_shell import main; main()"]
+    return [script] if script else [sys.executable, "-c", "from kraftsman.cli.shell.tool import main; main()"]
 
 
 def timed(argv: list[str]) -> tuple[float, str]:

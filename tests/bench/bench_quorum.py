@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kraftsman.cli.local_quorum import LocalQuorum
+from kraftsman.cli.demo.local_quorum import LocalQuorum
 from kraftsman.controller.client.controller_client import ActiveControllerClient, ControllerUnavailable, find_leader
 from kraftsman.storage.protocol import codec
 

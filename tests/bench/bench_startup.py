@@ -3,7 +3,7 @@
 Run: python tests/bench/bench_startup.py [--runs 10]
 Targets (issues): kafka-storage random-uuid / format under 150 ms wall; every --help under 100 ms (issue 19).
 Prints the median wall time of each command, its ratio to the bare interpreter, and the verdict.
-Every command and sub-command registered in kraftsman.cli.docs is timed with --help; `format` writes
+Every command and sub-command registered in kraftsman.cli.docs.pages is timed with --help; `format` writes
 a fresh directory each run. Children run with bytecode writing on (PYTHONDONTWRITEBYTECODE unset)
 after one warm-up run, as an installed wheel has compiled .pyc files and a warm schema cache.
 """
@@ -55,7 +55,7 @@ def commands(tmp: Path) -> dict[str, list[str]]:
         "kafka-storage format": [script("kafka-storage"), "format", "-c", str(config), "-t",
                                  "MkU3OEVBNTcwNTJENDM2Qg"],
     }
-    from kraftsman.cli import docs
+    from kraftsman.cli.docs import pages as docs
 
     for command in docs.commands():
         for path in docs.command_paths(command):

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kraftsman.cli.local_quorum import LocalQuorum
+from kraftsman.cli.demo.local_quorum import LocalQuorum
 from kraftsman.controller.client.controller_client import ControllerUnavailable, find_leader
 
 from .proxy import BLACKHOLE, DROP, OK, FaultProxy

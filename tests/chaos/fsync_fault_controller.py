@@ -45,6 +45,6 @@ def _fsync(fd):
 os.fsync = _fsync
 
 if __name__ == "__main__":
-    from kraftsman.cli.controller import main
+    from kraftsman.cli.controller.tool import main
 
     main()

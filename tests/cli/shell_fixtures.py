@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.metadata_shell import run
+from kraftsman.cli.shell.tool import run
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from kraftsman.cli import docs
+from kraftsman.cli.docs import pages as docs
 from kraftsman.cli.common import Environment, run_command
 
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"

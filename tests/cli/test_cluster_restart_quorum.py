@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from kraftsman.cli import cluster_ops, cluster_tool
+from kraftsman.cli.cluster import ops as cluster_ops
+from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.log.snapshot import list_snapshots

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from kraftsman.cli import cluster_tool
-from kraftsman.cli.cluster_commands import format_endpoints
-from kraftsman.cli.cluster_ops import Node
+from kraftsman.cli.cluster import tool as cluster_tool
+from kraftsman.cli.cluster.commands import format_endpoints
+from kraftsman.cli.cluster.ops import Node
 from kraftsman.cli.common import Environment, run_command
 
 from ..controller.server.sync_fakes import FakeServer, body, http_server, silent_server

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from kraftsman.cli import cluster_tool
+from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.common import Environment, run_command
 
 from ..controller.server.quorum_fixtures import (loop_fixture, running_brokers, running_quorum,
@@ -84,7 +84,7 @@ def test_fenced_broker_is_unregistered_and_its_record_reaches_a_voters_log(quoru
 
 
 def _assert_unregister_record_in_a_follower_log(quorum, loop, broker_id):
-    from kraftsman.cli import dump_log
+    from kraftsman.cli.dump_log import tool as dump_log
 
     with stopped_follower(quorum, loop, timeout=15) as follower:
         segments = sorted(quorum.partition_dir(follower).glob("*.log"))
@@ -109,7 +109,7 @@ def test_unreachable_and_foreign_servers_exit_69_within_the_timeout(quorum):
 
 
 def test_one_standby_address_reaches_the_active_controller(quorum, loop):
-    from kraftsman.cli import metadata_quorum
+    from kraftsman.cli.quorum import tool as metadata_quorum
 
     from ..controller.server.quorum_fixtures import find_leader
 

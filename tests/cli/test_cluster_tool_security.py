@@ -15,9 +15,10 @@ import time
 
 import pytest
 
-from kraftsman.cli import cluster_tool, storage_tool
+from kraftsman.cli.cluster import tool as cluster_tool
+from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.local_quorum import LocalQuorum
+from kraftsman.cli.demo.local_quorum import LocalQuorum
 from kraftsman.controller.client.broker_sim import SimulatedBroker
 
 from ..controller.server.quorum_fixtures import FAST, LoopThread, SecureListenerQuorum, find_leader, running_brokers, \
@@ -175,7 +176,8 @@ def test_a_super_user_unregisters_a_broker_through_a_follower(secure, brokers, l
 
 def test_the_live_shell_and_metadata_quorum_over_sasl_ssl(secure, brokers):
     """The shell's live mode and kafka-metadata-quorum take the same client keys as kafka-cluster."""
-    from kraftsman.cli import metadata_quorum, metadata_shell
+    from kraftsman.cli.quorum import tool as metadata_quorum
+    from kraftsman.cli.shell import tool as metadata_shell
 
     q, bootstrap, base = secure
     config = client_config(base, "admin-live", "SCRAM-SHA-512")
@@ -262,7 +264,7 @@ def sasl_only(secure, loop):
         q.wait_listening()
         props = q.properties(q.ids[0]) | {"listener.name.controller.plain.sasl.jaas.config": CONTROLLER_JAAS.replace(
             'username="controller" password="controller-secret"', 'username="broker" password="broker-secret"')}
-        security = secure_connect.controller_client_security(from_properties(props))
+        security = client_security.controller_client_security(from_properties(props))
         loop.run(_secure_leader(q.addresses(), security))
         yield q, security, base
     finally:

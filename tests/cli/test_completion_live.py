@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from .test_complete import tool_programs
 from ..controller.server.quorum_fixtures import loop_fixture, running_brokers, running_quorum, wait_for
 
 loop = loop_fixture()
@@ -23,15 +24,14 @@ def quorum(tmp_path_factory, loop):
 
 @pytest.fixture(scope="module")
 def script(tmp_path_factory) -> str:
-    """The output of `kraftsman completion bash`, saved to a file, and a kraftsman-complete on PATH."""
+    """The output of `kraftsman completion bash`, saved to a file, beside programs that run this checkout's tools
+    (the scripts ask the tool itself for candidates)."""
     folder = tmp_path_factory.mktemp("completion-bin")
     done = subprocess.run([sys.executable, "-m", "kraftsman.cli.main", "completion", "bash"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     (folder / "all.bash").write_text(done.stdout)
-    helper = folder / "kraftsman-complete"
-    helper.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m kraftsman.cli.complete "$@"\n')
-    helper.chmod(0o755)
+    tool_programs(folder)
     return str(folder)
 
 
@@ -42,7 +42,7 @@ def complete(folder: str, line: str) -> list[str]:
     words = shlex.split(line) + ([""] if line.endswith(" ") else [])
     code = (f"source {shlex.quote(folder + '/all.bash')}; COMP_WORDS=({' '.join(map(shlex.quote, words))}); "
             f"COMP_CWORD={len(words) - 1}; COMP_LINE={shlex.quote(line)}; COMP_POINT=${{#COMP_LINE}}; "
-            f"$(complete -p {shlex.quote(words[0])} | sed -E 's/.*-F ([^ ]+) .*/\\1/'); "
+            f"$(complete -p {shlex.quote(words[0])} | sed -E 's/.*-F ([^ ]+) .*/\\1/') {shlex.quote(words[0])}; "
             "printf '%s\\n' \"${COMPREPLY[@]}\"")
     env = dict(os.environ, PATH=f"{folder}:{os.environ.get('PATH', '')}", KRAFTSMAN_COMPLETE_TIMEOUT="10")
     result = subprocess.run(["bash", "--norc", "--noprofile", "-c", code], capture_output=True, text=True,
@@ -68,6 +68,6 @@ def test_a_fenced_brokers_id_from_the_live_quorum(quorum, loop, script):
 
 def _fenced(quorum, broker_id: int) -> bool:
     """Tell whether `broker_id` is registered and fenced, from kafka-cluster list-endpoints (unfenced only)."""
-    done = subprocess.run([sys.executable, "-m", "kraftsman.cli.cluster_tool", "list-endpoints", "-b",
+    done = subprocess.run([sys.executable, "-m", "kraftsman.cli.cluster.tool", "list-endpoints", "-b",
                            quorum.bootstrap(), "--output", "json"], capture_output=True, text=True, timeout=30)
     return done.returncode == 0 and f'"id": {broker_id}' not in done.stdout

@@ -10,7 +10,7 @@ import pytest
 
 from kraftsman.cli import main as umbrella
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log import run
+from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import build_batch
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log import run
+from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch
 from kraftsman.storage.records.crc import crc32c
 
@@ -254,7 +254,7 @@ def test_a_corrupt_run_ends_with_one_summary_line_naming_every_failed_batch(case
 
 
 def test_the_summary_lists_five_positions_then_counts_the_rest(case):
-    from kraftsman.cli.dump_log_session import summary
+    from kraftsman.cli.dump_log.session import summary
 
     line = summary({"a.log": [(p, None) for p in range(0, 700, 100)]})
     assert line == "kafka-dump-log: 7 batches failed: a.log at positions 0, 100, 200, 300, 400 and 2 more"

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.dump_log_fused import fused_renderer
-from kraftsman.cli.dump_log_json import fast_renderer
+from kraftsman.cli.dump_log.fused import fused_renderer
+from kraftsman.cli.dump_log.json import fast_renderer
 from kraftsman.storage.log.segment import read_batches
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records import control

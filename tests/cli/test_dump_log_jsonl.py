@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log import run
+from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
 from kraftsman.storage.protocol.uuids import Uuid

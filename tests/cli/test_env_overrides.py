@@ -11,7 +11,7 @@ import typer
 
 from kraftsman.cli.common import Environment, ExitStatus, ToolError
 from kraftsman.cli.common.typer_app import run_app
-from kraftsman.cli.env_overrides import kafka_environment_properties, property_name, variable_name, \
+from kraftsman.cli.common.env_overrides import kafka_environment_properties, property_name, variable_name, \
     with_kafka_environment
 
 toy = typer.Typer(add_completion=False)
@@ -138,7 +138,7 @@ def _config(tmp_path, node_id=1):
 
 
 def test_kafka_storage_format_takes_its_flags_from_the_environment(tmp_path):
-    from kraftsman.cli.storage_tool import run
+    from kraftsman.cli.storage.tool import run
 
     env = _env(tmp_path, KRAFTSMAN_STORAGE_CONFIG=str(_config(tmp_path)),
                KRAFTSMAN_STORAGE_CLUSTER_ID="MkU3OEVBNTcwNTJENDM2Qg", KRAFTSMAN_STORAGE_OUTPUT="json")
@@ -154,7 +154,7 @@ def test_kafka_storage_format_takes_its_flags_from_the_environment(tmp_path):
 
 
 def test_kafka_variables_override_the_server_properties_only_when_enabled(tmp_path):
-    from kraftsman.cli.storage_tool import run
+    from kraftsman.cli.storage.tool import run
 
     config = str(_config(tmp_path, node_id=1))
     plain = _env(tmp_path, KAFKA_NODE_ID="5")
@@ -169,8 +169,8 @@ def test_kafka_variables_override_the_server_properties_only_when_enabled(tmp_pa
 
 def test_kafka_dump_log_and_a_bad_variable(tmp_path):
     from kraftsman.cli.common import run_command
-    from kraftsman.cli.dump_log import run
-    from kraftsman.cli.storage_tool import run as storage
+    from kraftsman.cli.dump_log.tool import run
+    from kraftsman.cli.storage.tool import run as storage
 
     assert storage(["format", "-c", str(_config(tmp_path)), "-t", "MkU3OEVBNTcwNTJENDM2Qg"], _env(tmp_path)) == 0
     bootstrap = str(tmp_path / "meta" / "bootstrap.checkpoint")
@@ -197,9 +197,9 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
     """A bad value in the tool's variable is refused before anything runs: the tool read it."""
     import importlib
 
-    from kraftsman.cli import docs
+    from kraftsman.cli.docs import pages as docs
     from kraftsman.cli.common import run_command
-    from kraftsman.cli.env_overrides import TOOLS
+    from kraftsman.cli.common.env_overrides import TOOLS
 
     assert variable.startswith(f"KRAFTSMAN_{TOOLS[script].upper()}_")
     module = importlib.import_module(next(c.module for c in docs.commands() if c.name == script))
@@ -211,7 +211,7 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
 
 def test_no_color_flag_and_variable(tmp_path, monkeypatch):
     from kraftsman.cli.common import run_command
-    from kraftsman.cli.dump_log_session import rich_console
+    from kraftsman.cli.dump_log.session import rich_console
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     seen = {}
@@ -247,9 +247,9 @@ def test_no_color_flag_and_variable(tmp_path, monkeypatch):
 
 def test_quiet_and_verbose(tmp_path, monkeypatch):
     """--quiet leaves stdout empty (the exit code tells); --verbose traces each request a client sends."""
-    from kraftsman.cli import cluster_tool
+    from kraftsman.cli.cluster import tool as cluster_tool
     from kraftsman.cli.common import run_command
-    from kraftsman.cli.storage_tool import run as storage
+    from kraftsman.cli.storage.tool import run as storage
     from kraftsman.controller.client import sync_client
 
     from .test_cluster_tool import RANGES, describe_handler
@@ -300,7 +300,7 @@ def test_a_variable_answers_a_required_group(tmp_path, script, variable, argv):
 
 def test_a_repeatable_flag_takes_one_value_a_line_with_spaces_kept(tmp_path):
     """KRAFTSMAN_STORAGE_ADD_SCRAM holds one SCRAM spec a line; a password with a space stays whole."""
-    from kraftsman.cli.storage_tool import run
+    from kraftsman.cli.storage.tool import run
 
     config = str(_config(tmp_path, node_id=1))
     specs = "SCRAM-SHA-256=[name=alice,password=two words]\nSCRAM-SHA-512=[name=bob,password=x]\n"

@@ -71,7 +71,7 @@ TABLE = [
 @pytest.fixture(scope="module")
 def places(tmp_path_factory):
     """Return the stand-ins of the table: a closed port, a fake Kafka server, a real bootstrap snapshot."""
-    from kraftsman.cli.storage_tool import run as storage_run
+    from kraftsman.cli.storage.tool import run as storage_run
 
     tmp = tmp_path_factory.mktemp("exit-codes")
     env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env={})

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from kraftsman.cli import features_tool, main, storage_tool
+from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli import main
+from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.storage.protocol import codec
 

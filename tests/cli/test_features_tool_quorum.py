@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from kraftsman.cli import features_tool
+from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.common import Environment, run_command
 
 from ..controller.server.quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for

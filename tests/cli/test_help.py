@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kraftsman.cli import docs
+from kraftsman.cli.docs import pages as docs
 from kraftsman.cli.common import Environment
 
 CASES = [(c, path) for c in docs.commands() for path in docs.command_paths(c) if c.subcommand is not None or not path]

@@ -13,7 +13,7 @@ from importlib import resources
 import jsonschema
 import pytest
 
-from kraftsman.cli import docs
+from kraftsman.cli.docs import pages as docs
 from kraftsman.shell.commands import COMMANDS as SHELL_COMMANDS
 
 from ..controller.server.sync_fakes import FakeServer, body
@@ -151,7 +151,7 @@ def test_storage_errors_before_the_command_print_no_json(tmp_path):
 
 
 def test_cluster_outputs(monkeypatch):
-    from kraftsman.cli import cluster_health
+    from kraftsman.cli.cluster import health as cluster_health
 
     check = Checker("cluster", one_line=True)
     j = ("--output", "json")

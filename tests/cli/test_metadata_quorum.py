@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from kraftsman.cli import metadata_quorum
-from kraftsman.cli.quorum_ops import QuorumInfo, ReplicaState
+from kraftsman.cli.quorum import tool as metadata_quorum
+from kraftsman.cli.quorum.ops import QuorumInfo, ReplicaState
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.storage.protocol.uuids import Uuid
 
@@ -482,7 +482,7 @@ def test_voter_changes_on_a_static_quorum_are_unsupported(quorum):
 
 
 def test_the_leader_is_reached_on_the_listener_the_client_came_in_through():
-    from kraftsman.cli.quorum_ops import leader_endpoint
+    from kraftsman.cli.quorum.ops import leader_endpoint
 
     nodes = {1: [("CONTROLLER", "127.0.0.1", 9093), ("SECURE", "127.0.0.1", 9193)],
              2: [("CONTROLLER", "127.0.0.1", 9094), ("SECURE", "127.0.0.1", 9194)]}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.metadata_shell import run
+from kraftsman.cli.shell.tool import run
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
@@ -51,7 +51,7 @@ def test_missing_sources_are_one_line(flags, message):
 
 
 def test_a_freshly_formatted_directory_loads_its_bootstrap_checkpoint(tmp_path):
-    from kraftsman.cli.storage_tool import run as storage
+    from kraftsman.cli.storage.tool import run as storage
 
     props = tmp_path / "server.properties"
     props.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@localhost:9093\n"

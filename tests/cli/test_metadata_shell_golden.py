@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.metadata_shell import run
+from kraftsman.cli.shell.tool import run
 
 REPO = Path(__file__).resolve().parents[2]
 KRAFT_REAL = REPO.parent / "shared" / "fixtures" / "kraft-real"

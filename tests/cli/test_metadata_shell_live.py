@@ -14,8 +14,8 @@ import time
 import pytest
 
 from kraftsman.cli.common import Environment, ExitStatus, run_command
-from kraftsman.cli.local_quorum import free_ports
-from kraftsman.cli.metadata_shell import run
+from kraftsman.cli.demo.local_quorum import free_ports
+from kraftsman.cli.shell.tool import run
 from kraftsman.controller.client import observer as ob
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.client.controller_client import ActiveControllerClient
@@ -122,7 +122,7 @@ def _image(*names: str):
 
 
 def test_prompt_shows_leader_epoch_and_high_watermark():
-    from kraftsman.cli.metadata_shell_live import prompt_text
+    from kraftsman.cli.shell.live import prompt_text
 
     assert prompt_text(ob.View(leader_id=2, leader_epoch=7, high_watermark=1234)) == "[leader 2, epoch 7, hw 1234] >> "
     assert prompt_text(ob.View(leader_id=-1, leader_epoch=8)) == "[no leader, epoch 8, hw 0] >> "
@@ -180,7 +180,7 @@ def test_a_real_process_exits_69_without_importing_asyncio():
     import sys
 
     port = free_ports(1)[0]
-    code = ("import sys\nfrom kraftsman.cli.metadata_shell import main\n"
+    code = ("import sys\nfrom kraftsman.cli.shell.tool import main\n"
             "try:\n    main()\nfinally:\n    print('asyncio' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code, "-C", f"127.0.0.1:{port}", "ls"], capture_output=True,
                           text=True, timeout=30)
@@ -337,7 +337,7 @@ def test_interactive_process_in_a_terminal_shows_the_live_prompt(quorum, brokers
     if pid == 0:  # the child: the real console entry point on a terminal
         os.environ["KRAFTSMAN_SHELL_HISTORY"] = str(tmp_path / "history")
         os.environ["PROMPT_TOOLKIT_NO_CPR"] = "1"
-        os.execv(sys.executable, [sys.executable, "-c", "from kraftsman.cli.metadata_shell import main; main()",
+        os.execv(sys.executable, [sys.executable, "-c", "from kraftsman.cli.shell.tool import main; main()",
                                   "--controllers", ",".join(alive)])
     screen = ""
 

@@ -10,7 +10,8 @@ import os
 import pytest
 import yaml
 
-from kraftsman.cli import cluster_tool, profile_tool
+from kraftsman.cli.cluster import tool as cluster_tool
+from kraftsman.cli.profile import tool as profile_tool
 from kraftsman.cli.common import ExitStatus
 from kraftsman.cli.common import profiles as pf
 
@@ -109,7 +110,7 @@ def test_flag_over_variable_over_profile_over_default(tmp_path):
 
 
 def test_client_property_overrides_win_over_the_profile(tmp_path):
-    from kraftsman.cli.admin_tool import Context
+    from kraftsman.cli.common.admin import Context
 
     seen = {}
     real = Context.__init__

@@ -9,7 +9,8 @@ import json
 
 import yaml
 
-from kraftsman.cli import features_tool, metadata_quorum
+from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.cli.common import ExitStatus
 
 from ..controller.server.sync_fakes import FakeServer
@@ -158,13 +159,11 @@ def test_a_flag_on_either_side_wins_over_the_variable(tmp_path):
 
 
 def test_completion_takes_the_profile_named_before_the_sub_command(tmp_path, monkeypatch):
-    from kraftsman.cli import complete
-
-    from .test_complete import describe_handler
+    from .test_complete import candidates, describe_handler
 
     with FakeServer(describe_handler((1, 2, 3)), ranges=RANGES) as server:
         _profiles(tmp_path, f"profiles:\n  lab:\n    bootstrap-controller: {server.address}\n")
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
         monkeypatch.delenv("KRAFTSMAN_PROFILE", raising=False)
         line = "kafka-metadata-quorum --profile lab remove-controller --controller-id "
-        assert complete.candidates(["controller-id", "", "--line", line]) == ["1", "2", "3"]
+        assert candidates(line) == ["1", "2", "3"]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli import storage_tool
+from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log.snapshot import read_snapshot_records

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fuzzkit import check, corpus, fuzz_inputs, fuzz_settings, real_files, regressions
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log import run
+from kraftsman.cli.dump_log.tool import run
 
 FILES = {
     "00000000000000000000.log": corpus("segment") + real_files("*.log", limit=8, max_size=1 << 14),

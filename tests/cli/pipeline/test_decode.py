@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log import run
+from kraftsman.cli.dump_log.tool import run
 from kraftsman.cli.pipeline import tables
 from kraftsman.cli.pipeline.decode import decode_file, file_type_of, identity
 from kraftsman.cli.pipeline.typed import typed_from_json

@@ -17,7 +17,7 @@ pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install -e 
 pytest.importorskip("pandas", reason="pandas is not installed (pip install -e '.[spark]')")
 
 from kraftsman.cli.common import Environment, run_command  # noqa: E402
-from kraftsman.cli.dump_log import run as dump_log  # noqa: E402
+from kraftsman.cli.dump_log.tool import run as dump_log  # noqa: E402
 from kraftsman.cli.pipeline import inputs, spark_job  # noqa: E402
 from kraftsman.cli.pipeline.command import run as pipeline  # noqa: E402
 from kraftsman.cli.pipeline.tables import BASE_TABLES  # noqa: E402

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from kraftsman.cli.local_quorum import LocalQuorum, free_ports
+from kraftsman.cli.demo.local_quorum import LocalQuorum, free_ports
 from kraftsman.controller.client.controller_client import describe_quorum, find_leader  # noqa: F401
 from ...loop_thread import LoopThread  # noqa: F401  (re-exported to the test modules)
 

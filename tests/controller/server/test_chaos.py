@@ -186,7 +186,7 @@ def test_a_network_close_that_hangs_still_lets_sigterm_close_the_log(tmp_path, m
     import asyncio
     import time
 
-    from kraftsman.cli.local_quorum import LocalQuorum
+    from kraftsman.cli.demo.local_quorum import LocalQuorum
     from kraftsman.controller.server import local_storage
     from kraftsman.controller.server import node as node_module
     from kraftsman.controller.server.config import from_properties

@@ -11,7 +11,7 @@ import io
 
 import pytest
 
-from kraftsman.cli import metadata_quorum
+from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.storage.protocol.uuids import Uuid
 
@@ -22,7 +22,7 @@ loop = loop_fixture()
 
 @pytest.fixture(scope="module")
 def quorum(tmp_path_factory, loop):
-    from kraftsman.cli.local_quorum import LocalQuorum
+    from kraftsman.cli.demo.local_quorum import LocalQuorum
 
     q = LocalQuorum(tmp_path_factory.mktemp("dynamic"), 3, extra=FAST, dynamic=True, spares=1)
     q.format()

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from kraftsman.cli.local_quorum import LocalQuorum
+from kraftsman.cli.demo.local_quorum import LocalQuorum
 
 from .quorum_fixtures import find_leader, loop_fixture, running_quorum
 

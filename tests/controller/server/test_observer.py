@@ -296,7 +296,7 @@ def test_live_shell_authenticates_with_sasl_from_the_client_config(tmp_path):
     import io
 
     from kraftsman.cli.common import Environment, run_command
-    from kraftsman.cli.metadata_shell import run
+    from kraftsman.cli.shell.tool import run
 
     from .sync_fakes import FakeServer, body
 

@@ -123,7 +123,7 @@ def test_topic_survives_sigkill_of_the_active_controller(quorum, brokers, loop):
 
 
 def test_restarted_voter_catches_up_and_its_log_decodes(quorum, loop):
-    from kraftsman.cli import dump_log
+    from kraftsman.cli.dump_log import tool as dump_log
     from kraftsman.controller.image.loader import load_directory
 
     leader, _ = loop.run(find_leader(quorum.addresses()))
@@ -178,7 +178,7 @@ def _voter_ends(loop, quorum):
 def test_voter_behind_the_log_start_catches_up_from_a_snapshot(quorum, brokers, loop):
     from confluent_kafka.admin import NewTopic
 
-    from kraftsman.cli import metadata_shell
+    from kraftsman.cli.shell import tool as metadata_shell
     from kraftsman.storage.log.snapshot import list_snapshots
 
     leader, _ = loop.run(find_leader(quorum.addresses()))

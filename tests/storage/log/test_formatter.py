@@ -281,7 +281,7 @@ def test_bootstrap_bytes_equal_real_kafka_given_its_timestamps(tmp_path, release
 
 def _info_never_calls_it_formatted_unless_complete(root):
     """After a crash, `kafka-storage info` either reports a problem or every dir is complete."""
-    from kraftsman.cli.storage_tool import info_text
+    from kraftsman.cli.storage.tool import info_text
 
     text, status = info_text([str(root / "logs"), str(root / "meta")], True)
     if status == 0:

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log import run as dump_log
+from kraftsman.cli.dump_log.tool import run as dump_log
 from kraftsman.controller.image.loader import load_directory
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.errors import StorageError
@@ -235,7 +235,7 @@ def test_a_damaged_batch_followed_by_valid_ones_is_refused_not_truncated(tmp_pat
 
 
 def test_a_voter_with_a_damaged_log_refuses_to_start_in_one_line(tmp_path):
-    from kraftsman.cli.controller import run as controller
+    from kraftsman.cli.controller.tool import run as controller
 
     log_dir = tmp_path / "meta"
     config = tmp_path / "server.properties"
@@ -244,7 +244,7 @@ def test_a_voter_with_a_damaged_log_refuses_to_start_in_one_line(tmp_path):
                       f"log.dirs={log_dir}\n")
     out, err = io.StringIO(), io.StringIO()
     env = Environment(stdout=out, stderr=err)
-    from kraftsman.cli.storage_tool import run as storage
+    from kraftsman.cli.storage.tool import run as storage
 
     assert storage(["format", "-t", "MkU3OEVBNTcwNTJENDM2Qg", "-c", str(config)], env) == 0
     partition = log_dir / "__cluster_metadata-0"

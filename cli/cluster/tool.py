@@ -1,0 +1,116 @@
+"""kafka-cluster: cluster-id, unregister and list-endpoints (Kafka 3.9/4.0's ClusterTool), safe to script, and
+kraftsman's describe-brokers, wait and health (verbs.py) for playbooks such as a rolling restart.
+
+Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.client.
+sync_client), also for `cluster-id -b`: it starts in a fraction of confluent-kafka's import time, gives
+the same one-line errors and the same bounded timeout against brokers and controllers.
+
+Exit codes (kraftsman additions marked *):
+  0   done; also `unregister` against a cluster without the API (Kafka prints its message and exits 0),
+      and `unregister --missing-ok` of a broker that is not registered (nothing to do)*
+  1   failed, as Kafka: the server answered an error (e.g. BROKER_ID_NOT_REGISTERED), bad arguments
+      (usage and error on stderr), a bad --config file
+  4*  refused: `unregister --require-fenced` of a broker that is still active (unfenced)
+  5*  `health`: the cluster is not healthy (the reasons are printed)
+  64* bad arguments when `--output json` is given (1 otherwise, as Kafka)
+  69* cannot reach the cluster: unknown host, closed port, connect or request timeout, a server that
+      does not speak Kafka, TLS/SASL failures (Kafka exits 1 after its timeout)
+  75* `wait`: the broker did not reach the state before --timeout
+
+`--output json` (or yaml) prints one object {"command", "status", ...} on stdout, errors included ("error").
+The command line is a typer app (one definition: help, man page, completion and KRAFTSMAN_CLUSTER_* variables
+come from it); connection profiles fill what the flags leave out (admin_options).
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from . import verbs as cluster_verbs
+from ..common.admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
+                            Timeout, settings)
+from ..common.admin import Context, Failure, fail
+from ..common import Environment, usage_exit
+from ..common.typer_app import run_app
+from ..completion import completers
+
+PROG = "kafka-cluster"
+
+app = typer.Typer(name=PROG, help="The Kafka cluster tool.", add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+@app.command("cluster-id", help="Get information about the ID of a cluster.")
+def cluster_id(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
+               bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+               output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+               client_property: ClientProperty = None) -> int:
+    return _run(ctx, "cluster-id", locals())
+
+
+@app.command("unregister", help="Unregister a broker.")
+def unregister(ctx: typer.Context,
+               id: Annotated[int, typer.Option(
+                   "--id", "-i", help="The ID of the broker to unregister.", autocompletion=completers.broker_ids)],
+               bootstrap_server: BootstrapServer = None, bootstrap_controller: BootstrapController = None,
+               config: ClientConfig = None,
+               missing_ok: Annotated[bool, typer.Option(
+                   "--missing-ok", help="kraftsman: succeed (exit 0) when the broker is not registered.")] = False,
+               require_fenced: Annotated[bool, typer.Option(
+                   "--require-fenced", help="kraftsman: refuse (exit 4) to unregister a broker that is still "
+                                            "active.")] = False,
+               dry_run: Annotated[bool, typer.Option(
+                   "--dry-run", help="kraftsman: only tell whether the broker is active; change nothing.")] = False,
+               output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+               client_property: ClientProperty = None) -> int:
+    return _run(ctx, "unregister", locals())
+
+
+@app.command("list-endpoints", help="List endpoints")
+def list_endpoints(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
+                   bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+                   include_fenced_brokers: Annotated[bool, typer.Option(
+                       "--include-fenced-brokers",
+                       help="Whether to include fenced brokers when listing broker endpoints")] = False,
+                   output: Output = "text", timeout: Timeout = None, profile: Profile = None,
+                   client_property: ClientProperty = None) -> int:
+    return _run(ctx, "list-endpoints", locals())
+
+
+cluster_verbs.add_to(app, lambda ctx, command, values: _run(ctx, command, values))   # describe-brokers, wait, health
+
+
+def _run(ctx: typer.Context, command: str, values: dict) -> int:
+    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
+    from . import commands as cluster_commands
+
+    args = settings(ctx, command, values)
+    env: Environment = ctx.find_root().obj
+    try:
+        return cluster_commands.COMMANDS[command](args, Context(args, env))
+    except Failure as e:
+        return fail(args, env, str(e), e.status)
+
+
+def _usage_status(argv: list[str]) -> int:
+    """Return the suite's status for a bad command line (common.usage_exit)."""
+    return usage_exit(PROG, argv)
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-cluster with `argv`; print to env's streams; return the exit status."""
+    return run_app(app, argv, env, prog=PROG, tool_env_name="cluster", usage_status=_usage_status)
+
+
+def main() -> None:
+    """Console script entry point."""
+    from ..common import exit_with
+
+    exit_with(run, PROG)
+
+
+if __name__ == "__main__":
+    from kraftsman.cli.cluster.tool import main as _main  # the package's module: one Failure class, not __main__'s
+
+    _main()

@@ -1,0 +1,75 @@
+"""Shared by the admin tools (kafka-cluster, kafka-metadata-quorum, kafka-features): the connection context of one
+run, and failures printed as one line or one JSON/YAML object (their typer options: admin_options).
+
+Rules:
+- No network here: the Context only parses addresses, client properties and the deadline; the
+  blocking client (controller.client.sync_client) is imported when a Context is made.
+- A Failure carries its exit status; `fail` prints it as the tool's --output asks.
+"""
+from __future__ import annotations
+
+import time
+
+from . import Environment, ExitStatus
+from .output import render, structured
+
+
+class Failure(Exception):
+    """A failure printed as one line on stderr with an exit status."""
+
+    def __init__(self, message: str, status: int = ExitStatus.ERROR, code: int | None = None):
+        super().__init__(message)
+        self.status, self.code = int(status), code
+
+
+def fail(args, env: Environment, message: str, status: int) -> int:
+    """Print a failure as one line on stderr (or one JSON object on stdout) and return its status."""
+    line = " ".join(message.split())
+    if structured(args.output):
+        env.stdout.write(render({"command": args.command, "status": status, "error": line}, args.output))
+    else:
+        env.stderr.write(line + "\n")
+    return status
+
+
+class Context:
+    """The parsed connection settings of one run: addresses, client config and deadline."""
+
+    def __init__(self, args, env: Environment):
+        from kraftsman.controller.client import sync_client as sc
+
+        self.env, self.args = env, args
+        props = load_config(args.config) if args.config else {}
+        props |= getattr(args, "client", None) or {}     # a profile's client settings, then -X overrides
+        try:
+            self.config = sc.ClientConfig.from_properties(props)
+            self.addresses = sc.parse_addresses(args.bootstrap_server or args.bootstrap_controller)
+        except ValueError as e:
+            raise Failure(str(e)) from None
+        seconds = args.timeout if args.timeout is not None else self.config.request_timeout_ms / 1000
+        if seconds <= 0:
+            raise Failure(f"--timeout must be positive, got {args.timeout:g}")
+        self.config.request_timeout_ms = int(seconds * 1000)
+        self.deadline = time.monotonic() + seconds
+        self.controllers = args.bootstrap_controller is not None
+        self.config.bootstrap_controllers = self.controllers     # requests go to the active controller
+
+    def emit(self, text: str, **fields) -> None:
+        """Print Kafka's text, or the JSON (or YAML) object (with status 0 unless given)."""
+        if structured(self.args.output):
+            obj = {"command": self.args.command, "status": 0} | fields
+            self.env.stdout.write(render(obj, self.args.output))
+        elif text:
+            self.env.stdout.write(text + ("" if text.endswith("\n") else "\n"))
+
+
+def load_config(path: str) -> dict[str, str]:
+    """Read a client properties file; a missing or unreadable file is a Failure with Java's text."""
+    from kraftsman.storage import properties
+
+    try:
+        return properties.load(path)
+    except FileNotFoundError:
+        raise Failure(f"{path} (No such file or directory)") from None
+    except (OSError, ValueError) as e:
+        raise Failure(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None

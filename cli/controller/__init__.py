@@ -1,0 +1,1 @@
+"""kafka-controller: one KRaft controller in the foreground."""

@@ -1,0 +1,1 @@
+"""kraftsman-demo: the main job, a local quorum on embedded defaults."""

@@ -1,0 +1,1 @@
+"""Man pages and completion scripts generated from the tools' click definitions."""

@@ -1,0 +1,1 @@
+"""kafka-dump-log: segments, snapshots, indexes and their decoders."""

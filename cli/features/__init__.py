@@ -1,0 +1,1 @@
+"""kafka-features: describe, upgrade, downgrade and disable feature flags."""

@@ -1,0 +1,1 @@
+"""kraftsman profile: manage connection profiles."""

@@ -1,0 +1,1 @@
+"""kafka-metadata-quorum: describe the quorum, add and remove controllers."""

@@ -1,0 +1,141 @@
+"""The RPC side of kafka-metadata-quorum: DescribeQuorum (API 55) through the blocking client.
+
+Rules:
+- One absolute deadline (time.monotonic()) for the whole operation; the request goes where
+  controller.client.active_controller routes it (the active controller, which leads the quorum).
+- A controller that is not the quorum leader answers NOT_LEADER_OR_FOLLOWER (a refusal); when the
+  response's Nodes (v2) list the leader's endpoint (kraftsman does, Kafka 3.9 does not), it is asked next.
+- The answer is Kafka's Admin QuorumInfo: -1 timestamps become None (OptionalLong.empty()), a v0/v1
+  answer has zero directory ids and no nodes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kraftsman.controller.client import sync_client as sc
+
+from kraftsman.controller.client.active_controller import Refused, on_active_controller
+
+from ..cluster.ops import ServerError
+
+METADATA_TOPIC = "__cluster_metadata"
+NOT_LEADER_OR_FOLLOWER = 6
+
+
+@dataclass
+class ReplicaState:
+    """One voter or observer as the leader reports it."""
+
+    replica_id: int
+    directory_id: object          # storage.protocol.uuids.Uuid (ZERO_UUID when unknown)
+    log_end_offset: int
+    last_fetch_timestamp: int | None = None
+    last_caught_up_timestamp: int | None = None
+
+
+@dataclass
+class QuorumInfo:
+    """What DescribeQuorum returns for `__cluster_metadata`-0 (Kafka's QuorumInfo)."""
+
+    leader_id: int
+    leader_epoch: int
+    high_watermark: int
+    voters: list[ReplicaState] = field(default_factory=list)
+    observers: list[ReplicaState] = field(default_factory=list)
+    nodes: dict[int, list[tuple[str, str, int]]] = field(default_factory=dict)   # id -> (listener, host, port)
+
+
+def describe_quorum(addresses, config: sc.ClientConfig, deadline: float) -> QuorumInfo:
+    """Return the quorum as its leader describes it (the active controller, as active_controller finds it)."""
+    return on_active_controller(addresses, config, deadline, lambda conn: _describe_on(conn, deadline),
+                                api="DescribeQuorum")
+
+
+def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
+    from kraftsman.storage.protocol import codec
+
+    version = conn.pick_version("DescribeQuorum")
+    cls = codec.message_class("DescribeQuorumRequest")
+    body = cls(topics=[cls.TopicData(topic_name=METADATA_TOPIC, partitions=[cls.PartitionData(partition_index=0)])])
+    response = conn.request("DescribeQuorum", version, body, deadline)
+    if response.error_code:
+        raise ServerError(response.error_code, getattr(response, "error_message", None) or "")
+    if len(response.topics) != 1 or len(response.topics[0].partitions) != 1:
+        count = len(response.topics)
+        raise ServerError(-1, f"DescribeMetadataQuorum received {count} topics when 1 was expected")
+    part = response.topics[0].partitions[0]
+    nodes = {n.node_id: [(x.name, x.host, x.port) for x in n.listeners] for n in getattr(response, "nodes", [])}
+    if part.error_code == NOT_LEADER_OR_FOLLOWER:
+        raise Refused("NOT_LEADER_OR_FOLLOWER", leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
+    if part.error_code:
+        raise ServerError(part.error_code, getattr(part, "error_message", None) or "")
+    return QuorumInfo(part.leader_id, part.leader_epoch, part.high_watermark,
+                      [_replica(r) for r in part.current_voters], [_replica(r) for r in part.observers], nodes)
+
+
+def leader_endpoint(nodes: dict, leader_id: int, connected: tuple[str, int]) -> tuple[str, int] | None:
+    """Return the leader's (host, port) on the listener this client came in through (the listener of some
+    node that serves `connected`), or None when it cannot tell: a controller with a PLAINTEXT and a
+    SASL_SSL listener must be reached on the one the client's security settings are for. Kafka 3.9's
+    refusal lists no Nodes (and LeaderId 0, the schema's default): it names nobody."""
+    leader = nodes.get(leader_id) or []
+    names = {name for listeners in nodes.values() for name, host, port in listeners if (host, port) == connected}
+    if not names:
+        names = {name for listeners in nodes.values() for name, _, port in listeners if port == connected[1]}
+    for name, host, port in leader:
+        if name in names:
+            return host, port
+    return None
+
+
+def _replica(r) -> ReplicaState:
+    from kraftsman.storage.protocol.uuids import ZERO_UUID, Uuid
+
+    directory = getattr(r, "replica_directory_id", None)
+    fetch, caught_up = getattr(r, "last_fetch_timestamp", -1), getattr(r, "last_caught_up_timestamp", -1)
+    return ReplicaState(r.replica_id, ZERO_UUID if directory is None else Uuid(bytes(directory)), r.log_end_offset,
+                        None if fetch == -1 else fetch, None if caught_up == -1 else caught_up)
+
+
+def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str, **fields) -> None:
+    """Send AddRaftVoter or RemoveRaftVoter (`api`) until the quorum leader answers; raise ServerError for an
+    error other than NOT_LEADER_OR_FOLLOWER, sc.UnsupportedVersion when the server lacks the API. A controller
+    that answers NOT_LEADER_OR_FOLLOWER is asked where the leader is (DescribeQuorum, then DescribeCluster), and
+    the leader is asked next: it need not be among the bootstrap addresses (an added controller may lead)."""
+    from kraftsman.storage.protocol import codec
+
+    cls = codec.message_class(api + "Request")
+    if "listeners" in fields:
+        fields["listeners"] = [cls.Listener(name=n, host=h, port=p) for n, h, p in fields["listeners"]]
+
+    def attempt(conn: sc.SyncConnection) -> None:
+        if not _change_on(conn, api, cls, fields, deadline):
+            raise Refused("NOT_LEADER_OR_FOLLOWER", _leader_address(conn, deadline))
+
+    on_active_controller(addresses, config, deadline, attempt, api=api)
+
+
+def _change_on(conn: sc.SyncConnection, api: str, cls, fields: dict, deadline: float) -> bool:
+    """Send the voter change on `conn`: True when done, False on NOT_LEADER_OR_FOLLOWER, else ServerError."""
+    import time
+
+    version = conn.pick_version(api)
+    if api == "AddRaftVoter":
+        fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
+    response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
+    if response.error_code == NOT_LEADER_OR_FOLLOWER:
+        return False
+    if response.error_code:
+        raise ServerError(response.error_code, response.error_message or "")
+    return True
+
+
+def _leader_address(conn: sc.SyncConnection, deadline: float) -> tuple[str, int] | None:
+    """Return the leader's endpoint as the controller on `conn` knows it (DescribeQuorum v2 Nodes), or None."""
+    try:
+        _describe_on(conn, deadline)
+    except Refused as e:
+        return e.leader
+    except (ServerError, sc.UnsupportedVersion):
+        return None
+    return None

@@ -1,0 +1,162 @@
+"""kafka-metadata-quorum add-controller / remove-controller (KIP-853): Kafka 3.9's checks and texts.
+
+Rules:
+- add-controller reads the new controller's own server .properties (given as --command-config, as Kafka
+  does; a profile's client file is not taken for it): node.id, process.roles, the metadata directory's
+  meta.properties directory.id, and the endpoints of controller.listener.names (advertised.listeners over
+  listeners; an empty host is `localhost`).
+- The request goes to the quorum leader (quorum_ops.change_voters); --dry-run only prints.
+- Texts are Kafka's, including remove-controller's doubled space ("Removed  KRaft controller ...").
+"""
+from __future__ import annotations
+
+from ..common.admin import Failure
+from .texts import endpoint_text, failures
+
+
+def controller_id(props: dict) -> int:
+    """Kafka's getControllerId: node.id present, not negative, and process.roles has `controller`."""
+    if "node.id" not in props:
+        raise Failure("node.id not found in configuration file. Is this a valid controller configuration file?")
+    try:
+        node_id = int(props["node.id"].strip())
+    except ValueError:
+        raise Failure(f'For input string: "{props["node.id"]}"') from None
+    if node_id < 0:
+        raise Failure("node.id was negative in configuration file. Is this a valid controller configuration file?")
+    if "controller" not in props.get("process.roles", ""):
+        raise Failure("process.roles did not contain 'controller' in configuration file. Is this a valid "
+                      "controller configuration file?")
+    return node_id
+
+
+def metadata_directory(props: dict) -> str:
+    """metadata.log.dir, else the first of log.dirs."""
+    if "metadata.log.dir" in props:
+        return props["metadata.log.dir"]
+    if "log.dirs" in props:
+        return props["log.dirs"].strip().split(",")[0]
+    raise Failure("Neither metadata.log.dir nor log.dirs were found. Is this a valid controller configuration file?")
+
+
+def directory_id(directory: str):
+    """Return the directory.id of `directory`'s meta.properties (a storage.protocol.uuids.Uuid)."""
+    from kraftsman.storage.log import meta_properties
+    from kraftsman.storage.protocol.uuids import Uuid
+
+    try:
+        meta = meta_properties.read(directory)
+    except (OSError, ValueError):
+        raise Failure(f"Unable to read meta.properties from {directory}") from None
+    found = getattr(meta, "directory_id", None)
+    if not found:
+        raise Failure(f"No directory id found in {directory}")
+    return found if isinstance(found, Uuid) else Uuid.from_string(str(found))
+
+
+def controller_endpoints(props: dict) -> list[tuple[str, str, int]]:
+    """The (listener, host, port) of each controller.listener.names entry, advertised.listeners first."""
+    from kraftsman.controller.server.config import ConfigError, parse_listeners
+
+    try:
+        listeners = {e.name: e for e in parse_listeners(props.get("listeners", ""))}
+        listeners |= {e.name: e for e in parse_listeners(props.get("advertised.listeners", ""))}
+    except ConfigError as e:
+        raise Failure(str(e)) from None
+    if "controller.listener.names" not in props:
+        raise Failure("controller.listener.names was not found. Is this a valid controller configuration file?")
+    out = []
+    for name in (n.strip().upper() for n in props["controller.listener.names"].split(",")):
+        endpoint = listeners.get(name)
+        if endpoint is None:
+            raise Failure(f"Cannot find information about controller listener name: {name}")
+        entry = (endpoint.name, endpoint.host or "localhost", endpoint.port)
+        if entry not in out:
+            out.append(entry)
+    return out
+
+
+def added_text(dry_run: bool, node_id: int, directory, endpoints) -> str:
+    """Return Kafka's line for add-controller (done, or its dry run)."""
+    verb = "DRY RUN of adding" if dry_run else "Added"
+    return (f"{verb} controller {node_id} with directory id {directory} and endpoints: "
+            + ", ".join(endpoint_text(*e) for e in endpoints))
+
+
+def removed_text(dry_run: bool, node_id: int, directory) -> str:
+    """Return Kafka's line for remove-controller (with its doubled space)."""
+    verb = "DRY RUN of removing " if dry_run else "Removed "
+    return f"{verb} KRaft controller {node_id} with directory id {directory}"
+
+
+def parse_directory_id(text: str):
+    """Return the Uuid of --controller-directory-id, or fail with Kafka's words."""
+    from kraftsman.storage.protocol.uuids import Uuid, UuidError
+
+    try:
+        return Uuid.from_string(text)
+    except (UuidError, ValueError) as e:
+        raise Failure(f"Failed to parse --controller-directory-id: {e}") from None
+
+
+def run(args, env) -> int:
+    """Run add-controller or remove-controller; Failures reach quorum.tool's boundary."""
+    if args.command == "add-controller":
+        return add_controller(args, env)
+    return remove_controller(args, env)
+
+
+def _usage(args) -> int:
+    from ..common import ExitStatus
+    from ..common.output import structured
+
+    return ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
+
+
+def add_controller(args, env) -> int:
+    """Add the controller that --command-config describes to the quorum (or only print it with --dry-run)."""
+    from ..common.admin import Context
+    from ..common import ExitStatus
+
+    path = getattr(args, "controller_config", args.config)
+    if not path:
+        raise Failure("You must supply the configuration file of the controller you are adding when using "
+                      "add-controller.", _usage(args))
+    ctx = Context(args, env)
+    props = _properties(path)
+    node_id, directory = controller_id(props), directory_id(metadata_directory(props))
+    endpoints = controller_endpoints(props)
+    if not args.dry_run:
+        failures(lambda: _change(ctx, "AddRaftVoter", voter_id=node_id, voter_directory_id=directory,
+                                 listeners=endpoints))
+    ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
+             directory_id=str(directory), endpoints=[endpoint_text(*e) for e in endpoints], dry_run=args.dry_run)
+    return ExitStatus.OK
+
+
+def remove_controller(args, env) -> int:
+    """Remove the controller --controller-id / --controller-directory-id from the quorum (or only print it)."""
+    from ..common.admin import Context
+    from ..common import ExitStatus
+
+    ctx = Context(args, env)
+    if args.controller_id < 0:
+        raise Failure(f"Invalid negative --controller-id: {args.controller_id}", _usage(args))
+    directory = parse_directory_id(args.controller_directory_id)
+    if not args.dry_run:
+        failures(lambda: _change(ctx, "RemoveRaftVoter", voter_id=args.controller_id, voter_directory_id=directory))
+    ctx.emit(removed_text(args.dry_run, args.controller_id, directory), controller_id=args.controller_id,
+             directory_id=str(directory), dry_run=args.dry_run)
+    return ExitStatus.OK
+
+
+def _change(ctx, api: str, **fields) -> None:
+    from . import ops as quorum_ops
+
+    quorum_ops.change_voters(ctx.addresses, ctx.config, ctx.deadline, api, **fields)
+
+
+def _properties(path: str) -> dict:
+    from ..common.admin import load_config
+
+    return load_config(path)

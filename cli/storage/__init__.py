@@ -1,0 +1,1 @@
+"""kafka-storage: format and inspect KRaft log directories."""

@@ -1,0 +1,193 @@
+"""kafka-storage: format and inspect KRaft log directories (Kafka 3.9's StorageTool), as a typer app.
+
+Sub-commands, in Kafka's order: info, format, version-mapping, feature-dependencies, random-uuid
+(version-mapping and feature-dependencies are Kafka 4.0's, KIP-1022; their help says so). The commands
+themselves live in storage_commands (format, lookups) and storage_info (info).
+
+Rules:
+- Kafka's flags, long and short, and Kafka's texts; `@file` arguments are read as argparse4j's fromFilePrefix
+  does (one argument per line). --format's -s/-N/-I are mutually exclusive, with argparse's words.
+- A bad command line is argparse's usage error on stderr, exit 1 (Kafka's code, also with --output json).
+- Every long option reads KRAFTSMAN_STORAGE_<FLAG> (common.typer_app); a variable for one of -s/-N/-I is
+  ignored when another of them is on the command line.
+
+Exit codes: 0 success; 1 any failure (Kafka's); 3 (FOREIGN, kraftsman) when a directory is formatted for
+another node or cluster: `info` whose meta.properties disagrees with the config's node.id (or cluster.id, when the
+config sets one), in text and in --output json|yaml alike; `format --output json|yaml` meeting Kafka's
+`Invalid cluster.id` / `Stored node id` refusal (text keeps Kafka's 1).
+
+`--output json` or `yaml` (info and format, kraftsman only) prints one object, the same in both formats
+(cli/schemas/storage.schema.json):
+  {"directories": [{"path", "state", "cluster_id", "node_id", "directory_id", "problems"}],
+   "problems": [...], "status": <exit code>}   (format adds "metadata_version" and "messages")
+state is one of: missing, not_a_directory, empty, formatted, error (info) and
+formatted_now, already_formatted, unreadable (format).
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Annotated, Literal, Optional
+
+import click
+import typer
+
+from kraftsman.storage.features import LATEST_PRODUCTION
+
+from ..common import Environment, ExitStatus, usage_exit
+from ..common.typer_app import run_app
+from ..completion import completers
+from .commands import MISSING_VOTERS, Failure, dependency_text, version_mapping_text  # noqa: F401 (API)
+from .info import info_text  # noqa: F401 (API)
+
+PROG = "kafka-storage"
+SCRAM_HELP = ("A SCRAM_CREDENTIAL to add to the __cluster_metadata log e.g.\n"
+              "'SCRAM-SHA-256=[name=alice,password=alice-secret]'\n"
+              "'SCRAM-SHA-512=[name=alice,iterations=8192,salt=\"N3E=\",saltedpassword=\"YCE=\"]'")
+INITIAL_CONTROLLERS_HELP = (
+    "Used to initialize a server with a specific dynamic quorum topology. The argument is a comma-separated "
+    "list of id@hostname:port:directory. The same values must be used to format all nodes. For example:\n"
+    "0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,"
+    "2@example.com:8084:07R5amHmR32VDA6jHkGbTA\n")
+KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of the sub-commands Kafka 3.9's StorageTool does not have
+LATEST = str(LATEST_PRODUCTION)
+QUORUM_FLAGS = ("standalone", "no_initial_controllers", "initial_controllers")
+QUORUM_NAMES = {"standalone": "--standalone/-s", "no_initial_controllers": "--no-initial-controllers/-N",
+                "initial_controllers": "--initial-controllers/-I"}
+
+Config = Annotated[str, typer.Option("--config", "-c", help="The Kafka configuration file to use.")]
+Output = Annotated[Literal["text", "json", "yaml"], typer.Option(
+    "--output", help="kraftsman: print Kafka's text, or one JSON or YAML object (the same object; "
+                     "schemas/storage.schema.json).")]
+ReleaseVersion = Annotated[Optional[str], typer.Option(
+    "--release-version", "-r", autocompletion=completers.release_versions,
+    help="The release version to use for the initial feature settings. The minimum is "
+                                    f"3.0-IV0; the default is {LATEST}")]
+
+app = typer.Typer(name=PROG, help="The Kafka storage tool.", add_completion=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+@app.command("info", help="Get information about the Kafka log directories on this node.")
+def info(ctx: typer.Context, config: Config, output: Output = "text") -> int:
+    return _run(ctx, "info", locals())
+
+
+@app.command("format", help="Format the Kafka log directories on this node.")
+def format_(ctx: typer.Context, config: Config,
+            cluster_id: Annotated[str, typer.Option("--cluster-id", "-t", help="The cluster ID to use.")],
+            add_scram: Annotated[Optional[list[str]], typer.Option("--add-scram", "-S", help=SCRAM_HELP)] = None,
+            ignore_formatted: Annotated[bool, typer.Option(
+                "--ignore-formatted", "-g", help="When this option is passed, the format command will skip over "
+                                                 "already formatted directories rather than failing.")] = False,
+            release_version: ReleaseVersion = None,
+            feature: Annotated[Optional[list[str]], typer.Option(
+                "--feature", "-f", autocompletion=completers.feature_levels,
+                help="The setting to use for a specific feature, in feature=level format. For "
+                                        "example: `kraft.version=1`.")] = None,
+            standalone: Annotated[bool, typer.Option(
+                "--standalone", "-s", help="Used to initialize a controller as a single-node dynamic quorum.")] = False,
+            no_initial_controllers: Annotated[bool, typer.Option(
+                "--no-initial-controllers", "-N",
+                help="Used to initialize a server without a dynamic quorum topology.")] = False,
+            initial_controllers: Annotated[Optional[str], typer.Option(
+                "--initial-controllers", "-I", help=INITIAL_CONTROLLERS_HELP)] = None,
+            output: Output = "text") -> int:
+    values = _one_quorum_flag(ctx, dict(locals()))
+    return _run(ctx, "format", values)
+
+
+@app.command("version-mapping", help=KAFKA_4_0 + "Look up the corresponding features for a given metadata version. "
+                                     "Using the command with no --release-version  argument will return the mapping "
+                                     "for the latest stable metadata version")
+def version_mapping(ctx: typer.Context, release_version: Annotated[Optional[str], typer.Option(
+        "--release-version", "-r", autocompletion=completers.release_versions,
+        help=KAFKA_4_0 + "The release version to use for the corresponding feature "
+                                                    f"mapping. The minimum is 3.0-IV0; the default is {LATEST}")] = None
+                    ) -> int:
+    return _run(ctx, "version-mapping", locals())
+
+
+@app.command("feature-dependencies", help=KAFKA_4_0 + "Look up dependencies for a given feature version. If the "
+                                          "feature is not known or the version not yet defined, an error is thrown. "
+                                          "Multiple features can be specified.")
+def feature_dependencies(ctx: typer.Context, feature: Annotated[list[str], typer.Option(
+        "--feature", "-f", autocompletion=completers.feature_levels,
+        help=KAFKA_4_0 + "The feature and version to look up dependencies for, in "
+                                            "feature=version format.")]) -> int:
+    return _run(ctx, "feature-dependencies", locals())
+
+
+@app.command("random-uuid", help="Print a random UUID.")
+def random_uuid(ctx: typer.Context, count: Annotated[int, typer.Option(
+        "--count", help="kraftsman: how many UUIDs to print.")] = 1) -> int:
+    return _run(ctx, "random-uuid", locals())
+
+
+def _one_quorum_flag(ctx: typer.Context, values: dict) -> dict:
+    """Apply the mutually exclusive -s/-N/-I: two on the command line are a usage error; a variable for one is
+    dropped when another is on the command line."""
+    given = [n for n in QUORUM_FLAGS if _set(values[n])]
+    typed = [n for n in given if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
+    if len(typed) > 1 or (len(given) > 1 and not typed):
+        first, second = (typed if len(typed) > 1 else given)[:2]
+        raise click.UsageError(f"argument {QUORUM_NAMES[second]}: not allowed with argument "
+                               f"{QUORUM_NAMES[first]}", ctx)
+    for name in given:
+        if typed and name not in typed:
+            values[name] = None if name == "initial_controllers" else False
+    return values
+
+
+def _set(value) -> bool:
+    return value is not None and value is not False
+
+
+def _run(ctx: typer.Context, command: str, values: dict) -> int:
+    """Run one sub-command on the namespace the implementations take; a Failure is one line on stderr."""
+    from .commands import COMMANDS
+
+    env: Environment = ctx.find_root().obj
+    args = argparse.Namespace(command=command, **{k: v for k, v in values.items() if k != "ctx"})
+    try:
+        return COMMANDS[command](args, env)
+    except Failure as e:
+        env.stderr.write(" ".join(str(e).split()) + "\n")
+        return e.status
+
+
+def expand_argument_files(argv: list[str]) -> list[str]:
+    """Replace each `@file` argument with the file's lines, one argument each (argparse4j's fromFilePrefix)."""
+    expanded = []
+    for word in argv:
+        if not word.startswith("@") or len(word) == 1:
+            expanded.append(word)
+            continue
+        try:
+            with open(word[1:], encoding="utf-8") as f:
+                expanded.extend(expand_argument_files(f.read().splitlines()))
+        except OSError as e:
+            raise click.UsageError(f"{e.strerror}: {word[1:]}") from None
+    return expanded
+
+
+def run(argv: list[str], env: Environment) -> int:
+    """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
+    try:
+        argv = expand_argument_files(list(argv))
+    except click.UsageError as e:
+        env.stderr.write(f"{PROG}: error: {e.message}\n")
+        return ExitStatus.ERROR
+    return run_app(app, argv, env, prog=PROG, tool_env_name="storage", usage_status=lambda argv: usage_exit(PROG, argv))
+
+
+def main() -> None:
+    """Console script entry point."""
+    from ..common import exit_with
+
+    exit_with(run, PROG)
+
+
+if __name__ == "__main__":
+    from kraftsman.cli.storage.tool import main as _main
+
+    _main()
