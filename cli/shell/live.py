@@ -109,7 +109,7 @@ def run_live(ns, env: Environment, local: dict) -> int:
 
 
 def _no_other_image(spec: str):
-    raise ValueError("a live shell cannot load other images; use --directory or --snapshot for diff")
+    raise ValueError("a live shell loads no other images; diff takes @marks and offsets this session has shown")
 
 
 def _interactive(observer, state, events, env: Environment) -> int:

@@ -80,7 +80,7 @@ def shell(ctx: typer.Context,
               "--strict", help="Stop loading at the first batch whose CRC does not match (exit 2) instead of "
                                "reporting and skipping it (kraftsman).")] = False,
           output: Annotated[Literal["text", "json", "yaml"], typer.Option(
-              "--output", "-o", help="The default output of cat, ls, find and tree: Kafka's text, or JSON / YAML "
+              "--output", "-o", help="The default output of cat, ls, find, tree and diff: Kafka's text, or JSON / YAML "
                                      "documents built from the records (schema: metadata-shell.schema.json) "
                                      "(kraftsman).")] = "text",
           command: Annotated[Optional[list[str]], typer.Argument(

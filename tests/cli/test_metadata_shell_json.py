@@ -141,3 +141,21 @@ def test_no_secrets():
 def test_yaml_is_the_same_data():
     for line in ("cat -o json /image/topics/byName/orders", "tree -o json /image", "find -o json /image/acls"):
         assert list(yaml.safe_load_all(_run(line.replace("json", "yaml")))) == [json.loads(_run(line))]
+
+
+REAL_LOG = DATA / "kafka-temp" / "data" / "kafka1" / "__cluster_metadata-0"
+
+
+@pytest.mark.skipif(not REAL_LOG.is_dir(), reason=f"real Kafka fixtures not found at {REAL_LOG}")
+@pytest.mark.parametrize("output", ["json", "yaml"])
+def test_diff_validates_on_a_real_log_directory(output):
+    import yaml
+
+    status, out, err = shell("--directory", str(REAL_LOG), "diff", "--output", output, "21000", "--path", "/image")
+    doc = json.loads(out) if output == "json" else yaml.safe_load(out)
+    check(doc, "diff")
+    kinds = {change["change"] for change in doc["changes"]}
+    assert (status, err) == (0, "") and doc["from"]["provenance"]["offset"] == 21000 and "changed" in kinds
+    broker_fields = [f["name"] for c in doc["changes"] if c["path"] == "/image/cluster/brokers/1"
+                     for f in c.get("fields", [])]
+    assert "epoch" in broker_fields, doc["changes"][:3]
