@@ -56,7 +56,7 @@ def directory_id(directory: str):
 
 def controller_endpoints(props: dict) -> list[tuple[str, str, int]]:
     """The (listener, host, port) of each controller.listener.names entry, advertised.listeners first."""
-    from kraftsman.controller.server.config import ConfigError, parse_listeners
+    from kraftsman.storage.server_properties import ConfigError, parse_listeners
 
     try:
         listeners = {e.name: e for e in parse_listeners(props.get("listeners", ""))}

@@ -1,235 +1,21 @@
-"""The server.properties kafka-storage reads: the checks Kafka 3.9's KafkaConfig makes before anything else, and
-the few settings the commands use (ServerConfig; load() reads and checks a file).
+"""The server.properties kafka-storage reads: the file (KAFKA_* variables over it when KRAFTSMAN_KAFKA_ENV asks),
+checked as Kafka 3.9's KafkaConfig checks it before anything else (storage/server_properties.py).
 
 StorageTool builds `new KafkaConfig(props)` for every command given --config, ahead of info or format; its
 ConfigException or IllegalArgumentException is not caught (a JVM stack trace, exit 1). kraftsman raises
 ConfigError with the exception's message, which kafka-storage prints as one line on stderr (exit 1).
 
-Checked, in KafkaConfig's order (only these; the rest of validateValues is not repeated here):
-1. node.id and broker.id (each standing in for the other) are integers; process.roles names only `broker`
-   and `controller`; node.id equals broker.id.
-2. no process.roles: zookeeper.connect is required; process.roles: node.id must be set (>= 0).
-3. advertised.listeners (when set), then listeners, parse as endpoints whose listener names have a security
-   protocol in the effective listener.security.protocol.map.
-
 Rules:
 - Every refusal is a ConfigError whose message is the one line kafka-storage prints (exit 1); nothing prints here.
-- Only the keys Kafka reads are read; `cluster.id` is read only to compare it with meta.properties (kraftsman).
 """
 from __future__ import annotations
 
-import re
+from kraftsman.storage.server_properties import KAFKA_DEFAULT_LOG_DIR, ConfigError, ServerProperties, validate
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-DEFAULT_PROTOCOL_MAP = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
-DEFAULT_LISTENERS = "PLAINTEXT://:9092"
-MAP_KEY = "listener.security.protocol.map"
-# SocketServerConfigs.URI_PARSE_REGEXP, matched against a whole entry
-ENDPOINT = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
-CSV = re.compile(r"\s*,\s*")
+__all__ = ["KAFKA_DEFAULT_LOG_DIR", "ConfigError", "ServerProperties", "load"]
 
 
-class ConfigError(ValueError):
-    """What KafkaConfig's constructor would throw, as its message."""
-
-
-def validate(props: dict[str, str]) -> None:
-    """Raise ConfigError when KafkaConfig would refuse `props`."""
-    node_id, broker_id = _int(props, "node.id", "broker.id"), _int(props, "broker.id", "node.id")
-    roles = process_roles(props)
-    if node_id != broker_id:
-        raise ConfigError("You must set `node.id` to the same value as `broker.id`.")
-    if not roles:
-        if "zookeeper.connect" not in props:
-            raise ConfigError("Missing required configuration `zookeeper.connect` which has no default value.")
-    elif node_id < 0:
-        raise ConfigError("Missing configuration `node.id` which is required when `process.roles` is defined "
-                          "(i.e. when running in KRaft mode).")
-    protocols = security_protocol_map(props, roles)
-    if props.get("advertised.listeners") is not None:
-        endpoints(props["advertised.listeners"].strip(), protocols)
-    endpoints(props.get("listeners", DEFAULT_LISTENERS).strip(), protocols)
-
-
-def process_roles(props: dict[str, str]) -> list[str]:
-    """Return process.roles as ConfigDef parses a LIST, refusing unknown roles as parseProcessRoles does."""
-    text = props.get("process.roles", "").strip()
-    roles = CSV.split(text) if text else []
-    for role in roles:
-        if role not in ("broker", "controller"):
-            raise ConfigError(f"Unknown process role '{role}' (only 'broker' and 'controller' are allowed roles)")
-    return roles
-
-
-def _int(props: dict[str, str], key: str, synonym: str) -> int:
-    """Parse an INT setting as ConfigDef does (trimmed), after populateSynonyms: node.id and broker.id stand in
-    for each other when only one is set; -1 when neither is."""
-    text = props.get(key, props.get(synonym))
-    if text is None:
-        return -1
-    try:
-        value = int(text.strip())
-    except ValueError:
-        value = None
-    if value is None or not -2**31 <= value < 2**31:
-        raise ConfigError(f"Invalid value {text.strip()} for configuration {key}: Not a number of type INT")
-    return value
-
-
-def security_protocol_map(props: dict[str, str], roles: list[str]) -> dict[str, str]:
-    """Return KafkaConfig.effectiveListenerSecurityProtocolMap: listener name -> protocol."""
-    mapping = {}
-    for name, protocol in _csv_map(props.get(MAP_KEY, DEFAULT_PROTOCOL_MAP).strip()).items():
-        if protocol.upper() not in PROTOCOLS:
-            raise ConfigError(f"Invalid security protocol `{protocol}` defined in {MAP_KEY}")
-        mapping[name.upper()] = protocol.upper()
-    if roles and MAP_KEY not in props:        # KRaft with the default map: controller listeners get PLAINTEXT
-        controllers = _controller_listener_names(props)
-        listeners = [_listener_name(e) for e in _csv_list(props.get("listeners", DEFAULT_LISTENERS).strip())]
-        secured = ("SSL", "SASL_SSL", "SASL_PLAINTEXT")
-        if not any(name in secured for name in controllers + listeners):
-            mapping.update({name: "PLAINTEXT" for name in controllers if name != "PLAINTEXT"})   # not normalised
-    return mapping
-
-
-def _controller_listener_names(props: dict[str, str]) -> list[str]:
-    """Return controller.listener.names split on commas as KafkaConfig does (no trimming of each name)."""
-    text = props.get("controller.listener.names", "").strip()
-    return text.split(",") if text else []
-
-
-def _csv_map(text: str) -> dict[str, str]:
-    """Parse `k:v,k:v` as Kafka's Csv.parseCsvMap (the last colon splits), with getMap's error text."""
-    if not text:
-        return {}
-    result = {}
-    for item in CSV.split(text):
-        key, colon, value = item.rpartition(":")
-        if not colon:
-            raise ConfigError(f"Error parsing configuration property '{MAP_KEY}': begin 0, end -1, length "
-                              f"{len(item)}")
-        result[key.strip()] = value.strip()
-    return result
-
-
-def _csv_list(text: str) -> list[str]:
-    """Split as Kafka's Csv.parseCsvList: on commas with their spaces, empty items dropped."""
-    return [item for item in CSV.split(text) if item] if text else []
-
-
-def _listener_name(entry: str) -> str:
-    """Return EndPoint.parseListenerName of one listener entry (upper-cased)."""
-    match = ENDPOINT.fullmatch(entry)
-    if match is None:
-        raise ConfigError(f"Unable to parse a listener name from {entry}")
-    return match.group(1).upper()
-
-
-def endpoints(text: str, protocols: dict[str, str]) -> list[tuple[str, str, int]]:
-    """Return (name, host, port) of each listener in `text`, or fail as CoreUtils.listenerListToEndPoints."""
-    result = []
-    for entry in _csv_list(text):
-        match = ENDPOINT.fullmatch(entry)
-        if match is None:
-            problem = f"Unable to parse {entry} to a broker endpoint"
-        elif match.group(1).upper() not in protocols:
-            problem = f"No security protocol defined for listener {match.group(1).upper()}"
-        else:
-            result.append((match.group(1).upper(), match.group(2), int(match.group(3))))
-            continue
-        raise ConfigError(f"Error creating broker listeners from '{text}': {problem}")
-    return result
-
-
-# ---------------------------------------------------------------- what kafka-storage reads from the file
-
-KAFKA_DEFAULT_LOG_DIR = "/tmp/kafka-logs"
-
-
-class ServerConfig:
-    """The few server.properties settings kafka-storage reads."""
-
-    def __init__(self, props: dict[str, str]):
-        self.props = props
-
-    def _list(self, key: str) -> list[str]:
-        return [s.strip() for s in self.props.get(key, "").split(",") if s.strip()]
-
-    @property
-    def process_roles(self) -> list[str]:
-        """Return process.roles."""
-        return self._list("process.roles")
-
-    @property
-    def node_id(self) -> int:
-        """Return node.id (or broker.id; -1 if neither), already checked by validate()."""
-        text = self.props.get("node.id", self.props.get("broker.id"))
-        return -1 if text is None else int(text.strip())
-
-    @property
-    def cluster_id(self) -> str | None:
-        """Return cluster.id when the file sets one (Kafka's server config has no such key; some set it anyway)."""
-        return self.props.get("cluster.id", "").strip() or None
-
-    @property
-    def uses_default_log_dir(self) -> bool:
-        """Tell whether neither log.dirs nor log.dir is set, so Kafka's default /tmp/kafka-logs is used."""
-        return not (self._list("log.dirs") or self._list("log.dir"))
-
-    @property
-    def log_dirs(self) -> list[str]:
-        """Return log.dirs, else log.dir, else Kafka's default /tmp/kafka-logs."""
-        return self._list("log.dirs") or self._list("log.dir") or [KAFKA_DEFAULT_LOG_DIR]
-
-    @property
-    def metadata_log_dir(self) -> str:
-        """Return metadata.log.dir, defaulting to the first log dir."""
-        return self.props.get("metadata.log.dir", "").strip() or self.log_dirs[0]
-
-    def directories(self) -> list[str]:
-        """Return the sorted set of log dirs plus metadata.log.dir if set (configToLogDirectories)."""
-        dirs = set(self.log_dirs)
-        if self.props.get("metadata.log.dir", "").strip():
-            dirs.add(self.props["metadata.log.dir"].strip())
-        return sorted(dirs)
-
-    @property
-    def listener_name(self) -> str | None:
-        """Return the first name in controller.listener.names."""
-        names = self._list("controller.listener.names")
-        return names[0] if names else None
-
-    @property
-    def unstable_enabled(self) -> bool:
-        """Return unstable.feature.versions.enable (also accepts the older unstable.metadata.versions.enable)."""
-        return any(self.props.get(k, "false").strip().lower() == "true"
-                   for k in ("unstable.feature.versions.enable", "unstable.metadata.versions.enable"))
-
-    def controller_endpoint(self) -> tuple[str, int]:
-        """Return host and port of the first advertised controller listener (host 'localhost' if empty)."""
-        names = self._list("controller.listener.names")
-        controllers = [(n, h, p) for n, h, p in _listeners(self.props.get("listeners", "")) if n in names]
-        if not controllers:
-            raise ConfigError("No controller listeners found.")
-        advertised = {n: (h, p) for n, h, p in _listeners(self.props.get("advertised.listeners", ""))}
-        name, host, port = controllers[0]
-        host, port = advertised.get(name, (host, port))
-        return host or "localhost", port
-
-
-def _listeners(text: str) -> list[tuple[str, str, int]]:
-    """Parse `NAME://host:port,...` (IPv6 hosts in brackets)."""
-    result = []
-    for item in (s.strip() for s in text.split(",") if s.strip()):
-        name, sep, rest = item.partition("://")
-        host, _, port = rest.rpartition(":")
-        if not sep or not port.isdigit():
-            raise ConfigError(f"Unable to parse {item} to a broker endpoint")
-        result.append((name.strip(), host.strip("[]"), int(port)))
-    return result
-
-
-def load(path: str, environ) -> ServerConfig:
+def load(path: str, environ) -> ServerProperties:
     """Read and check the server .properties file (KAFKA_* variables over it when KRAFTSMAN_KAFKA_ENV asks);
     raise ConfigError with the one line kafka-storage prints."""
     from kraftsman.storage import properties
@@ -243,4 +29,4 @@ def load(path: str, environ) -> ServerConfig:
     except (OSError, properties.PropertiesError) as e:
         raise ConfigError(f"Unable to read {path}: {e}") from None
     validate(props)          # as StorageTool's `new KafkaConfig(...)`, before any command runs
-    return ServerConfig(props)
+    return ServerProperties(props)

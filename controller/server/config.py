@@ -18,18 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config_error import ConfigError  # noqa: F401 (re-exported: callers catch config.ConfigError)
+from kraftsman.storage.server_properties import (PROTOCOLS, ConfigError, Endpoint, csv_setting, log_dirs,
+                                                 metadata_log_dir, parse_listeners)
+
+__all__ = ["ConfigError", "ControllerConfig", "Endpoint", "from_properties", "parse_listeners", "parse_voters"]
 
 METADATA_PARTITION = "__cluster_metadata-0"
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One listener endpoint `NAME://host:port`."""
-
-    name: str
-    host: str
-    port: int
 
 
 @dataclass(frozen=True)
@@ -125,7 +119,6 @@ class ControllerConfig:
                             server_properties=tuple(sorted(self.props.items())))
 
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _INTS = {
     "controller.quorum.election.timeout.ms": "election_timeout_ms",
     "controller.quorum.fetch.timeout.ms": "fetch_timeout_ms",
@@ -178,22 +171,6 @@ def _bool(props: dict, key: str) -> bool:
     return text == "true"
 
 
-def _list(props: dict, key: str) -> tuple[str, ...]:
-    return tuple(s.strip() for s in props.get(key, "").split(",") if s.strip())
-
-
-def parse_listeners(text: str) -> tuple[Endpoint, ...]:
-    """Parse `NAME://host:port,...` (IPv6 hosts in brackets; an empty host means all interfaces)."""
-    out = []
-    for item in (s.strip() for s in text.split(",") if s.strip()):
-        name, sep, rest = item.partition("://")
-        host, _, port = rest.rpartition(":")
-        if not sep or not port.isdigit():
-            raise ConfigError(f"Unable to parse {item} to a broker endpoint")
-        out.append(Endpoint(name.strip().upper(), host.strip("[]"), int(port)))
-    return tuple(out)
-
-
 def parse_voters(text: str) -> dict[int, tuple[str, int]]:
     """Parse controller.quorum.voters `id@host:port,...` into {id: (host, port)}."""
     voters: dict[int, tuple[str, int]] = {}
@@ -224,22 +201,21 @@ def from_properties(props: dict) -> ControllerConfig:
     node_text = props.get("node.id", props.get("broker.id"))
     if node_text is None:
         raise ConfigError('Missing required configuration "node.id" which has no default value.')
-    roles = _list(props, "process.roles")
+    roles = csv_setting(props, "process.roles")
     if roles != ("controller",):
         raise ConfigError(f"process.roles must be 'controller' for kafka-controller (got "
                           f"'{','.join(roles)}'); brokers are not served by kraftsman")
-    log_dirs = _list(props, "log.dirs") or _list(props, "log.dir") or ("/tmp/kafka-logs",)
     values = dict(
         node_id=_int(props | {"node.id": node_text}, "node.id"), process_roles=roles,
         listeners=parse_listeners(props.get("listeners", "")),
-        controller_listener_names=tuple(n.upper() for n in _list(props, "controller.listener.names")),
+        controller_listener_names=tuple(n.upper() for n in csv_setting(props, "controller.listener.names")),
         static_voters=parse_voters(props.get("controller.quorum.voters", "")),
         bootstrap_servers=parse_bootstrap_servers(props.get("controller.quorum.bootstrap.servers", "")),
-        metadata_log_dir=props.get("metadata.log.dir", "").strip() or log_dirs[0], log_dirs=log_dirs, props=props,
+        metadata_log_dir=metadata_log_dir(props), log_dirs=log_dirs(props), props=props,
         delegation_token_secret_key=(props.get("delegation.token.secret.key")  # or its deprecated alias
                                      or props.get("delegation.token.master.key") or None))
     values["raft_kafka_version"] = _raft_kafka_version(props)
-    values["security_protocols"] = security_protocol_map(props, values["listeners"],
+    values["security_protocols"] = listener_protocols(props, values["listeners"],
                                                          values["controller_listener_names"])
     values.update({attr: _int(props, key) for key, attr in _INTS.items() if key in props})
     values.update({attr: _bool(props, key) for key, attr in _BOOLS.items() if key in props})
@@ -274,8 +250,9 @@ def _check(config: ControllerConfig) -> None:
             raise ConfigError(f"Invalid value {getattr(config, key)} for configuration {key}: must be positive")
 
 
-def security_protocol_map(props: dict, listeners, controller_names) -> dict[str, str]:
-    """Return listener name -> security protocol for every listener, as Kafka's effective map."""
+def listener_protocols(props: dict, listeners, controller_names) -> dict[str, str | None]:
+    """Return each listener's security protocol (None when the map has none), from the effective map
+    (names normalised upper-case; server_properties.security_protocol_map keeps KafkaConfig's texts)."""
     key = "listener.security.protocol.map"
     mapping = {p: p for p in PROTOCOLS}
     if key in props:

@@ -1,7 +1,7 @@
-"""ConfigError: a server configuration that cannot be used (its own module, so that the checks config.py runs
-(listener_security, client_security) need not import config.py back)."""
+"""ConfigError, re-exported where the controller's own checks (listener_security, client_security, tls) find it,
+so that they need not import config.py back; its one home is storage/server_properties.py."""
 from __future__ import annotations
 
+from kraftsman.storage.server_properties import ConfigError
 
-class ConfigError(ValueError):
-    """The server configuration is missing a setting or holds a bad value."""
+__all__ = ["ConfigError"]
