@@ -1,7 +1,10 @@
-"""The typed errors the storage layer raises for bad input; the cli turns each into one line.
+"""StorageError: the one base of the errors the storage layer raises for bad input; the cli turns each into
+one line.
 
 Rules:
-- Importing this module is free: the error classes of other modules are gathered only when asked.
+- This module imports nothing of the project: every storage module that raises a user-facing error defines
+  its class where it raises it, as a subclass of StorageError (and of ValueError where callers catch that).
+- A StorageError's message is one line fit to show a user as it is.
 """
 from __future__ import annotations
 
@@ -11,19 +14,5 @@ class StorageError(Exception):
 
 
 def known_errors() -> tuple[type, ...]:
-    """Return every error type whose message is fit to show a user as it is."""
-    from .log.checkpoints import CheckpointError
-    from .log.meta_properties import MetaPropertiesError
-    from .log.quorum_state import QuorumStateError
-    from .log.segment import CorruptRecordError
-    from .properties import PropertiesError
-    from .protocol.codec import CodecError
-    from .protocol.schema import SchemaError
-    from .protocol.uuids import UuidError
-    from .records.compression import CompressionError
-    from .records.control import ControlRecordError
-    from .records.metadata import MetadataParseError
-
-    return (StorageError, CorruptRecordError, CodecError, SchemaError, UuidError, CompressionError,
-            ControlRecordError, MetadataParseError, PropertiesError, MetaPropertiesError, QuorumStateError,
-            CheckpointError, OSError)
+    """Return the error types whose message is fit to show a user as it is: StorageError and OSError."""
+    return (StorageError, OSError)

@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from .errors import StorageError
+
 MALFORMED_UNICODE = "Malformed \\uxxxx encoding."
 _WHITESPACE = " \t\f"
 _EOL = "\r\n"
@@ -33,7 +35,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _JAVA_INT = re.compile(r"[+-]?\d+")
 
 
-class PropertiesError(ValueError):
+class PropertiesError(StorageError, ValueError):
     """Report properties text that cannot be read or written (one-line message)."""
 
 

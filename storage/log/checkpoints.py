@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, TypeVar
 
+from ..errors import StorageError
 from ..properties import parse_java_int
 from ..protocol.uuids import ZERO_UUID, Uuid, UuidError
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
@@ -43,7 +44,7 @@ _KEY_SEPARATOR = re.compile(r":[ \t\n\x0b\f\r]+")
 T = TypeVar("T")
 
 
-class CheckpointError(ValueError):
+class CheckpointError(StorageError, ValueError):
     """Report a partition.metadata or checkpoint file that cannot be read or written (one-line message)."""
 
 

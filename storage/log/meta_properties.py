@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from .. import properties
+from ..errors import StorageError
 from ..protocol.uuids import Uuid, UuidError, is_reserved_directory_id
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
 
@@ -37,7 +38,7 @@ NODE_ID_PROP = "node.id"
 DIRECTORY_ID_PROP = "directory.id"
 
 
-class MetaPropertiesError(ValueError):
+class MetaPropertiesError(StorageError, ValueError):
     """Report a meta.properties file, or a set of them, that is not valid (one-line message)."""
 
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import StorageError
 from ..protocol.javafmt import java_double
 from ..protocol.uuids import ZERO_UUID, Uuid, UuidError
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
@@ -45,7 +46,7 @@ def _reject_constant(name: str):
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-class QuorumStateError(ValueError):
+class QuorumStateError(StorageError, ValueError):
     """Report a quorum-state file that cannot be read or written (one-line message)."""
 
 

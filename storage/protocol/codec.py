@@ -9,6 +9,9 @@ Rules:
   section; unknown tags are kept in `_unknown_tagged_fields` and written back in tag order.
 - A tagged field is written (and shown in JSON) only when it differs from its default.
 - Any malformed input raises CodecError carrying the byte position; nothing else escapes.
+- The JSON here is the plain reference; storage.protocol.render compiles faster writers with the same
+  output from the public pieces below (Emitter, emit_field_read, generated_namespace, struct_classes,
+  not_default, default_literal, reachable_structs).
 """
 from __future__ import annotations
 
@@ -16,13 +19,14 @@ import base64
 import functools
 import struct
 
+from ..errors import StorageError
 from . import primitives as P
 from .javafmt import jackson_string, java_double
 from .schema import FieldSpec, MessageSpec, json_name, load, snake_name
 from .uuids import ZERO_UUID, Uuid, uuid_str
 
 
-class CodecError(ValueError):
+class CodecError(StorageError, ValueError):
     """A message could not be decoded or encoded; `position` is the byte offset, when known."""
 
     def __init__(self, message: str, position: int | None = None):
@@ -113,8 +117,11 @@ def _default_is_mutable(f: FieldSpec) -> bool:
 # ---------------------------------------------------------------- emitter
 
 
-class _Src:
-    """Accumulate indented Python source lines and unique temporaries."""
+class Emitter:
+    """Accumulate indented Python source lines, unique temporaries and the precompiled readers they name.
+
+    Public so that other generators over the specs (storage.protocol.render) emit the same reading code.
+    """
 
     def __init__(self):
         self.lines: list[str] = []
@@ -128,6 +135,7 @@ class _Src:
         return name
 
     def tmp(self, base: str) -> str:
+        """Return a fresh temporary name starting with `base`."""
         self.n += 1
         return f"{base}{self.n}"
 
@@ -135,6 +143,7 @@ class _Src:
         self.lines.append("    " * indent + text)
 
     def text(self) -> str:
+        """Return the source written so far."""
         return "\n".join(self.lines) + "\n"
 
 
@@ -156,7 +165,7 @@ def _is_flex(f: FieldSpec, version: int, flexible: bool) -> bool:
 # ---------------------------------------------------------------- decoding
 
 
-def _read_len(s: _Src, ind: int, var: str, flex: bool, wide: bool) -> None:
+def _read_len(s: Emitter, ind: int, var: str, flex: bool, wide: bool) -> None:
     """Emit reading a length/count (-1 = null) into `var`."""
     if flex:
         s(ind, f"{var} = buf[pos]")
@@ -169,14 +178,14 @@ def _read_len(s: _Src, ind: int, var: str, flex: bool, wide: bool) -> None:
         s(ind, f"{var} = _i16(buf, pos)[0]; pos += 2")
 
 
-def _null_or_fail(s: _Src, ind: int, target: str, nullable: bool, name: str) -> None:
+def _null_or_fail(s: Emitter, ind: int, target: str, nullable: bool, name: str) -> None:
     if nullable:
         s(ind + 1, f"{target} = None")
     else:
         s(ind + 1, f"raise CodecError('non-nullable field {name} was serialized as null', pos)")
 
 
-def _read_value(s: _Src, ind: int, target: str, f: FieldSpec, t: str, version: int, flex: bool,
+def _read_value(s: Emitter, ind: int, target: str, f: FieldSpec, t: str, version: int, flex: bool,
                 nullable: bool) -> None:
     """Emit code reading one value of type `t` (element type for arrays) into `target`."""
     if t in _FIXED:
@@ -207,7 +216,7 @@ def _read_value(s: _Src, ind: int, target: str, f: FieldSpec, t: str, version: i
         _read_struct(s, ind, target, f, t, nullable)
 
 
-def _read_struct(s: _Src, ind: int, target: str, f: FieldSpec, t: str, nullable: bool) -> None:
+def _read_struct(s: Emitter, ind: int, target: str, f: FieldSpec, t: str, nullable: bool) -> None:
     if nullable:
         s(ind, "if buf[pos] >= 128:")
         s(ind + 1, f"{target} = None; pos += 1")
@@ -217,7 +226,7 @@ def _read_struct(s: _Src, ind: int, target: str, f: FieldSpec, t: str, nullable:
         s(ind, f"{target}, pos = _d_{t}(buf, pos, _end)")
 
 
-def _read_field(s: _Src, ind: int, target: str, f: FieldSpec, version: int, flex: bool) -> None:
+def emit_field_read(s: Emitter, ind: int, target: str, f: FieldSpec, version: int, flex: bool) -> None:
     """Emit code reading field `f` (scalar, array or struct) into `target`."""
     nullable = version in f.nullable_versions
     if not f.is_array:
@@ -256,7 +265,7 @@ def _read_field(s: _Src, ind: int, target: str, f: FieldSpec, version: int, flex
     s(ind + 1, f"{target} = {lst}")
 
 
-def _gen_decoder(s: _Src, struct_name: str, fields, version: int, flexible: bool) -> None:
+def _gen_decoder(s: Emitter, struct_name: str, fields, version: int, flexible: bool) -> None:
     s(0, f"def _d_{struct_name}(buf, pos, _end):")
     s(1, f"o = _new(_S_{struct_name})")
     tagged, run = [], []
@@ -272,7 +281,7 @@ def _gen_decoder(s: _Src, struct_name: str, fields, version: int, flexible: bool
             continue
         else:
             _flush_run(s, run)
-            _read_field(s, 1, attr, f, version, _is_flex(f, version, flexible))
+            emit_field_read(s, 1, attr, f, version, _is_flex(f, version, flexible))
     _flush_run(s, run)
     s(1, "o._unknown_tagged_fields = None")
     if flexible:
@@ -285,7 +294,7 @@ _RUN_FMT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H"
             "float64": "d", "bool": "?"}
 
 
-def _flush_run(s: _Src, run: list) -> None:
+def _flush_run(s: Emitter, run: list) -> None:
     """Emit one unpack for a run of consecutive fixed-width fields (then empty the run)."""
     if not run:
         return
@@ -296,7 +305,7 @@ def _flush_run(s: _Src, run: list) -> None:
     run.clear()
 
 
-def _gen_tag_reader(s: _Src, tagged, version: int) -> None:
+def _gen_tag_reader(s: Emitter, tagged, version: int) -> None:
     s(1, "ntags = buf[pos]")
     s(1, "if ntags < 128: pos += 1")
     s(1, "else: ntags, pos = _uvarint(buf, pos)")
@@ -308,7 +317,7 @@ def _gen_tag_reader(s: _Src, tagged, version: int) -> None:
     kw = "if"
     for f in sorted(tagged, key=lambda x: x.tag):
         s(2, f"{kw} tag == {f.tag}:")
-        _read_field(s, 3, "o." + snake_name(f.name), f, version, True)
+        emit_field_read(s, 3, "o." + snake_name(f.name), f, version, True)
         s(3, f"if pos != stop: raise CodecError('tagged field {f.name} does not match its size {{}}'"
              ".format(size), pos)")
         kw = "elif"
@@ -321,7 +330,7 @@ def _gen_tag_reader(s: _Src, tagged, version: int) -> None:
 # ---------------------------------------------------------------- encoding
 
 
-def _write_len(s: _Src, ind: int, expr: str, flex: bool, wide: bool, out: str) -> None:
+def _write_len(s: Emitter, ind: int, expr: str, flex: bool, wide: bool, out: str) -> None:
     if flex:
         s(ind, f"{out} += _uv({expr} + 1)")
     elif wide:
@@ -330,7 +339,7 @@ def _write_len(s: _Src, ind: int, expr: str, flex: bool, wide: bool, out: str) -
         s(ind, f"{out} += _p_i16({expr})")
 
 
-def _write_null(s: _Src, ind: int, flex: bool, wide: bool, nullable: bool, name: str, out: str) -> None:
+def _write_null(s: Emitter, ind: int, flex: bool, wide: bool, nullable: bool, name: str, out: str) -> None:
     if not nullable:
         s(ind, f"raise CodecError('non-nullable field {name} is null')")
     elif flex:
@@ -339,7 +348,7 @@ def _write_null(s: _Src, ind: int, flex: bool, wide: bool, nullable: bool, name:
         s(ind, f"{out} += {'_NULL32' if wide else '_NULL16'}")
 
 
-def _write_value(s: _Src, ind: int, val: str, f: FieldSpec, t: str, flex: bool, nullable: bool, out: str):
+def _write_value(s: Emitter, ind: int, val: str, f: FieldSpec, t: str, flex: bool, nullable: bool, out: str):
     """Emit code appending one value of type `t` to bytearray `out`."""
     if t in _FIXED:
         s(ind, f"{out} += _p{_FIXED[t][0]}({val})")
@@ -363,7 +372,7 @@ def _write_value(s: _Src, ind: int, val: str, f: FieldSpec, t: str, flex: bool, 
         s(ind, f"_e_{t}({val}, {out})")
 
 
-def _write_field(s: _Src, ind: int, val: str, f: FieldSpec, version: int, flex: bool, out: str) -> None:
+def _write_field(s: Emitter, ind: int, val: str, f: FieldSpec, version: int, flex: bool, out: str) -> None:
     nullable = version in f.nullable_versions
     if not f.is_array:
         _write_value(s, ind, val, f, f.type, flex, nullable, out)
@@ -390,12 +399,13 @@ def _write_field(s: _Src, ind: int, val: str, f: FieldSpec, version: int, flex: 
     _write_value(s, ind + 2, e, f, et, flex, False, out)
 
 
-def _not_default(f: FieldSpec, val: str) -> str:
+def not_default(f: FieldSpec, val: str) -> str:
+    """Return a Python test that `val` differs from the field's default (when a tagged field is written)."""
     lit = default_literal(f)
     return f"{val} is not None" if lit == "None" else f"{val} != {lit}"
 
 
-def _gen_encoder(s: _Src, struct_name: str, fields, version: int, flexible: bool) -> None:
+def _gen_encoder(s: Emitter, struct_name: str, fields, version: int, flexible: bool) -> None:
     s(0, f"def _e_{struct_name}(o, out):")
     tagged, run = [], []
     for f in fields:
@@ -407,7 +417,7 @@ def _gen_encoder(s: _Src, struct_name: str, fields, version: int, flexible: bool
         _flush_write_run(s, run)
         if version not in f.versions:
             if not f.ignorable:
-                s(1, f"if {_not_default(f, val)}:")
+                s(1, f"if {not_default(f, val)}:")
                 s(2, f"raise CodecError('{struct_name}.{f.name} is not default and cannot be written at "
                      f"version {version}')")
         elif flexible and version in f.tagged_versions:
@@ -421,7 +431,7 @@ def _gen_encoder(s: _Src, struct_name: str, fields, version: int, flexible: bool
     s(0, "")
 
 
-def _flush_write_run(s: _Src, run: list) -> None:
+def _flush_write_run(s: Emitter, run: list) -> None:
     """Emit one pack for a run of consecutive fixed-width fields (then empty the run)."""
     if not run:
         return
@@ -432,17 +442,17 @@ def _flush_write_run(s: _Src, run: list) -> None:
     run.clear()
 
 
-def _gen_tag_writer(s: _Src, tagged, version: int) -> None:
+def _gen_tag_writer(s: Emitter, tagged, version: int) -> None:
     tagged = sorted(tagged, key=lambda x: x.tag)
     s(1, "tags = o._unknown_tagged_fields")
-    defaults = "".join(f" and not {_not_default(f, 'o.' + snake_name(f.name))}" for f in tagged)
+    defaults = "".join(f" and not {not_default(f, 'o.' + snake_name(f.name))}" for f in tagged)
     s(1, f"if not tags{defaults}:")  # the usual case: no tagged field to write
     s(2, "out.append(0)")
     s(2, "return out")
     s(1, "tags = list(tags) if tags else []")
     for f in tagged:
         val = "o." + snake_name(f.name)
-        s(1, f"if {_not_default(f, val)}:")
+        s(1, f"if {not_default(f, val)}:")
         s(2, "t = bytearray()")
         _write_field(s, 2, val, f, version, True, "t")
         s(2, f"tags.append(({f.tag}, t))")
@@ -486,7 +496,7 @@ def _json_field(f: FieldSpec, x: str) -> str:
     return f"('null' if {x} is None else '[' + {inner} + ']')"
 
 
-def _gen_json(s: _Src, struct_name: str, fields, version: int, flexible: bool) -> None:
+def _gen_json(s: Emitter, struct_name: str, fields, version: int, flexible: bool) -> None:
     s(0, f"def _j_{struct_name}(o):")
     s(1, "p = []")
     for f in fields:
@@ -495,7 +505,7 @@ def _gen_json(s: _Src, struct_name: str, fields, version: int, flexible: bool) -
         val = "o." + snake_name(f.name)
         piece = f"p.append('\"{json_name(f.name)}\":' + {_json_field(f, val)})"
         if flexible and version in f.tagged_versions:
-            s(1, f"if {_not_default(f, val)}: {piece}")
+            s(1, f"if {not_default(f, val)}: {piece}")
         else:
             s(1, piece)
     s(1, "return '{' + ','.join(p) + '}'")
@@ -505,7 +515,7 @@ def _gen_json(s: _Src, struct_name: str, fields, version: int, flexible: bool) -
 # ---------------------------------------------------------------- classes
 
 
-def _gen_class(s: _Src, qual: str, struct_name: str, fields) -> None:
+def _gen_class(s: Emitter, qual: str, struct_name: str, fields) -> None:
     attrs = [snake_name(f.name) for f in fields]
     params = ", ".join(f"{a}=_MISSING" if _default_is_mutable(f) else f"{a}={default_literal(f)}"
                        for a, f in zip(attrs, fields))
@@ -529,8 +539,11 @@ def _gen_class(s: _Src, qual: str, struct_name: str, fields) -> None:
     s(0, "")
 
 
-def _base_namespace() -> dict:
-    """Return a fresh copy of the helpers every generated module sees (built once: ~2k Struct objects)."""
+def generated_namespace() -> dict:
+    """Return a fresh copy of the helpers every generated module sees (built once: ~2k Struct objects).
+
+    Code from emit_field_read() runs in it, beside struct_classes()' classes as `_S_<struct>`.
+    """
     return dict(_base_template())
 
 
@@ -565,15 +578,15 @@ def _struct_fields(spec: MessageSpec, name: str):
 
 
 @functools.lru_cache(maxsize=None)
-def _classes(name: str) -> dict:
-    """Generate the classes of message `name` (one per struct), shared by all its versions."""
+def struct_classes(name: str) -> dict:
+    """Return {struct name: generated class} of message `name` (one per struct), shared by all its versions."""
     spec = load(name)
-    s = _Src()
+    s = Emitter()
     order = [spec.name] + [n for n in spec.structs if n != spec.name]
     for n in order:
         qual = n if n == spec.name else f"{spec.name}.{n}"
         _gen_class(s, qual, n, _struct_fields(spec, n))
-    ns = _base_namespace()
+    ns = generated_namespace()
     exec(compile(s.text(), f"<kraftsman classes {name}>", "exec"), ns)
     classes = {n: ns[f"_S_{n}"] for n in order}
     top = classes[spec.name]
@@ -587,7 +600,7 @@ def _classes(name: str) -> dict:
 
 def message_class(name: str) -> type:
     """Return the generated class of message `name`; nested struct classes are its attributes."""
-    return _classes(name)[load(name).name]
+    return struct_classes(name)[load(name).name]
 
 
 def reachable_structs(spec: MessageSpec, version: int) -> list[str]:
@@ -613,12 +626,12 @@ def _compiled(name: str, version: int, kind: str):
     flexible = version in spec.flexible_versions
     generate, prefix = {"decode": (_gen_decoder, "_d_"), "encode": (_gen_encoder, "_e_"),
                         "json": (_gen_json, "_j_")}[kind]
-    s = _Src()
+    s = Emitter()
     for n in [spec.name] + reachable_structs(spec, version):
         generate(s, n, _struct_fields(spec, n), version, flexible)
-    ns = _base_namespace()
+    ns = generated_namespace()
     ns.update(s.names)
-    ns.update({f"_S_{n}": c for n, c in _classes(name).items()})
+    ns.update({f"_S_{n}": c for n, c in struct_classes(name).items()})
     exec(compile(s.text(), f"<kraftsman codec {name} v{version} {kind}>", "exec"), ns)
     return ns[f"{prefix}{spec.name}"]
 

@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from ..errors import StorageError
 from . import schema_cache
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
@@ -22,7 +23,7 @@ PRIMITIVES = frozenset({
 })
 
 
-class SchemaError(Exception):
+class SchemaError(StorageError):
     """A spec file is missing or malformed."""
 
 

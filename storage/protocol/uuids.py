@@ -12,8 +12,10 @@ import binascii
 import os
 import struct
 
+from ..errors import StorageError
 
-class UuidError(ValueError):
+
+class UuidError(StorageError, ValueError):
     """A Uuid string could not be decoded."""
 
 

@@ -12,6 +12,8 @@ import gzip
 import struct
 import zlib
 
+from ..errors import StorageError
+
 NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 IDS = {name: i for i, name in NAMES.items()}
 _XERIAL_MAGIC = b"\x82SNAPPY\x00"
@@ -19,7 +21,7 @@ _XERIAL_HEADER = _XERIAL_MAGIC + struct.pack(">ii", 1, 1)
 _SNAPPY_BLOCK = 32 * 1024
 
 
-class CompressionError(ValueError):
+class CompressionError(StorageError, ValueError):
     """A compressed records section could not be decompressed."""
 
 

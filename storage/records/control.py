@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 
+from ..errors import StorageError
 from ..protocol import codec
 
 ABORT, COMMIT, LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, KRAFT_VOTERS = range(7)
@@ -22,7 +23,7 @@ _KEY = struct.Struct(">hh")
 _TXN_MARKER = struct.Struct(">hi")
 
 
-class ControlRecordError(ValueError):
+class ControlRecordError(StorageError, ValueError):
     """A control record key or value is malformed."""
 
 

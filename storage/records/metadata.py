@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..errors import StorageError
 from ..protocol import codec
 from ..protocol.primitives import read_uvarint, uvarint_bytes
 from ..protocol.schema import SchemaError, load
@@ -33,7 +34,7 @@ METADATA_RECORD_TYPES = {
 RECORD_API_KEYS = {name: key for key, name in METADATA_RECORD_TYPES.items()}
 
 
-class MetadataParseError(ValueError):
+class MetadataParseError(StorageError, ValueError):
     """A metadata record value is not a valid frame (Kafka's MetadataParseException)."""
 
 
