@@ -27,9 +27,20 @@ def _record_set(records) -> list[bytes]:
     return sorted(write_metadata_record(r) for r in records)
 
 
+def _flatten(node, path: str, out: dict) -> dict:
+    """Collect path -> leaf text for every leaf under `node`."""
+    if not node.is_directory:
+        out[path] = node.text
+        return out
+    for name in node.child_names():
+        child = node.child(name)
+        if child is not None:
+            _flatten(child, path + "/" + name, out)
+    return out
+
+
 def _leaves(image) -> dict:
-    from kraftsman.shell.diff import flatten
-    out = flatten(root_node(image).child("image"), "/image", {})
+    out = _flatten(root_node(image).child("image"), "/image", {})
     out.pop("/image/provenance")
     return out
 
