@@ -21,3 +21,22 @@ def test_raft_values_falls_back_for_other_shapes():
     """A record with a key is not raft-shaped: the general parser yields it and the ones after it."""
     raw = build_batch([(None, b"a"), (b"k", b"b"), (None, b"c")], 0)
     assert list(RecordBatch(raw).raft_values()) == [(0, b"a"), (1, b"b"), (2, b"c")]
+
+
+def _spans(raw: bytes):
+    batch = RecordBatch(raw)
+    return [(offset, batch.buffer[start:end]) for offset, start, end in batch.raft_value_spans()]
+
+
+@pytest.mark.parametrize("count", [1, 64, 200, 8192])
+def test_raft_value_spans_point_at_every_value_of_a_raft_batch(count):
+    raw = build_batch([(None, b"v%d" % i) for i in range(count)], 7)
+    assert _spans(raw) == [(r.offset, r.value) for r in RecordBatch(raw).records()]
+
+
+def test_raft_value_spans_stop_at_the_first_other_shape():
+    """A keyed record, a null value or bytes after the last record end the spans; a compressed batch has none."""
+    assert _spans(build_batch([(None, b"a"), (b"k", b"b"), (None, b"c")], 0)) == [(0, b"a")]
+    assert _spans(build_batch([(None, b"a"), (None, None)], 0)) == [(0, b"a")]
+    assert _spans(build_batch([(None, b"a"), (None, b"b")], 0) + b"\x00") == [(0, b"a")]
+    assert _spans(build_batch([(None, b"a")], 0, compression=1)) == []
