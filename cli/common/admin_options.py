@@ -119,15 +119,4 @@ def _client_overrides(ctx: typer.Context, pairs: list[str]) -> dict[str, str]:
 def _apply_profile(ctx: typer.Context, args: argparse.Namespace, env: Environment) -> None:
     """Fill options that kept their default from the chosen profile (see Rules)."""
     chosen = profile_file.select(profile_file.load(env.env), args.profile, env.env)
-    if chosen is None:
-        return
-    if not (args.bootstrap_server or args.bootstrap_controller):
-        args.bootstrap_controller = chosen.bootstrap_controller
-        args.bootstrap_server = None if chosen.bootstrap_controller else chosen.bootstrap_server
-    if kept_default(ctx, "config") and chosen.client_config:
-        args.config = chosen.client_config
-    args.client = {**chosen.client, **args.client}
-    if kept_default(ctx, "timeout") and chosen.timeout is not None:
-        args.timeout = chosen.timeout
-    if kept_default(ctx, "output") and chosen.output is not None:
-        args.output = chosen.output
+    profile_file.fill(args, chosen, lambda name: not kept_default(ctx, name))

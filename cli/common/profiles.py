@@ -182,6 +182,26 @@ def save(found: ProfileFile) -> None:
     os.chmod(found.path, 0o600)  # it may hold client passwords
 
 
+def fill(ns, chosen: Profile | None, given, *, servers: bool = True, output: bool = True) -> None:
+    """Fill what the command line left out from profile `chosen` (flag > variable > profile > default), in place:
+    the bootstrap (the controllers', else the brokers' when `servers`), the client-config file, the client
+    settings (the line's -X win), the timeout, and the output when `output`. `given(name)` tells whether a
+    flag or variable set option `name`; `ns.client` holds the line's -X settings."""
+    if chosen is None:
+        return
+    if not (getattr(ns, "bootstrap_server", None) or ns.bootstrap_controller):
+        ns.bootstrap_controller = chosen.bootstrap_controller
+        if servers:
+            ns.bootstrap_server = None if chosen.bootstrap_controller else chosen.bootstrap_server
+    if not given("config") and chosen.client_config:
+        ns.config = chosen.client_config
+    ns.client = {**chosen.client, **ns.client}
+    if not given("timeout") and chosen.timeout is not None:
+        ns.timeout = chosen.timeout
+    if output and not given("output") and chosen.output is not None:
+        ns.output = chosen.output
+
+
 def complete_names(ctx, incomplete: str) -> list[str]:
     """Complete a profile's name from the profile file (shell completion; silent on any error)."""
     try:

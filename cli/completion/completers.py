@@ -113,27 +113,20 @@ def node_ids(values: dict, controllers: bool) -> list[str]:
 
 def connection(values: dict) -> tuple[str | None, dict, bool]:
     """Return (bootstrap address, client properties, whether the address is the controllers') from the typed
-    flags, else the chosen profile."""
-    from ..common import key_values
+    flags, the chosen profile filling what they leave out (common.profiles.fill)."""
+    import argparse
 
-    props = _properties(_path(values.get("config")))
-    address, to_controllers = _bootstrap(values)
-    if not address:
-        from ..common import profiles
+    from ..common import key_values, profiles
 
+    ns = argparse.Namespace(**{k: values.get(k) for k in ("bootstrap_controller", "bootstrap_server", "config")},
+                            client=key_values(values.get("client_property") or [], lenient=True), timeout=None)
+    if not (ns.bootstrap_controller or ns.bootstrap_server):
         chosen = profiles.select(profiles.load(os.environ), values.get("profile"), os.environ)
-        if chosen is not None:
-            props = {**_properties(_path(chosen.client_config)), **props, **chosen.client}
-            address, to_controllers = _bootstrap({"bootstrap_controller": chosen.bootstrap_controller,
-                                                  "bootstrap_server": chosen.bootstrap_server})
-    props |= key_values(values.get("client_property") or [], lenient=True)
-    return address, props, to_controllers
-
-
-def _bootstrap(values: dict) -> tuple[str | None, bool]:
-    if values.get("bootstrap_controller"):
-        return values["bootstrap_controller"], True
-    return values.get("bootstrap_server"), False
+        profiles.fill(ns, chosen, lambda name: values.get(name) is not None, output=False)
+    props = {**_properties(_path(ns.config)), **ns.client}
+    if ns.bootstrap_controller:
+        return ns.bootstrap_controller, props, True
+    return ns.bootstrap_server, props, False
 
 
 def registered_brokers(address: str, config, seconds: float) -> list[int]:

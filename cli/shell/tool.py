@@ -260,18 +260,11 @@ def _client_overrides(pairs: list[str]) -> dict[str, str]:
 
 
 def _apply_profile(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> None:
-    """Take the live source and client settings from the profile in use (flag > variable > profile)."""
-    from ..common import profiles
-
+    """Take the live source and client settings from the profile in use (flag > variable > profile); a
+    profile without controllers gives the shell nothing (it follows a quorum, not brokers)."""
     chosen = profiles.select(profiles.load(env.env), ns.profile, env.env)
-    if chosen is None or not chosen.bootstrap_controller:
-        return
-    ns.bootstrap_controller = chosen.bootstrap_controller
-    if is_default(ctx, "config") and chosen.client_config:
-        ns.config = chosen.client_config
-    ns.client = {**chosen.client, **ns.client}
-    if is_default(ctx, "timeout") and chosen.timeout is not None:
-        ns.timeout = chosen.timeout
+    if chosen is not None and chosen.bootstrap_controller:
+        profiles.fill(ns, chosen, lambda name: not is_default(ctx, name), servers=False, output=False)
 
 
 def _run(ns, env: Environment) -> int:
