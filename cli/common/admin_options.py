@@ -41,7 +41,8 @@ Profile = Annotated[Optional[str], typer.Option(
                       "(default: KRAFTSMAN_PROFILE, else the current profile).")]
 ClientProperty = Annotated[Optional[list[str]], typer.Option(
     "--client-property", "-X", metavar="KEY=VALUE",
-    help="kraftsman: a client setting (repeatable), over the --config file and the profile.")]
+    help="kraftsman: a client setting (repeatable), over the client config file (--config, or --command-config) "
+         "and the profile.")]
 
 BOOTSTRAP_FLAGS = ("--bootstrap-server/-b", "--bootstrap-controller/-C")
 
