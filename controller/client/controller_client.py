@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 
-NOT_CONTROLLER, CONTROLLER_ENDPOINTS = 41, 2
+from kraftsman.storage.protocol.errors import Errors
+
+CONTROLLER_ENDPOINTS = 2
 
 
 class ControllerUnavailable(RuntimeError):
@@ -56,7 +58,7 @@ class ActiveControllerClient:
                 last_error = f"{self.addresses[index][0]}:{self.addresses[index][1]}: {e or type(e).__name__}"
                 await self._drop(index)
             else:
-                if getattr(response, "error_code", 0) != NOT_CONTROLLER:
+                if getattr(response, "error_code", 0) != Errors.NOT_CONTROLLER:
                     self._preferred = index
                     return response
                 named = await self._named(conn, deadline)

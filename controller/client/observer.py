@@ -36,6 +36,7 @@ from kraftsman.controller.image.loader import bulk_loading
 from kraftsman.controller.image.producer_ids import Provenance
 from kraftsman.controller.raft.records import InvalidRecords, split_batches
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors, error_name
 from kraftsman.storage.protocol.uuids import METADATA_TOPIC_ID
 from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import RecordBatch
@@ -45,11 +46,7 @@ from . import sync_client as sc
 READ_ONLY_APIS = frozenset({"ApiVersions", "DescribeQuorum", "DescribeCluster", "Fetch", "FetchSnapshot",
                             "SaslHandshake", "SaslAuthenticate"})
 TOPIC = "__cluster_metadata"
-NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH = 6, 74, 75
-LEADER_ERRORS = (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH)
-ERROR_NAMES = {6: "NOT_LEADER_OR_FOLLOWER", 42: "INVALID_REQUEST", 74: "FENCED_LEADER_EPOCH",
-               75: "UNKNOWN_LEADER_EPOCH", 98: "SNAPSHOT_NOT_FOUND", 99: "POSITION_OUT_OF_RANGE",
-               104: "INCONSISTENT_CLUSTER_ID"}
+LEADER_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_LEADER_EPOCH)
 MAX_BYTES = 8 << 20
 OBSERVER_IDS = (2_000_000_000, 2_100_000_000)
 VERSIONS = {"Fetch": 17, "FetchSnapshot": 1, "DescribeQuorum": 2, "DescribeCluster": 1}
@@ -273,7 +270,7 @@ class Observer:
         if part.error_code in LEADER_ERRORS and self._refused(conn, leader, news, deadline):
             return  # the next poll fetches from the leader just learnt
         if part.error_code:
-            self._next += part.error_code == NOT_LEADER_OR_FOLLOWER
+            self._next += part.error_code == Errors.NOT_LEADER_OR_FOLLOWER
             raise _Retry(f"Fetch from {conn.name} answered {_name(part.error_code)}")
         self.fetched, self.refused_by = True, None
         self.high_watermark = max(self.high_watermark, part.high_watermark)
@@ -425,4 +422,4 @@ def _header_time(batch, default: int) -> int:
 
 
 def _name(code: int) -> str:
-    return ERROR_NAMES.get(code, f"error {code}")
+    return error_name(code, "error {code}")

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
 SOFTWARE_NAME, SOFTWARE_VERSION = "kraftsman", "0"
 # A function taking one line, set by the command line's --verbose: each request and response is traced.
@@ -265,7 +266,7 @@ class SyncConnection:
         body = codec.message_class("ApiVersionsRequest")(client_software_name=SOFTWARE_NAME,
                                                          client_software_version=SOFTWARE_VERSION)
         response = self.request("ApiVersions", ours, body, deadline)
-        if response.error_code == framing.UNSUPPORTED_VERSION:
+        if response.error_code == Errors.UNSUPPORTED_VERSION:
             theirs = {k.api_key: k.max_version for k in response.api_keys}.get(framing.API_VERSIONS_KEY, 0)
             response = self.request("ApiVersions", min(ours, theirs), body, deadline)
         if response.error_code:

@@ -25,10 +25,10 @@ from typing import NamedTuple
 
 from kraftsman.controller.image.acls import OPERATIONS, PATTERN_TYPES, PERMISSION_TYPES, RESOURCE_TYPES
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
 from .java_hash_order import java_order
 from .topics import new_topic_id
@@ -36,7 +36,6 @@ from .topics import new_topic_id
 UNKNOWN, ANY, MATCH, LITERAL, PREFIXED = 0, 1, 2, 3, 4      # PatternType; UNKNOWN and ANY are 0 and 1 in all four
 CLUSTER, DENY, ALLOW = RESOURCE_TYPES.index("CLUSTER"), PERMISSION_TYPES.index("DENY"), PERMISSION_TYPES.index("ALLOW")
 CLUSTER_NAME, WILDCARD = "kafka-cluster", "*"
-UNKNOWN_SERVER_ERROR = -1
 _ENTRY = codec.message_class("AccessControlEntryRecord")
 _REMOVE = codec.message_class("RemoveAccessControlEntryRecord")
 _CREATE = codec.message_class("CreateAclsResponse")
@@ -173,7 +172,7 @@ def create_acls(ctx: ControllerContext, request) -> ControllerResult:
     try:
         bindings = [_binding(ctx, c) for c in creations]
     except _BadBinding:
-        failed = [_CREATE.AclCreationResult(error_code=UNKNOWN_SERVER_ERROR, error_message=None) for _ in creations]
+        failed = [_CREATE.AclCreationResult(error_code=E.UNKNOWN_SERVER_ERROR, error_message=None) for _ in creations]
         return ControllerResult([], _CREATE(results=failed))
     existing = {acl for _, acl in image_acls(ctx.image)}
     taken = set(ctx.image.acls.entries)

@@ -19,11 +19,11 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import broker_fencing
-from . import cluster_errors as E
 from . import features_control as fc
 from kraftsman.controller.image.start_time import with_start_time
 

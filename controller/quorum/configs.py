@@ -14,12 +14,12 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import replication_errors as E
 from .configs_schema import TOPIC_CONFIGS, ConfigError, is_list, validate_topic_configs
 from .context import ControllerContext, ControllerResult
-from .replication_errors import ApiError
+from .replication_errors import OK, ApiError
 from .topics_names import TopicNameError, validate_topic_name
 
 TOPIC, BROKER = 2, 4
@@ -147,7 +147,7 @@ def _alter(ctx: ControllerContext, request, ops_of, changes_of, response_name: s
     for (kind, name), ops in changes:
         try:
             records += changes_of(ctx, kind, name, ops)
-            results.append(((kind, name), E.OK))
+            results.append(((kind, name), OK))
         except ApiError as e:
             results.append(((kind, name), e))
     cls = codec.message_class(response_name)

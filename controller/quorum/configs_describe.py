@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 
-from . import replication_errors as E
 from .broker_configs_schema import (BROKER_CONFIGS, CLUSTER_LEVEL_LISTENER_CONFIGS, PER_BROKER, SECURITY_CONFIGS,
                                     STATIC_DEFAULTS, broker_synonyms, config_type, is_sensitive, listener_base_name)
 from .configs_schema import CONFIG_TYPES, TOPIC_CONFIGS, topic_defaults

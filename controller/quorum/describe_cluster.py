@@ -18,8 +18,8 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 
-from . import cluster_errors as E
 from . import features_control as fc
 from .context import ControllerContext, ControllerResult
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from kraftsman.controller.image.partitions import UNASSIGNED
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import Uuid
 
-from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
 from .elections import leave_isr
 from .features_control import DIRECTORY_ASSIGNMENT_LEVEL, metadata_version

@@ -14,11 +14,11 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 
-from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
 from .partitions import NO_LEADER, PREFERRED, UNCLEAN, PartitionChangeBuilder, is_active, unclean_enabled
-from .replication_errors import ApiError
+from .replication_errors import OK, ApiError
 
 PREFERRED_TYPE, UNCLEAN_TYPE = 0, 1
 
@@ -41,7 +41,7 @@ def _elect_one(ctx: ControllerContext, name: str, partition_id: int, election_ty
         code = E.PREFERRED_LEADER_NOT_AVAILABLE if election_type == PREFERRED_TYPE else E.ELIGIBLE_LEADERS_NOT_AVAILABLE
         return ApiError(code)
     records.append(record)
-    return E.OK
+    return OK
 
 
 def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:

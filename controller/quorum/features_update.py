@@ -23,12 +23,12 @@ from __future__ import annotations
 from kraftsman.controller.image.features import METADATA_VERSION
 from kraftsman.storage import features as ft
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
 from .features_control import CONTROLLER_REGISTRATION_LEVEL, SUPPORTED_FEATURES, metadata_version
 
-INVALID_UPDATE_VERSION = 95
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 DISABLED = (0, 0)
 # metadata.version levels whose MetadataVersion.didMetadataChange() is true in Kafka 3.9 (1..21)
@@ -53,7 +53,7 @@ def update_features(ctx: ControllerContext, request) -> ControllerResult:
         try:
             _check(ctx, name, level, upgrade_type, proposed)
         except _Invalid as e:
-            results.append(_RESPONSE.UpdatableFeatureResult(feature=name, error_code=INVALID_UPDATE_VERSION,
+            results.append(_RESPONSE.UpdatableFeatureResult(feature=name, error_code=Errors.INVALID_UPDATE_VERSION,
                                                             error_message=str(e)))
             continue
         results.append(_RESPONSE.UpdatableFeatureResult(feature=name, error_code=0, error_message=None))

@@ -12,9 +12,9 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import ZERO_UUID
 
-from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
 from .partitions import NO_LEADER
 from .topics_names import INTERNAL_TOPICS, TopicNameError, validate_topic_name

@@ -9,9 +9,9 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import cluster_errors as E
 from .context import ControllerContext, ControllerResult
 
 PRODUCER_ID_BLOCK_SIZE = 1000

@@ -21,12 +21,12 @@ import ipaddress
 import math
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
 from .java_hash_order import JavaHashMap, entity_hash
 
-INVALID_REQUEST, UNKNOWN_SERVER_ERROR = 42, -1
 UNKNOWN_SERVER_MESSAGE = "The server experienced an unexpected error when processing the request."
 USER, CLIENT_ID, IP = "user", "client-id", "ip"
 DOUBLE, INT, LONG = "DOUBLE", "INT", "LONG"
@@ -154,7 +154,7 @@ def _alter_entry(ctx: ControllerContext, entry, results: JavaHashMap, records: l
 
 def _answer(results: JavaHashMap, key, parts: list, message: str | None) -> None:
     first = results.get(key)
-    code = 0 if message is None else INVALID_REQUEST
+    code = 0 if message is None else Errors.INVALID_REQUEST
     results.put(key, (parts if first is None else first[0], code, message))
 
 
@@ -172,7 +172,7 @@ def alter_client_quotas(ctx: ControllerContext, request) -> ControllerResult:
         _alter_entry(ctx, entry, results, records)
     if len(records) > MAX_RECORDS_PER_USER_OP:
         return ControllerResult([], _response(([(e.entity_type, e.entity_name) for e in entry.entity],
-                                               UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_MESSAGE)
+                                               Errors.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_MESSAGE)
                                               for entry in request.entries))
     response = _response(value for _, value in results.items())
     return ControllerResult([] if request.validate_only else records, response)

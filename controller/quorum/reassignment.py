@@ -16,11 +16,11 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 
-from . import replication_errors as E
 from .context import ControllerContext, ControllerResult
 from .partitions import RECOVERED, RECOVERING, UNCLEAN, PartitionChangeBuilder, unclean_enabled
-from .replication_errors import ApiError
+from .replication_errors import OK, ApiError
 from .topics import validate_manual_assignment
 
 
@@ -185,7 +185,7 @@ def alter_partition_reassignments(ctx: ControllerContext, request) -> Controller
         for target in topic.partitions:
             try:
                 _reassign_one(ctx, topic.name, target, records)
-                error = E.OK
+                error = OK
             except ApiError as e:
                 error = e
             partitions.append(cls.ReassignablePartitionResponse(partition_index=target.partition_index,

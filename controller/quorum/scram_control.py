@@ -20,14 +20,13 @@ from __future__ import annotations
 
 from kraftsman.storage import scram
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
 from .features_control import metadata_version
 from .java_hash_order import JavaHashMap
 
-UNKNOWN_SERVER_ERROR, UNSUPPORTED_SASL_MECHANISM, UNSUPPORTED_VERSION = -1, 33, 35
-RESOURCE_NOT_FOUND, DUPLICATE_RESOURCE, UNACCEPTABLE_CREDENTIAL = 91, 92, 93
 SCRAM_LEVEL = 11  # metadata.version 3.5-IV2 (MetadataVersion.isScramSupported)
 MECHANISMS_BY_TYPE = {m.type: m for m in scram.MECHANISMS.values()}
 TWICE = "A user credential cannot be altered twice in the same request"
@@ -46,16 +45,16 @@ _REMOVE = codec.message_class("RemoveUserScramCredentialRecord")
 
 def _check_name_and_mechanism(name: str, mechanism: int) -> tuple[int, str] | None:
     if not name:
-        return UNACCEPTABLE_CREDENTIAL, EMPTY_NAME
+        return Errors.UNACCEPTABLE_CREDENTIAL, EMPTY_NAME
     if mechanism not in MECHANISMS_BY_TYPE:
-        return UNSUPPORTED_SASL_MECHANISM, UNKNOWN_MECHANISM
+        return Errors.UNSUPPORTED_SASL_MECHANISM, UNKNOWN_MECHANISM
     return None
 
 
 def _check_deletion(image, deletion) -> tuple[int, str] | None:
     error = _check_name_and_mechanism(deletion.name, deletion.mechanism)
     if error is None and (deletion.mechanism, deletion.name) not in image.scram.entries:
-        return RESOURCE_NOT_FOUND, NO_SUCH_CREDENTIAL
+        return Errors.RESOURCE_NOT_FOUND, NO_SUCH_CREDENTIAL
     return error
 
 
@@ -65,9 +64,9 @@ def _check_upsertion(upsertion) -> tuple[int, str] | None:
         return error
     mechanism = MECHANISMS_BY_TYPE[upsertion.mechanism]
     if upsertion.iterations < mechanism.min_iterations:
-        return UNACCEPTABLE_CREDENTIAL, "Too few iterations"
+        return Errors.UNACCEPTABLE_CREDENTIAL, "Too few iterations"
     if upsertion.iterations > mechanism.max_iterations:
-        return UNACCEPTABLE_CREDENTIAL, "Too many iterations"
+        return Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations"
     return None
 
 
@@ -77,9 +76,9 @@ def _admit(item, check, accepted: JavaHashMap, earlier: tuple, errors: JavaHashM
     if name in errors:
         return
     if any(m.pop(name) is not None for m in earlier):
-        errors.put(name, (DUPLICATE_RESOURCE, TWICE))
+        errors.put(name, (Errors.DUPLICATE_RESOURCE, TWICE))
     elif not supported:
-        errors.put(name, (UNSUPPORTED_VERSION, NO_SCRAM))
+        errors.put(name, (Errors.UNSUPPORTED_VERSION, NO_SCRAM))
     else:
         error = check(item)
         if error is None:
@@ -110,7 +109,7 @@ def alter_user_scram_credentials(ctx: ControllerContext, request) -> ControllerR
         records.append(ApiMessageAndVersion(_REMOVE(name=name, mechanism=deletion.mechanism), 0))
     for name, upsertion in upsertions.items():
         if not upsertion.salted_password:
-            errors.put(name, (UNKNOWN_SERVER_ERROR, None))
+            errors.put(name, (Errors.UNKNOWN_SERVER_ERROR, None))
             continue
         records.append(_credential_record(upsertion))
         results.append(_ALTER.AlterUserScramCredentialsResult(user=name, error_code=0, error_message=None))
@@ -122,14 +121,14 @@ def alter_user_scram_credentials(ctx: ControllerContext, request) -> ControllerR
 def _describe_user(credentials: dict, user: str, twice: bool):
     result = _DESCRIBE.DescribeUserScramCredentialsResult(user=user)
     if twice:
-        result.error_code, result.error_message = DUPLICATE_RESOURCE, DESCRIBE_TWICE + user
+        result.error_code, result.error_message = Errors.DUPLICATE_RESOURCE, DESCRIBE_TWICE + user
         return result
     infos = [_DESCRIBE.CredentialInfo(mechanism=mech, iterations=credentials[(mech, user)][0].iterations)
              for mech in sorted(MECHANISMS_BY_TYPE) if (mech, user) in credentials]
     if infos:
         result.credential_infos = infos
     else:
-        result.error_code, result.error_message = RESOURCE_NOT_FOUND, DESCRIBE_MISSING + user
+        result.error_code, result.error_message = Errors.RESOURCE_NOT_FOUND, DESCRIBE_MISSING + user
     return result
 
 

@@ -26,14 +26,13 @@ import hashlib
 import hmac as hmac_lib
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
 from .features_control import metadata_version
 from .topics import random_uuid
 
-UNSUPPORTED_VERSION, AUTH_DISABLED, NOT_FOUND, OWNER_MISMATCH = 35, 61, 62, 63
-EXPIRED, INVALID_PRINCIPAL_TYPE = 66, 67
 DELEGATION_TOKEN_LEVEL = 14  # metadata.version 3.6-IV2 (MetadataVersion.isDelegationTokenSupported)
 USER_TYPE = "User"
 
@@ -91,11 +90,11 @@ def create_delegation_token(ctx: ControllerContext, request) -> ControllerResult
     owner = token_owner(request, ctx.principal)
     response = create_response(owner, ctx.principal)
     if not cfg.delegation_token_secret_key:
-        return ControllerResult([], response.replace(error_code=AUTH_DISABLED))
+        return ControllerResult([], response.replace(error_code=Errors.DELEGATION_TOKEN_AUTH_DISABLED))
     if metadata_version(ctx.image) < DELEGATION_TOKEN_LEVEL:
-        return ControllerResult([], response.replace(error_code=UNSUPPORTED_VERSION))
+        return ControllerResult([], response.replace(error_code=Errors.UNSUPPORTED_VERSION))
     if any(r.principal_type != USER_TYPE for r in request.renewers):
-        return ControllerResult([], response.replace(error_code=INVALID_PRINCIPAL_TYPE))
+        return ControllerResult([], response.replace(error_code=Errors.INVALID_PRINCIPAL_TYPE))
     lifetime = cfg.delegation_token_max_lifetime_ms
     if request.max_lifetime_ms > 0:
         lifetime = min(lifetime, request.max_lifetime_ms)
@@ -114,11 +113,11 @@ def _usable_token(ctx: ControllerContext, mac: bytes):
     """Return (token, None) when the requester may renew or expire the token `mac` names, else (None, error)."""
     token = find_token(ctx, mac)
     if token is None:
-        return None, NOT_FOUND
+        return None, Errors.DELEGATION_TOKEN_NOT_FOUND
     if expired(token, ctx.now_ms):
-        return None, EXPIRED
+        return None, Errors.DELEGATION_TOKEN_EXPIRED
     if ctx.principal != token.owner and ctx.principal not in token.renewers:
-        return None, OWNER_MISMATCH
+        return None, Errors.DELEGATION_TOKEN_OWNER_MISMATCH
     return token, None
 
 
@@ -138,7 +137,7 @@ def renew_delegation_token(ctx: ControllerContext, request) -> ControllerResult:
 def expire_delegation_token(ctx: ControllerContext, request) -> ControllerResult:
     """Handle ExpireDelegationToken: remove the token (negative period) or move its expiry."""
     if not ctx.config.delegation_token_secret_key:
-        return ControllerResult([], _EXPIRE(error_code=AUTH_DISABLED))
+        return ControllerResult([], _EXPIRE(error_code=Errors.DELEGATION_TOKEN_AUTH_DISABLED))
     token, error = _usable_token(ctx, request.hmac)
     if error is not None:
         return ControllerResult([], _EXPIRE(error_code=error))

@@ -17,16 +17,16 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import RESERVED, ZERO_UUID, Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import replication_errors as E
 from .configs import DEFAULT_CONFIG, TOPIC, TOPIC_CONFIG_SOURCE, incremental_changes
 from .configs_schema import topic_defaults
 from .context import ControllerContext, ControllerResult
 from .partitions import active_brokers, default_dirs, is_active, new_partition_records, record_version
 from .placement import BrokerLayout, PlacementError, place
-from .replication_errors import ApiError
+from .replication_errors import OK, ApiError
 from .topics_names import TopicNameError, has_collision_chars, unify_collision_chars, validate_topic_name
 
 TOO_LARGE = "Excessively large number of partitions per request."
@@ -373,7 +373,7 @@ def create_partitions(ctx: ControllerContext, request) -> ControllerResult:
             if info is None or not info.partitions:
                 raise ApiError(E.UNKNOWN_TOPIC_OR_PARTITION)
             records += _new_partitions(ctx, topic, info, brokers)
-            error = E.OK
+            error = OK
         except ApiError as e:
             error = e
         results.append(cls.CreatePartitionsTopicResult(name=topic.name, error_code=error.code,

@@ -12,6 +12,7 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records import control as C
 
 from . import election, follower, leader, reconfig, retention
@@ -56,8 +57,7 @@ class RaftNode:
         self._cid = 0
         self.kraft_version = config.kraft_version
         self.voter_history = VoterHistory(VoterSet.static(config.voters))
-        self.high_watermark = log.start_offset
-        self.applied = log.start_offset
+        self.high_watermark = self.applied = log.start_offset
         self.flushed_end = self.flush_issued = log.end_offset  # flush_issued: a background flush's target
         self._pending_load = log.latest_snapshot()
         self._snapshot_asked: SnapshotId | None = None
@@ -165,7 +165,7 @@ class RaftNode:
             handler(self, env)
         except msg.Malformed:
             if not env.is_response:
-                self.reply(env, reconfig.error_body(env.name, msg.INVALID_REQUEST))
+                self.reply(env, reconfig.error_body(env.name, Errors.INVALID_REQUEST))
 
     def propose(self, values) -> tuple[int, int]:
         """Append one batch of opaque records; return (base offset, epoch). Only a leader may."""

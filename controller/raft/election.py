@@ -22,6 +22,7 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.protocol.uuids import ZERO_UUID
 
 from . import messages as msg
@@ -109,17 +110,17 @@ def _vote_error(node, env, part) -> int:
     """Return the partition-level error for a vote request, or NONE."""
     body = env.body
     if part.candidate_id < 0 or part.candidate_epoch < 0:
-        return msg.INVALID_REQUEST
+        return Errors.INVALID_REQUEST
     if body.voter_id >= 0 and body.voter_id != node.node_id:
-        return msg.INVALID_VOTER_KEY
+        return Errors.INVALID_VOTER_KEY
     vdir = bytes(part.voter_directory_id)
     if vdir != bytes(ZERO_UUID) and bytes(node.cfg.directory_id) not in (vdir, bytes(ZERO_UUID)):
-        return msg.INVALID_VOTER_KEY
+        return Errors.INVALID_VOTER_KEY
     if part.candidate_epoch < node.epoch:
-        return msg.FENCED_LEADER_EPOCH
+        return Errors.FENCED_LEADER_EPOCH
     if node.kraft_version == 0 and (not node.is_voter() or part.candidate_id not in node.voters):
-        return msg.INCONSISTENT_VOTER_SET
-    return msg.NONE
+        return Errors.INCONSISTENT_VOTER_SET
+    return Errors.NONE
 
 
 def _can_grant_pre_vote(node, part) -> bool:
@@ -154,14 +155,14 @@ def _can_grant_vote(node, candidate_id: int, log_ok: bool) -> bool:
 def on_vote_request(node, env) -> None:
     body = env.body
     if not node.cluster_ok(body.cluster_id):
-        node.reply(env, msg.vote_response(msg.INCONSISTENT_CLUSTER_ID))
+        node.reply(env, msg.vote_response(Errors.INCONSISTENT_CLUSTER_ID))
         return
     part = msg.partition_of(body)
     error = _vote_error(node, env, part)
-    if error == msg.NONE and not env.pre_vote and part.candidate_epoch > node.epoch:
+    if error == Errors.NONE and not env.pre_vote and part.candidate_epoch > node.epoch:
         node.become_unattached(part.candidate_epoch)
     granted = False
-    if error == msg.NONE:
+    if error == Errors.NONE:
         if env.pre_vote:
             granted = _can_grant_pre_vote(node, part)
         else:
@@ -170,7 +171,7 @@ def on_vote_request(node, env) -> None:
             if granted and node.state.voted_id is None:
                 _record_vote(node, part.candidate_id, part.candidate_directory_id)
     leader = -1 if node.leader_id is None else node.leader_id
-    node.reply(env, msg.vote_response(msg.NONE, error, leader, node.epoch, granted))
+    node.reply(env, msg.vote_response(Errors.NONE, error, leader, node.epoch, granted))
 
 
 def _record_vote(node, candidate_id: int, candidate_dir: bytes) -> None:
@@ -182,13 +183,13 @@ def _record_vote(node, candidate_id: int, candidate_dir: bytes) -> None:
 
 def on_vote_response(node, env) -> None:
     body = env.body
-    if body.error_code == msg.UNSUPPORTED_VERSION and env.pre_vote:
+    if body.error_code == Errors.UNSUPPORTED_VERSION and env.pre_vote:
         _pre_vote_unsupported(node)
         return
-    if body.error_code != msg.NONE:
+    if body.error_code != Errors.NONE:
         return
     part = msg.partition_of(body)
-    granted = part.error_code == msg.NONE and part.vote_granted
+    granted = part.error_code == Errors.NONE and part.vote_granted
     if part.leader_epoch > node.epoch or not granted:
         # a refusal naming this epoch's leader sends a prospective back to following it (KIP-996)
         if node.learn_leader(part.leader_epoch, part.leader_id):
@@ -215,24 +216,24 @@ def _pre_vote_unsupported(node) -> None:
 def _validate_epoch_request(node, env, name: str, voter_id: int | None = None):
     """Answer a foreign cluster and return None; else return (partition, error) of a Begin/EndQuorumEpoch."""
     if not node.cluster_ok(env.body.cluster_id):
-        node.reply(env, msg.epoch_response(name, msg.INCONSISTENT_CLUSTER_ID))
+        node.reply(env, msg.epoch_response(name, Errors.INCONSISTENT_CLUSTER_ID))
         return None
     part = msg.partition_of(env.body)
     if part.leader_id < 0 or part.leader_epoch < 0:
-        return part, msg.INVALID_REQUEST
+        return part, Errors.INVALID_REQUEST
     if part.leader_epoch < node.epoch:
-        return part, msg.FENCED_LEADER_EPOCH
+        return part, Errors.FENCED_LEADER_EPOCH
     if voter_id is not None and voter_id >= 0 and voter_id != node.node_id:
-        return part, msg.INVALID_VOTER_KEY
+        return part, Errors.INVALID_VOTER_KEY
     if node.kraft_version == 0 and part.leader_id not in node.voters:
-        return part, msg.INCONSISTENT_VOTER_SET
-    return part, msg.NONE
+        return part, Errors.INCONSISTENT_VOTER_SET
+    return part, Errors.NONE
 
 
 def _answer_epoch_request(node, env, name: str, error: int) -> None:
     """Reply with the partition error and what this node knows of the leader and epoch."""
     leader = -1 if node.leader_id is None else node.leader_id
-    node.reply(env, msg.epoch_response(name, msg.NONE, error, leader, node.epoch))
+    node.reply(env, msg.epoch_response(name, Errors.NONE, error, leader, node.epoch))
 
 
 def on_begin_epoch_request(node, env) -> None:
@@ -241,19 +242,19 @@ def on_begin_epoch_request(node, env) -> None:
     if checked is None:
         return
     part, error = checked
-    if error == msg.NONE and (part.leader_epoch > node.epoch or node.leader_id is None):
+    if error == Errors.NONE and (part.leader_epoch > node.epoch or node.leader_id is None):
         node.become_follower(part.leader_epoch, part.leader_id)
     _answer_epoch_request(node, env, name, error)
 
 
 def on_begin_epoch_response(node, env) -> None:
     body = env.body
-    if body.error_code != msg.NONE:
+    if body.error_code != Errors.NONE:
         return
     part = msg.partition_of(body)
     if node.learn_leader(part.leader_epoch, part.leader_id):
         return
-    if node.leader_state is not None and part.error_code == msg.NONE and part.leader_epoch == node.epoch:
+    if node.leader_state is not None and part.error_code == Errors.NONE and part.leader_epoch == node.epoch:
         node.leader_state.begin_acked.add(env.src)
 
 
@@ -292,7 +293,7 @@ def on_end_epoch_request(node, env) -> None:
     if checked is None:
         return
     part, error = checked
-    if error == msg.NONE:
+    if error == Errors.NONE:
         node.learn_leader(part.leader_epoch, part.leader_id)
         if node.role in (FOLLOWER, VOTED) and node.leader_id == part.leader_id and node.epoch == part.leader_epoch:
             ids = [c.candidate_id for c in part.preferred_candidates]
@@ -302,6 +303,6 @@ def on_end_epoch_request(node, env) -> None:
 
 def on_end_epoch_response(node, env) -> None:
     body = env.body
-    if body.error_code == msg.NONE:
+    if body.error_code == Errors.NONE:
         part = msg.partition_of(body)
         node.learn_leader(part.leader_epoch, part.leader_id)

@@ -11,6 +11,8 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.errors import Errors
+
 from . import messages as msg
 from . import records as R
 from . import snapshot as S
@@ -94,7 +96,7 @@ def _accept_response(node, env):
     if env.correlation_id != f.inflight or f.inflight is None:
         return None
     f.inflight = None
-    if env.body.error_code != msg.NONE:
+    if env.body.error_code != Errors.NONE:
         f.next_ms = node.now + node.cfg.retry_backoff_ms
         return None
     part = msg.partition_of(env.body)
@@ -114,7 +116,7 @@ def on_fetch_response(node, env) -> None:
     part = _accept_response(node, env)
     if part is None:
         return
-    if part.error_code != msg.NONE:
+    if part.error_code != Errors.NONE:
         _backoff(node)
         return
     f = node.fetcher
@@ -158,9 +160,9 @@ def on_fetch_snapshot_response(node, env) -> None:
     if part is None:
         return
     f = node.fetcher
-    if part.error_code in (msg.SNAPSHOT_NOT_FOUND, msg.POSITION_OUT_OF_RANGE):
+    if part.error_code in (Errors.SNAPSHOT_NOT_FOUND, Errors.POSITION_OUT_OF_RANGE):
         f.assembly = None
-    elif part.error_code != msg.NONE:
+    elif part.error_code != Errors.NONE:
         _backoff(node)
         return
     elif f.assembly is not None:

@@ -14,6 +14,8 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.errors import Errors
+
 from . import election, quorum
 from . import messages as msg
 from . import records as R
@@ -134,12 +136,12 @@ def preferred_successors(node) -> list[tuple]:
 def leader_only_error(node, request_epoch: int) -> int:
     """Kafka's validateLeaderOnlyRequest."""
     if request_epoch < node.epoch:
-        return msg.FENCED_LEADER_EPOCH
+        return Errors.FENCED_LEADER_EPOCH
     if request_epoch > node.epoch:
-        return msg.UNKNOWN_LEADER_EPOCH
+        return Errors.UNKNOWN_LEADER_EPOCH
     if node.role != LEADER:
-        return msg.NOT_LEADER_OR_FOLLOWER
-    return msg.NONE
+        return Errors.NOT_LEADER_OR_FOLLOWER
+    return Errors.NONE
 
 
 def validate_offset(node, offset: int, last_epoch: int) -> tuple:
@@ -170,15 +172,15 @@ def _note_voter_fetch(node, replica_id: int) -> None:
 def on_fetch_request(node, env) -> None:
     body = env.body
     if not node.cluster_ok(body.cluster_id):
-        node.reply(env, msg.fetch_response(msg.INCONSISTENT_CLUSTER_ID))
+        node.reply(env, msg.fetch_response(Errors.INCONSISTENT_CLUSTER_ID))
         return
     part = msg.partition_of(body)
     if part.fetch_offset < 0 or part.last_fetched_epoch < 0 or part.last_fetched_epoch > part.current_leader_epoch \
             or body.replica_state.replica_id < 0:
-        node.reply(env, msg.fetch_response(msg.INVALID_REQUEST))
+        node.reply(env, msg.fetch_response(Errors.INVALID_REQUEST))
         return
     error = leader_only_error(node, part.current_leader_epoch)
-    if error != msg.NONE:
+    if error != Errors.NONE:
         _refuse_fetch(node, env, error, -1 if node.leader_id is None else node.leader_id)
         return
     replica_id = body.replica_state.replica_id
@@ -190,7 +192,7 @@ def on_fetch_request(node, env) -> None:
     rs = _record_replica(node, replica_id, part)
     update_high_watermark(node)
     if node.leader_state is None:  # the commit removed this leader, which resigned
-        _refuse_fetch(node, env, msg.NOT_LEADER_OR_FOLLOWER, node.node_id)
+        _refuse_fetch(node, env, Errors.NOT_LEADER_OR_FOLLOWER, node.node_id)
         return
     hw_news = node.leader_state.shown_high_watermark(node.high_watermark) > rs.sent_hw
     if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and (
@@ -217,11 +219,12 @@ def _record_replica(node, replica_id: int, part) -> None:
 
 def _refuse_fetch(node, env, error: int, leader_id: int) -> None:
     """Answer a fetch with a partition error, the leader and our log start offset (as Kafka's are)."""
-    node.reply(env, msg.fetch_response(msg.NONE, error, leader_id, node.epoch, log_start_offset=node.log.start_offset))
+    node.reply(env, msg.fetch_response(Errors.NONE, error, leader_id, node.epoch,
+                                       log_start_offset=node.log.start_offset))
 
 
 def _reply_fetch(node, env, records=b"", diverging=None, snapshot_id=None) -> None:
-    body = msg.fetch_response(msg.NONE, msg.NONE, node.node_id, node.epoch,
+    body = msg.fetch_response(Errors.NONE, Errors.NONE, node.node_id, node.epoch,
                               node.leader_state.shown_high_watermark(node.high_watermark), records,
                               diverging, snapshot_id, node.log.start_offset)
     node.reply(env, body)
@@ -242,21 +245,21 @@ def _answer_fetch(node, env) -> None:
 def on_fetch_snapshot_request(node, env) -> None:
     body = env.body
     if not node.cluster_ok(body.cluster_id):
-        node.reply(env, msg.fetch_snapshot_response(msg.INCONSISTENT_CLUSTER_ID))
+        node.reply(env, msg.fetch_snapshot_response(Errors.INCONSISTENT_CLUSTER_ID))
         return
     part = msg.partition_of(body)
     error = leader_only_error(node, part.current_leader_epoch)
     sid = SnapshotId(part.snapshot_id.end_offset, part.snapshot_id.epoch)
-    snap = node.log.read_snapshot(sid) if error == msg.NONE else None
-    if error == msg.NONE and snap is None:
-        error = msg.SNAPSHOT_NOT_FOUND
+    snap = node.log.read_snapshot(sid) if error == Errors.NONE else None
+    if error == Errors.NONE and snap is None:
+        error = Errors.SNAPSHOT_NOT_FOUND
     elif snap is not None and not 0 <= part.position <= len(snap.data):
-        error = msg.POSITION_OUT_OF_RANGE
+        error = Errors.POSITION_OUT_OF_RANGE
     leader = -1 if node.leader_id is None else node.leader_id
-    if error != msg.NONE:
-        node.reply(env, msg.fetch_snapshot_response(msg.NONE, error, leader, node.epoch, sid))
+    if error != Errors.NONE:
+        node.reply(env, msg.fetch_snapshot_response(Errors.NONE, error, leader, node.epoch, sid))
         return
     _note_voter_fetch(node, body.replica_id)
     data = S.chunk(snap, part.position, min(body.max_bytes, node.cfg.snapshot_chunk_bytes))
-    node.reply(env, msg.fetch_snapshot_response(msg.NONE, msg.NONE, leader, node.epoch, sid, len(snap.data),
+    node.reply(env, msg.fetch_snapshot_response(Errors.NONE, Errors.NONE, leader, node.epoch, sid, len(snap.data),
                                                 part.position, data))

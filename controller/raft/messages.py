@@ -12,18 +12,10 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.protocol.uuids import METADATA_TOPIC_ID, ZERO_UUID, Uuid
 
 TOPIC = "__cluster_metadata"
-NONE, UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT = 0, 3, 6, 7
-UNSUPPORTED_VERSION, INVALID_REQUEST, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH = 35, 42, 74, 75
-INCONSISTENT_VOTER_SET, SNAPSHOT_NOT_FOUND, POSITION_OUT_OF_RANGE, INCONSISTENT_CLUSTER_ID = 94, 98, 99, 104
-INVALID_VOTER_KEY, DUPLICATE_VOTER, VOTER_NOT_FOUND = 125, 126, 127
-ERROR_NAMES = {0: "NONE", 3: "UNKNOWN_TOPIC_OR_PARTITION", 6: "NOT_LEADER_OR_FOLLOWER", 7: "REQUEST_TIMED_OUT",
-               35: "UNSUPPORTED_VERSION", 42: "INVALID_REQUEST", 74: "FENCED_LEADER_EPOCH",
-               75: "UNKNOWN_LEADER_EPOCH", 94: "INCONSISTENT_VOTER_SET", 98: "SNAPSHOT_NOT_FOUND",
-               99: "POSITION_OUT_OF_RANGE", 104: "INCONSISTENT_CLUSTER_ID", 125: "INVALID_VOTER_KEY",
-               126: "DUPLICATE_VOTER", 127: "VOTER_NOT_FOUND"}
 
 VERSIONS = {"Vote": 1, "BeginQuorumEpoch": 1, "EndQuorumEpoch": 1, "Fetch": 17, "FetchSnapshot": 1,
             "DescribeQuorum": 2, "AddRaftVoter": 0, "RemoveRaftVoter": 0, "UpdateRaftVoter": 0}
@@ -99,7 +91,7 @@ def vote_request(cluster_id, candidate_epoch, candidate_id, candidate_dir, voter
                topics=[cls.TopicData(topic_name=TOPIC, partitions=[part])])
 
 
-def vote_response(error, part_error=NONE, leader_id=-1, leader_epoch=-1, granted=False):
+def vote_response(error, part_error=Errors.NONE, leader_id=-1, leader_epoch=-1, granted=False):
     cls = M["VoteResponse"]
     part = cls.PartitionData(partition_index=0, error_code=part_error, leader_id=leader_id,
                              leader_epoch=leader_epoch, vote_granted=granted)
@@ -118,7 +110,7 @@ def begin_epoch_request(cluster_id, epoch, leader_id, voter_id, voter_dir, endpo
                leader_endpoints=eps)
 
 
-def epoch_response(name, error, part_error=NONE, leader_id=-1, leader_epoch=-1):
+def epoch_response(name, error, part_error=Errors.NONE, leader_id=-1, leader_epoch=-1):
     """Build a BeginQuorumEpochResponse or EndQuorumEpochResponse."""
     cls = M[name]
     part = cls.PartitionData(partition_index=0, error_code=part_error, leader_id=leader_id, leader_epoch=leader_epoch)
@@ -149,7 +141,7 @@ def fetch_request(cluster_id, replica_id, epoch, fetch_offset, last_fetched_epoc
                topics=[cls.FetchTopic(topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
 
-def fetch_response(error, part_error=NONE, leader_id=-1, leader_epoch=-1, high_watermark=-1, records=b"",
+def fetch_response(error, part_error=Errors.NONE, leader_id=-1, leader_epoch=-1, high_watermark=-1, records=b"",
                    diverging=None, snapshot_id=None, log_start_offset=-1):
     cls = M["FetchResponse"]
     part = cls.PartitionData(partition_index=0, error_code=part_error, high_watermark=high_watermark,
@@ -176,7 +168,7 @@ def fetch_snapshot_request(cluster_id, replica_id, epoch, snapshot_id, position,
                topics=[cls.TopicSnapshot(name=TOPIC, partitions=[part])])
 
 
-def fetch_snapshot_response(error, part_error=NONE, leader_id=-1, leader_epoch=-1, snapshot_id=(-1, -1), size=0,
+def fetch_snapshot_response(error, part_error=Errors.NONE, leader_id=-1, leader_epoch=-1, snapshot_id=(-1, -1), size=0,
                             position=0, data=b""):
     cls = M["FetchSnapshotResponse"]
     part = cls.PartitionSnapshot(index=0, error_code=part_error,

@@ -14,6 +14,8 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.errors import Errors
+
 from . import messages as msg
 from . import records as R
 from .voters import VoterNode
@@ -42,7 +44,7 @@ def error_body(request_name: str, code: int):
     if name == "FetchSnapshotResponse":
         return msg.fetch_snapshot_response(code)
     if name in ("AddRaftVoterResponse", "RemoveRaftVoterResponse"):
-        return msg.voter_change_response(name, code, None if code == msg.NONE else msg.ERROR_NAMES.get(code))
+        return msg.voter_change_response(name, code, None if code == Errors.NONE else Errors(code).name)
     return msg.M[name](error_code=code)
 
 
@@ -54,7 +56,7 @@ def on_describe_quorum_request(node, env) -> None:
     cls = DescribeQuorumResponse
     part = cls.PartitionData(partition_index=0)
     if not node.is_leader():
-        part.error_code, part.error_message = msg.NOT_LEADER_OR_FOLLOWER, None
+        part.error_code, part.error_message = Errors.NOT_LEADER_OR_FOLLOWER, None
         part.leader_id = -1 if node.leader_id is None else node.leader_id
         part.leader_epoch = node.epoch
     else:
@@ -63,7 +65,7 @@ def on_describe_quorum_request(node, env) -> None:
     nodes = [cls.Node(node_id=v.voter_id, listeners=[cls.Listener(name=n, host=h, port=p)
                                                      for n, h, p in v.endpoints or static.get(v.voter_id, ())])
              for v in node.voters.nodes()]
-    node.reply(env, cls(error_code=msg.NONE, error_message=None,
+    node.reply(env, cls(error_code=Errors.NONE, error_message=None,
                         topics=[cls.TopicData(topic_name=msg.TOPIC, partitions=[part])], nodes=nodes))
 
 
@@ -104,17 +106,17 @@ def _describe_leader(node, part) -> None:
 def _change_error(node, env) -> int:
     """Checks shared by every voter change; NONE when the change may proceed."""
     if not node.cluster_ok(env.body.cluster_id):
-        return msg.INCONSISTENT_CLUSTER_ID
+        return Errors.INCONSISTENT_CLUSTER_ID
     if not node.is_leader():
-        return msg.NOT_LEADER_OR_FOLLOWER
+        return Errors.NOT_LEADER_OR_FOLLOWER
     if node.kraft_version < 1:
-        return msg.UNSUPPORTED_VERSION
+        return Errors.UNSUPPORTED_VERSION
     ls = node.leader_state
     if ls.voter_change is not None or node.voter_history.pending(node.high_watermark):
-        return msg.REQUEST_TIMED_OUT
+        return Errors.REQUEST_TIMED_OUT
     if node.high_watermark <= ls.epoch_start_offset:
-        return msg.REQUEST_TIMED_OUT
-    return msg.NONE
+        return Errors.REQUEST_TIMED_OUT
+    return Errors.NONE
 
 
 def _reject(node, env, code: int) -> None:
@@ -131,15 +133,15 @@ def _commit_change(node, env, voters, timeout_ms: int, removes_leader: bool = Fa
 def on_add_voter_request(node, env) -> None:
     body = env.body
     error = _change_error(node, env)
-    if error == msg.NONE and body.voter_id in node.voters:
-        error = msg.DUPLICATE_VOTER
-    if error == msg.NONE and body.voter_id < 0:
-        error = msg.INVALID_REQUEST
-    if error == msg.NONE:
+    if error == Errors.NONE and body.voter_id in node.voters:
+        error = Errors.DUPLICATE_VOTER
+    if error == Errors.NONE and body.voter_id < 0:
+        error = Errors.INVALID_REQUEST
+    if error == Errors.NONE:
         rs = node.leader_state.replicas.get(body.voter_id)
         if rs is None or rs.end_offset < node.high_watermark:
-            error = msg.REQUEST_TIMED_OUT
-    if error != msg.NONE:
+            error = Errors.REQUEST_TIMED_OUT
+    if error != Errors.NONE:
         _reject(node, env, error)
         return
     endpoints = tuple((e.name, e.host, e.port) for e in body.listeners)
@@ -150,11 +152,11 @@ def on_add_voter_request(node, env) -> None:
 def on_remove_voter_request(node, env) -> None:
     body = env.body
     error = _change_error(node, env)
-    if error == msg.NONE and not node.voters.is_voter(body.voter_id, bytes(body.voter_directory_id)):
-        error = msg.VOTER_NOT_FOUND
-    if error == msg.NONE and len(node.voters) == 1:
-        error = msg.INVALID_REQUEST
-    if error != msg.NONE:
+    if error == Errors.NONE and not node.voters.is_voter(body.voter_id, bytes(body.voter_directory_id)):
+        error = Errors.VOTER_NOT_FOUND
+    if error == Errors.NONE and len(node.voters) == 1:
+        error = Errors.INVALID_REQUEST
+    if error != Errors.NONE:
         _reject(node, env, error)
         return
     _commit_change(node, env, node.voters.remove(body.voter_id), 0, body.voter_id == node.node_id)
@@ -163,13 +165,14 @@ def on_remove_voter_request(node, env) -> None:
 def on_update_voter_request(node, env) -> None:
     body = env.body
     error = _change_error(node, env)
-    if error in (msg.NONE, msg.REQUEST_TIMED_OUT) and body.current_leader_epoch != node.epoch and node.is_leader():
-        error = msg.FENCED_LEADER_EPOCH if body.current_leader_epoch < node.epoch else msg.UNKNOWN_LEADER_EPOCH
+    stale_epoch = body.current_leader_epoch != node.epoch and node.is_leader()
+    if error in (Errors.NONE, Errors.REQUEST_TIMED_OUT) and stale_epoch:
+        error = Errors.FENCED_LEADER_EPOCH if body.current_leader_epoch < node.epoch else Errors.UNKNOWN_LEADER_EPOCH
     current = node.voters.get(body.voter_id)
-    if error == msg.NONE and (current is None or not node.voters.is_voter(body.voter_id,
+    if error == Errors.NONE and (current is None or not node.voters.is_voter(body.voter_id,
                                                                          bytes(body.voter_directory_id))):
-        error = msg.VOTER_NOT_FOUND
-    if error != msg.NONE:
+        error = Errors.VOTER_NOT_FOUND
+    if error != Errors.NONE:
         _reject(node, env, error)
         return
     feature = body.kraft_version_feature
@@ -186,7 +189,7 @@ def on_high_watermark(node) -> None:
     change = node.leader_state.voter_change
     if change is not None and node.high_watermark > change.offset:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, msg.NONE))
+        node.reply(change.env, error_body(change.env.name, Errors.NONE))
         if change.removes_leader:
             node.become_resigned(removed=True)
 
@@ -195,11 +198,11 @@ def leader_tick(node) -> None:
     change = node.leader_state.voter_change
     if change is not None and node.now >= change.deadline:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, msg.REQUEST_TIMED_OUT))
+        node.reply(change.env, error_body(change.env.name, Errors.REQUEST_TIMED_OUT))
 
 
 def fail_pending(node) -> None:
     change = node.leader_state.voter_change
     if change is not None:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, msg.NOT_LEADER_OR_FOLLOWER))
+        node.reply(change.env, error_body(change.env.name, Errors.NOT_LEADER_OR_FOLLOWER))

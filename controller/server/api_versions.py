@@ -19,8 +19,8 @@ import re
 
 from kraftsman.controller.quorum.features_control import SUPPORTED_FEATURES
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
-INVALID_REQUEST = 42
 CONTROLLER_APIS = (
     "ApiVersions", "Metadata", "DescribeCluster", "DescribeQuorum", "Vote", "BeginQuorumEpoch", "EndQuorumEpoch",
     "Fetch", "FetchSnapshot", "BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "ControllerRegistration",
@@ -93,7 +93,7 @@ def check_request(body, api_version: int) -> int:
         return 0
     for value in (body.client_software_name, body.client_software_version):
         if not value or not _SOFTWARE.fullmatch(value):
-            return INVALID_REQUEST
+            return Errors.INVALID_REQUEST
     return 0
 
 

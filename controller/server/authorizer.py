@@ -26,14 +26,13 @@ import logging
 import struct
 
 from kraftsman.controller.image.acls import OPERATIONS, PERMISSION_TYPES, RESOURCE_TYPES
+from kraftsman.storage.protocol.errors import Errors
 
 from . import error_responses
 
 AUTHORIZERS = ("org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka.security.authorizer.AclAuthorizer")
 log = logging.getLogger("kraftsman.server")
 ANONYMOUS = "User:ANONYMOUS"
-CLUSTER_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED = 31, 29
-MESSAGES = {31: "Cluster authorization failed.", 29: "Topic authorization failed."}
 _OP = {name: code for code, name in enumerate(OPERATIONS)}
 _RES = {name: code for code, name in enumerate(RESOURCE_TYPES)}
 LITERAL, PREFIXED, DENY, ALLOW = 3, 4, PERMISSION_TYPES.index("DENY"), PERMISSION_TYPES.index("ALLOW")
@@ -96,25 +95,25 @@ class StandardAuthorizer:
             return None
         if api_name == "DescribeConfigs":
             return _describe_configs_denied(body, code)
-        return error_responses.error_response(api_name, body, code, MESSAGES[code])
+        return error_responses.error_response(api_name, body, code, Errors(code).message)
 
     def _denied(self, principal: str, host: str, api: str, body) -> int:
         if api in CLUSTER_APIS:
             ok = self.authorize(principal, host, CLUSTER_APIS[api], "CLUSTER", "kafka-cluster")
-            return 0 if ok else CLUSTER_AUTHORIZATION_FAILED
+            return 0 if ok else Errors.CLUSTER_AUTHORIZATION_FAILED
         if api in TOPIC_APIS:
             op = TOPIC_APIS[api]
             if op == "CREATE" and self.authorize(principal, host, op, "CLUSTER", "kafka-cluster"):
                 return 0
             names = _topic_names(api, body, self.topic_names)
             ok = all(self.authorize(principal, host, op, "TOPIC", n) for n in names)
-            return 0 if ok else TOPIC_AUTHORIZATION_FAILED
+            return 0 if ok else Errors.TOPIC_AUTHORIZATION_FAILED
         if api in CONFIG_APIS:
             for resource in body.resources:
                 kind = "TOPIC" if resource.resource_type == 2 else "CLUSTER"
                 if not self.authorize(principal, host, CONFIG_APIS[api], kind,
                                       resource.resource_name if kind == "TOPIC" else "kafka-cluster"):
-                    return TOPIC_AUTHORIZATION_FAILED if kind == "TOPIC" else CLUSTER_AUTHORIZATION_FAILED
+                    return Errors.TOPIC_AUTHORIZATION_FAILED if kind == "TOPIC" else Errors.CLUSTER_AUTHORIZATION_FAILED
             return 0
         return 0
 
@@ -142,8 +141,8 @@ def request_denial(authorizer: StandardAuthorizer, rctx, body):
     principal = rctx.session_principal
     if rctx.forwarded_by is not None:
         if not authorizer.authorize(principal, host, "CLUSTER_ACTION", "CLUSTER", "kafka-cluster"):
-            return error_responses.error_response(rctx.api_name, body, CLUSTER_AUTHORIZATION_FAILED,
-                                                  MESSAGES[CLUSTER_AUTHORIZATION_FAILED])
+            return error_responses.error_response(rctx.api_name, body, Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                                  Errors.CLUSTER_AUTHORIZATION_FAILED.message)
         principal = envelope_principal(rctx.principal) or principal
     return authorizer.check(principal, host, rctx.api_name, body)
 
@@ -152,7 +151,7 @@ def _describe_configs_denied(body, code: int):
     from kraftsman.storage.protocol import codec
 
     cls = codec.message_class("DescribeConfigsResponse")
-    return cls(results=[cls.DescribeConfigsResult(error_code=code, error_message=MESSAGES[code],
+    return cls(results=[cls.DescribeConfigsResult(error_code=code, error_message=Errors(code).message,
                                                   resource_type=r.resource_type, resource_name=r.resource_name)
                         for r in body.resources])
 
@@ -190,7 +189,7 @@ def filter_metadata(authorizer: StandardAuthorizer, rctx, request, response):
         if authorizer.authorize(principal, host, "DESCRIBE", "TOPIC", topic.name or ""):
             kept.append(topic)
         elif topic.name in named:
-            kept.append(type(topic)(error_code=TOPIC_AUTHORIZATION_FAILED, name=topic.name))
+            kept.append(type(topic)(error_code=Errors.TOPIC_AUTHORIZATION_FAILED, name=topic.name))
     return response.replace(topics=kept)
 
 

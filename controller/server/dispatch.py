@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 
+from kraftsman.storage.protocol.errors import Errors
 
 from . import error_responses as errors
 from . import raft_wire, token_requests
@@ -115,7 +116,7 @@ class Dispatcher:
         def committed(error) -> None:
             if not future.done():
                 future.set_result(result.response if error is None
-                                  else errors.error_response(name, body, errors.NOT_CONTROLLER))
+                                  else errors.error_response(name, body, Errors.NOT_CONTROLLER))
         server.driver.propose(result.records, committed)
         server.schedule_flush()
         return future
@@ -124,6 +125,6 @@ class Dispatcher:
         """Relay a standby's write to the active controller (a token request: NOT_CONTROLLER)."""
         server = self.server
         if name in token_requests.TOKEN_APIS:
-            return errors.error_response(name, body, errors.NOT_CONTROLLER)
+            return errors.error_response(name, body, Errors.NOT_CONTROLLER)
         leader = server.driver.node.leader_id
         return server.forwarder.forward(leader, server.peer_endpoints().get(leader), name, version, body, client_id)

@@ -14,14 +14,8 @@ from __future__ import annotations
 
 from kraftsman.controller.quorum.java_hash_order import java_sorted
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors, default_message
 
-NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, REQUEST_TIMED_OUT = 41, -1, 7
-MESSAGES = {41: "This is not the correct controller for this cluster.",
-            -1: "The server experienced an unexpected error when processing the request.",
-            7: "The request timed out."}
-
-
-SECURITY_DISABLED = 54
 # AclApis without an authorizer: every ACL API answers SECURITY_DISABLED with these texts
 NO_AUTHORIZER = {"CreateAcls": "No Authorizer is configured.", "DeleteAcls": "No Authorizer is configured.",
                  "DescribeAcls": "No Authorizer is configured on the broker"}
@@ -30,7 +24,7 @@ NO_AUTHORIZER = {"CreateAcls": "No Authorizer is configured.", "DeleteAcls": "No
 def security_disabled(api_name: str, request):
     """Return the SECURITY_DISABLED answer of an ACL API on a controller without an authorizer, else None."""
     message = NO_AUTHORIZER.get(api_name)
-    return None if message is None else error_response(api_name, request, SECURITY_DISABLED, message)
+    return None if message is None else error_response(api_name, request, Errors.SECURITY_DISABLED, message)
 
 
 def error_response(api_name: str, request, code: int, message: str | None = None):
@@ -38,12 +32,12 @@ def error_response(api_name: str, request, code: int, message: str | None = None
     cls = codec.message_class(f"{api_name}Response")
     builder = _PER_TOPIC.get(api_name)
     if builder is not None:
-        return builder(cls, request, code, message if message is not None else MESSAGES.get(code))
+        return builder(cls, request, code, message if message is not None else default_message(code))
     body = cls()
     if hasattr(body, "error_code"):
         body.error_code = code
     if hasattr(body, "error_message"):
-        body.error_message = message if message is not None else MESSAGES.get(code)
+        body.error_message = message if message is not None else default_message(code)
     return body
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from kraftsman.storage.protocol.errors import Errors
+
 from . import error_responses as errors
 
 log = logging.getLogger("kraftsman.server")
@@ -31,7 +33,7 @@ class WriteForwarder:
         from kraftsman.controller.wire import secure_connect
 
         if leader is None or address is None or (client_id or "").startswith(FORWARDED):
-            return errors.error_response(name, body, errors.NOT_CONTROLLER)
+            return errors.error_response(name, body, Errors.NOT_CONTROLLER)
         try:
             conn = self._conns.get(leader)
             if conn is None or getattr(conn, "closed", False):
@@ -43,7 +45,7 @@ class WriteForwarder:
         except Exception as e:  # the leader went away: the client retries like on NOT_CONTROLLER
             log.info("node %d: forwarding %s to %d failed: %s", self.node_id, name, leader, e)
             self._conns.pop(leader, None)
-            return errors.error_response(name, body, errors.NOT_CONTROLLER)
+            return errors.error_response(name, body, Errors.NOT_CONTROLLER)
 
     async def close(self) -> None:
         """Close every connection."""

@@ -42,12 +42,13 @@ import struct
 from dataclasses import dataclass
 
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
 from . import api_versions as api_versions_mod
 from . import sasl_server
 
 log = logging.getLogger("kraftsman.server")
-API_VERSIONS, ENVELOPE, INVALID_REQUEST = framing.API_VERSIONS_KEY, 58, 42
+API_VERSIONS, ENVELOPE = framing.API_VERSIONS_KEY, 58
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,12 +327,12 @@ class _ServerConnection:
         try:
             header, inner = _decode_request(bytes(body.request_data))
         except framing.UnsupportedVersionError:
-            return Envelope(error_code=framing.UNSUPPORTED_VERSION)
+            return Envelope(error_code=Errors.UNSUPPORTED_VERSION)
         except framing.FramingError:
-            return Envelope(error_code=INVALID_REQUEST)
+            return Envelope(error_code=Errors.INVALID_REQUEST)
         info = framing.api_info(header.request_api_key)
         if info.api_key in (API_VERSIONS, ENVELOPE):
-            return Envelope(error_code=INVALID_REQUEST)
+            return Envelope(error_code=Errors.INVALID_REQUEST)
         inner_ctx = RequestContext(info.api_key, header.request_api_version, info.name, header.correlation_id,
                                    header.client_id, header, ctx.listener, ctx.peer, ctx.connection_id,
                                    body.request_principal, body.client_host_address, ctx.client_id,

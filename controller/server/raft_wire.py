@@ -20,6 +20,7 @@ from __future__ import annotations
 from kraftsman.controller.raft import messages
 from kraftsman.controller.raft.messages import Envelope
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
 VOTE_WIRE_VERSION = codec.message_class("VoteRequest").spec.valid_versions.hi
 WIRE_VERSIONS = {**messages.VERSIONS, "Vote": max(messages.VERSIONS["Vote"], VOTE_WIRE_VERSION)}
@@ -32,7 +33,7 @@ class PreVoteUnsupported(ValueError):
 
 def unsupported_vote_response():
     """Return the VoteResponse a pre-vote gets from a peer that speaks Vote below v2 (UNSUPPORTED_VERSION)."""
-    return messages.vote_response(framing.UNSUPPORTED_VERSION)
+    return messages.vote_response(Errors.UNSUPPORTED_VERSION)
 
 
 def api_name(env: Envelope) -> str:

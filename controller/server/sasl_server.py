@@ -27,9 +27,9 @@ import secrets
 from dataclasses import dataclass
 
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE, API_VERSIONS = 17, 36, 18
-UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED = 33, 34, 58
 SCRAM_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 MECHANISMS = ("PLAIN",) + tuple(SCRAM_HASHES)
 PLAIN_FAILED = "Authentication failed: Invalid username or password"
@@ -170,14 +170,15 @@ class SaslSession:
 
             name = framing.api_info(api_key).name
             message = f"Unexpected Kafka request of type {name} during SASL authentication."
-            return Outcome(error_responses.error_response(name, body, ILLEGAL_SASL_STATE, message), close=True,
+            return Outcome(error_responses.error_response(name, body, Errors.ILLEGAL_SASL_STATE, message), close=True,
                            reason=message)
         return self._authenticate(body)
 
     def _handshake(self, version: int, body) -> Outcome:
         cls = codec.message_class("SaslHandshakeResponse")
         if body.mechanism not in self.mechanisms:
-            return Outcome(cls(error_code=UNSUPPORTED_SASL_MECHANISM, mechanisms=list(self.mechanisms)), close=True,
+            refusal = cls(error_code=Errors.UNSUPPORTED_SASL_MECHANISM, mechanisms=list(self.mechanisms))
+            return Outcome(refusal, close=True,
                            reason=f"SASL mechanism {body.mechanism!r} not enabled")
         if version == 0:
             return Outcome(reason="SaslHandshake v0 (raw SASL tokens) is not supported; use v1")
@@ -189,7 +190,7 @@ class SaslSession:
         try:
             answer = self.server.evaluate(bytes(body.auth_bytes or b""))
         except SaslFailed as e:
-            return Outcome(_error("SaslAuthenticate", SASL_AUTHENTICATION_FAILED, str(e)), close=True,
+            return Outcome(_error("SaslAuthenticate", Errors.SASL_AUTHENTICATION_FAILED, str(e)), close=True,
                            reason=f"SASL authentication failed: {e}")
         if self.server.done:
             self.principal = f"User:{self.server.username}"
@@ -204,6 +205,6 @@ def _error(api: str, code: int, message: str):
 def after_authentication(api_key: int):
     """Answer SaslHandshake / SaslAuthenticate on an authenticated (or non-SASL) connection: ILLEGAL_SASL_STATE."""
     if api_key == SASL_HANDSHAKE:
-        return codec.message_class("SaslHandshakeResponse")(error_code=ILLEGAL_SASL_STATE, mechanisms=[])
-    return _error("SaslAuthenticate", ILLEGAL_SASL_STATE,
+        return codec.message_class("SaslHandshakeResponse")(error_code=Errors.ILLEGAL_SASL_STATE, mechanisms=[])
+    return _error("SaslAuthenticate", Errors.ILLEGAL_SASL_STATE,
                   "SaslAuthenticate request received after successful authentication")

@@ -14,23 +14,23 @@ from __future__ import annotations
 
 from kraftsman.controller.quorum.tokens_control import create_response, token_owner
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 
 from .authorizer import ANONYMOUS, envelope_token_authenticated, request_principal
 
 TOKEN_APIS = frozenset({"CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken"})
-REQUEST_NOT_ALLOWED, AUTHORIZATION_FAILED = 64, 65
 
 
 def refusal(rctx, body, protocol: str, authorizer):
     """Return the response refusing a token request, or None when the controller may serve it."""
     principal = request_principal(rctx)
     if not _allowed(rctx, principal, protocol):
-        return _refused(rctx.api_name, body, principal, REQUEST_NOT_ALLOWED)
+        return _refused(rctx.api_name, body, principal, Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
     if rctx.api_name == "CreateDelegationToken" and authorizer is not None:
         owner = token_owner(body, principal)
         host = str(rctx.peer[0]) if rctx.peer else "*"
         if owner != principal and not authorizer.authorize(principal, host, "CREATE_TOKENS", "USER", owner):
-            return _refused(rctx.api_name, body, principal, AUTHORIZATION_FAILED)
+            return _refused(rctx.api_name, body, principal, Errors.DELEGATION_TOKEN_AUTHORIZATION_FAILED)
     return None
 
 

@@ -18,8 +18,9 @@ import itertools
 import re
 
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
-API_VERSIONS_KEY, UNSUPPORTED_VERSION = framing.API_VERSIONS_KEY, framing.UNSUPPORTED_VERSION
+API_VERSIONS_KEY = framing.API_VERSIONS_KEY
 
 
 def _software_version() -> str:
@@ -121,7 +122,7 @@ class Connection:
         body = codec.message_class("ApiVersionsRequest")(client_software_name=software_name,
                                                          client_software_version=software_version)
         response = await self.request("ApiVersions", ours, body, timeout_ms=timeout_ms)
-        if response.error_code == UNSUPPORTED_VERSION:
+        if response.error_code == Errors.UNSUPPORTED_VERSION:
             theirs = {k.api_key: k.max_version for k in response.api_keys}.get(API_VERSIONS_KEY, 0)
             response = await self.request("ApiVersions", min(ours, theirs), body, timeout_ms=timeout_ms)
         if response.error_code:

@@ -25,10 +25,10 @@ import struct
 from dataclasses import dataclass
 
 from . import codec
+from .errors import Errors
 from .schema import Versions, load, names
 
 API_VERSIONS_KEY = 18
-UNSUPPORTED_VERSION = 35
 MAX_FRAME_SIZE = 104857600  # Kafka's socket.request.max.bytes default (100 MiB)
 
 _SIZE = struct.Struct(">i")
@@ -277,5 +277,5 @@ def unsupported_api_versions_response(correlation_id: int) -> bytes:
     cls = codec.message_class(info.response)
     entry = cls.ApiVersion(api_key=API_VERSIONS_KEY, min_version=info.valid_versions.lo,
                            max_version=info.valid_versions.hi)
-    body = cls(error_code=UNSUPPORTED_VERSION, api_keys=[entry])
+    body = cls(error_code=Errors.UNSUPPORTED_VERSION, api_keys=[entry])
     return _frame((("ResponseHeader", 0, response_header(correlation_id)), (info.response, 0, body)))

@@ -9,8 +9,9 @@ from kraftsman.controller.quorum.directories import (
     is_online_dir,
 )
 from kraftsman.controller.quorum.partitions import MIGRATING
-from kraftsman.controller.server.error_responses import NOT_CONTROLLER, error_response
+from kraftsman.controller.server.error_responses import error_response
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
@@ -201,7 +202,7 @@ def test_the_controller_serves_it_as_a_write():
     assert len(result.records) == 1
 
 
-@pytest.mark.parametrize("code", [NOT_CONTROLLER, 31])  # NOT_CONTROLLER, CLUSTER_AUTHORIZATION_FAILED
+@pytest.mark.parametrize("code", [Errors.NOT_CONTROLLER, 31])  # NOT_CONTROLLER, CLUSTER_AUTHORIZATION_FAILED
 def test_error_response_sets_the_top_level_error_and_no_directories(code):
     body = error_response("AssignReplicasToDirs", request({SECOND: {TOPIC_ID: [0, 1]}}), code)
     assert (body.error_code, body.directories, body.throttle_time_ms) == (code, [], 0)

@@ -5,6 +5,7 @@ import dataclasses
 
 from kraftsman.controller.quorum import tokens_control as tc
 from kraftsman.controller.quorum.controller import QuorumController
+from kraftsman.storage.protocol.errors import Errors
 
 from .replication_fixtures import M, S, cluster, context, replay
 
@@ -81,9 +82,10 @@ def test_an_owner_may_be_named_for_someone_else():
 
 
 def test_create_refusals_disabled_old_metadata_version_and_non_user_renewers():
-    for image, kw, code in ((cluster(), {"delegation_token_secret_key": None}, tc.AUTH_DISABLED),
-                            (cluster(mv=13), {}, tc.UNSUPPORTED_VERSION),
-                            (cluster(), {"renewers": [("User", "bob"), ("Group", "g")]}, tc.INVALID_PRINCIPAL_TYPE)):
+    for image, kw, code in ((cluster(), {"delegation_token_secret_key": None}, Errors.DELEGATION_TOKEN_AUTH_DISABLED),
+                            (cluster(mv=13), {}, Errors.UNSUPPORTED_VERSION),
+                            (cluster(), {"renewers": [("User", "bob"), ("Group", "g")]},
+                             Errors.INVALID_PRINCIPAL_TYPE)):
         result, _ = create(image, **kw)
         assert result.records == [] and result.response.error_code == code
         assert (result.response.principal_name, result.response.token_requester_principal_name) == ("alice", "alice")
@@ -109,8 +111,9 @@ def test_renew_by_owner_or_renewer_moves_the_expiry_up_to_the_max():
 def test_renew_refusals_unknown_expired_and_stranger():
     made, image = create(cluster())
     mac = made.response.hmac
-    for kw, code in (({"mac": b"nope"}, tc.NOT_FOUND), ({"now": NOW + DAY + 1}, tc.EXPIRED),
-                     ({"principal": "User:mallory"}, tc.OWNER_MISMATCH)):
+    for kw, code in (({"mac": b"nope"}, Errors.DELEGATION_TOKEN_NOT_FOUND),
+                     ({"now": NOW + DAY + 1}, Errors.DELEGATION_TOKEN_EXPIRED),
+                     ({"principal": "User:mallory"}, Errors.DELEGATION_TOKEN_OWNER_MISMATCH)):
         result, _ = renew(image, kw.pop("mac", mac), **kw)
         assert result.records == [] and result.response.error_code == code
 
@@ -124,8 +127,9 @@ def test_expire_now_removes_the_token_and_a_period_moves_its_expiry():
     result, gone = expire(image, mac, -1)
     assert result.response.error_code == 0 and result.response.expiry_timestamp_ms == -1
     assert tokens(gone) == {} and type(result.records[0].message).__name__.endswith("RemoveDelegationTokenRecord")
-    assert expire(gone, mac, -1)[0].response.error_code == tc.NOT_FOUND
-    assert expire(image, mac, -1, delegation_token_secret_key=None)[0].response.error_code == tc.AUTH_DISABLED
+    assert expire(gone, mac, -1)[0].response.error_code == Errors.DELEGATION_TOKEN_NOT_FOUND
+    refused = expire(image, mac, -1, delegation_token_secret_key=None)[0].response
+    assert refused.error_code == Errors.DELEGATION_TOKEN_AUTH_DISABLED
 
 
 def test_the_active_controller_sweeps_expired_tokens_every_check_interval():

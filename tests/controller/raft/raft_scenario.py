@@ -25,6 +25,7 @@ from pathlib import Path
 
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft.core import NotLeaderError
+from kraftsman.storage.protocol.errors import error_name
 from kraftsman.storage.protocol.uuids import Uuid
 
 from raft_sim import Cluster, dir_id
@@ -79,7 +80,7 @@ def describe_env(env) -> str:
     except (msg.Malformed, AttributeError):
         part = None
     err = getattr(b, "error_code", 0) or (getattr(part, "error_code", 0) if part is not None else 0)
-    tail = f" error={msg.ERROR_NAMES.get(err, err)}" if err else ""
+    tail = f" error={error_name(err, '{code}')}" if err else ""
     if part is None:
         return head + tail
     return head + _detail(name, b, part) + tail
@@ -313,7 +314,7 @@ class Runner:
         self.c.deliver_all()
         out = [f"to leader {leader}"]
         for env in self.c.admin_inbox:
-            out.append(f"response {env.name} error={msg.ERROR_NAMES.get(env.body.error_code)}")
+            out.append(f"response {env.name} error={error_name(env.body.error_code, 'None')}")
         self.c.admin_inbox.clear()
         return "\n".join(out)
 

@@ -26,9 +26,10 @@ from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import MemoryLog, SnapshotId
-from kraftsman.controller.raft.messages import UNSUPPORTED_VERSION, Envelope, vote_response
+from kraftsman.controller.raft.messages import Envelope, vote_response
 from kraftsman.controller.raft.state import FOLLOWER, LEADER, OBSERVER
 from kraftsman.controller.raft.voters import VoterNode, VoterSet
+from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.protocol.uuids import Uuid
 
 ADMIN = -100  # envelope source id of an administrative client
@@ -220,8 +221,8 @@ class Cluster:
             return False
         if env.pre_vote and env.name == "VoteRequest" and env.dst in self.kafka39:
             self.log_event("pre-vote unsupported", env)
-            self.net.put(Envelope(env.dst, env.src, env.correlation_id, vote_response(UNSUPPORTED_VERSION), True),
-                         self.now)
+            refusal = vote_response(Errors.UNSUPPORTED_VERSION)
+            self.net.put(Envelope(env.dst, env.src, env.correlation_id, refusal, True), self.now)
             return True
         self.log_event("deliver", env)
         before = (box.node.fetcher.inflight, box.node.epoch, box.node.role, box.node.leader_id)

@@ -1,8 +1,9 @@
 """Whole-request error responses of the SCRAM and client-quota APIs, as Kafka's getErrorResponse builds them."""
 from __future__ import annotations
 
-from kraftsman.controller.server.error_responses import NOT_CONTROLLER, error_response
+from kraftsman.controller.server.error_responses import error_response
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 
 
 def _message(spec: str, **fields):
@@ -30,11 +31,11 @@ def test_alter_user_scram_credentials_one_result_per_distinct_user_java_sorted()
 def test_describe_user_scram_credentials_top_level_error_and_nameless_results():
     cls = codec.message_class("DescribeUserScramCredentialsRequest")
     body = error_response("DescribeUserScramCredentials", cls(users=[cls.UserName(name="a"), cls.UserName(name="b")]),
-                          NOT_CONTROLLER)
+                          Errors.NOT_CONTROLLER)
     message = "This is not the correct controller for this cluster."
     assert (body.error_code, body.error_message) == (41, message)
     assert [(r.user, r.error_code, r.error_message) for r in body.results] == [("", 41, message)] * 2
-    assert error_response("DescribeUserScramCredentials", cls(users=None), NOT_CONTROLLER).results == []
+    assert error_response("DescribeUserScramCredentials", cls(users=None), Errors.NOT_CONTROLLER).results == []
     _roundtrip("DescribeUserScramCredentialsResponse", 0, body)
 
 

@@ -5,12 +5,12 @@ import asyncio
 from types import SimpleNamespace
 
 from kraftsman.controller.raft.voters import VoterNode, VoterSet
-from kraftsman.controller.server import error_responses as errors
 from kraftsman.controller.server.config import from_properties
 from kraftsman.controller.server.forwarding import FORWARDED, WriteForwarder
 from kraftsman.controller.server.network import Listener
 from kraftsman.controller.server.peer_endpoints import PeerEndpoints
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 
 CreateTopics = codec.message_class("CreateTopicsRequest")
 CreateTopicsResponse = codec.message_class("CreateTopicsResponse")
@@ -82,4 +82,4 @@ def test_a_standby_relays_a_write_once_and_refuses_a_second_hop_or_an_unknown_le
     answer, hop, unknown, gone = asyncio.run(asyncio.wait_for(body(), 10))
     assert answer.throttle_time_ms == 7 and seen == [f"{FORWARDED}3"]
     for refused in (hop, unknown, gone):
-        assert [(t.name, t.error_code) for t in refused.topics] == [("t", errors.NOT_CONTROLLER)]
+        assert [(t.name, t.error_code) for t in refused.topics] == [("t", Errors.NOT_CONTROLLER)]

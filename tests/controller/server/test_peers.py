@@ -12,6 +12,7 @@ from kraftsman.controller.server.peers import PeerRouter
 from kraftsman.controller.wire.connection import (Connection, ConnectionClosed, RequestTimeout,
                                                   UnsupportedVersion)
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
 DescribeCluster = codec.message_class("DescribeClusterRequest")
 DescribeClusterResponse = codec.message_class("DescribeClusterResponse")
@@ -210,7 +211,7 @@ class RaftNodeStub:
     async def handle(self, ctx, body):
         env = raft_wire.raft_request_from_wire(ctx.api_name, ctx.api_version, body, self.node_id)
         self.requests.append((ctx.api_version, env))
-        return msg.vote_response(msg.NONE, leader_epoch=env.body.topics[0].partitions[0].candidate_epoch,
+        return msg.vote_response(Errors.NONE, leader_epoch=env.body.topics[0].partitions[0].candidate_epoch,
                                  granted=True)
 
     def on_response(self, env) -> None:

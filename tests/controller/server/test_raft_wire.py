@@ -17,6 +17,7 @@ from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import MemoryLog
 from kraftsman.controller.server import raft_wire
 from kraftsman.storage.protocol import codec, framing
+from kraftsman.storage.protocol.errors import Errors
 
 REPO = Path(__file__).resolve().parents[3]
 WIRE = REPO.parent / "shared" / "fixtures" / "kafka-wire-3.9"
@@ -142,7 +143,7 @@ def test_fetch_v0_from_the_wire_names_no_topic_id_and_gets_invalid_request():
     env = raft_wire.raft_request_from_wire("Fetch", 0, old, 1)
     assert env.src == 2
     reply = _reply(_node(1), env)
-    assert reply.body.error_code == msg.INVALID_REQUEST
+    assert reply.body.error_code == Errors.INVALID_REQUEST
 
 
 # ---------------------------------------------------------------- leader endpoints (KIP-853)
@@ -161,14 +162,14 @@ def _kafka_response(name: str):
 def test_kafka_follower_names_the_leaders_endpoint_to_an_observer_and_we_read_it():
     body = _kafka_response(OBSERVER_FETCH_ANSWER)
     part = msg.partition_of(body)
-    assert (part.error_code, part.current_leader.leader_id) == (msg.NOT_LEADER_OR_FOLLOWER, 3)
+    assert (part.error_code, part.current_leader.leader_id) == (Errors.NOT_LEADER_OR_FOLLOWER, 3)
     assert raft_wire.message_endpoints(body, "CONTROLLER") == {3: ("127.0.0.1", 29095)}
 
 
 def test_our_fetch_answer_names_the_leaders_endpoint_as_kafkas_does():
     kafka = _kafka_response(OBSERVER_FETCH_ANSWER)
     leader = msg.partition_of(kafka).current_leader
-    ours = msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, leader.leader_id, leader.leader_epoch)
+    ours = msg.fetch_response(Errors.NONE, Errors.NOT_LEADER_OR_FOLLOWER, leader.leader_id, leader.leader_epoch)
     ours = raft_wire.add_leader_endpoint("Fetch", 17, ours, {3: ("127.0.0.1", 29095)}.get)
     assert ours.node_endpoints == kafka.node_endpoints
     again = codec.decode("FetchResponse", 17, codec.encode("FetchResponse", 17, ours))
@@ -177,12 +178,12 @@ def test_our_fetch_answer_names_the_leaders_endpoint_as_kafkas_does():
 
 def test_no_endpoint_without_a_leader_an_address_or_the_field():
     addresses = {1: ("h", 1)}.get
-    assert raft_wire.add_leader_endpoint("Fetch", 17, msg.fetch_response(msg.NONE), addresses).node_endpoints == []
-    unknown = msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, 2, 5)
+    assert raft_wire.add_leader_endpoint("Fetch", 17, msg.fetch_response(Errors.NONE), addresses).node_endpoints == []
+    unknown = msg.fetch_response(Errors.NONE, Errors.NOT_LEADER_OR_FOLLOWER, 2, 5)
     assert raft_wire.add_leader_endpoint("Fetch", 17, unknown, addresses).node_endpoints == []
-    old = msg.fetch_response(msg.NONE, msg.NOT_LEADER_OR_FOLLOWER, 1, 5)
+    old = msg.fetch_response(Errors.NONE, Errors.NOT_LEADER_OR_FOLLOWER, 1, 5)
     assert raft_wire.add_leader_endpoint("Fetch", 15, old, addresses).node_endpoints == []
-    vote = raft_wire.add_leader_endpoint("Vote", 1, msg.vote_response(msg.NONE, msg.NONE, 1, 5), addresses)
+    vote = raft_wire.add_leader_endpoint("Vote", 1, msg.vote_response(Errors.NONE, Errors.NONE, 1, 5), addresses)
     assert [(e.node_id, e.host, e.port) for e in vote.node_endpoints] == [(1, "h", 1)]
     assert raft_wire.add_leader_endpoint("DescribeQuorum", 2, None, addresses) is None
 

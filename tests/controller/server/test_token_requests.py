@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from kraftsman.controller.server import token_requests as tr
 from kraftsman.controller.server.authorizer import StandardAuthorizer
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.errors import Errors
 
 
 def principal_data(kind: str, name: str, token_authenticated: bool) -> bytes:
@@ -31,8 +32,9 @@ def code(response):
 
 
 def test_direct_requests_need_an_authenticated_non_plaintext_connection():
-    assert code(tr.refusal(rctx(), create(), "PLAINTEXT", None)) == tr.REQUEST_NOT_ALLOWED
-    assert code(tr.refusal(rctx(session="User:ANONYMOUS"), create(), "SSL", None)) == tr.REQUEST_NOT_ALLOWED
+    assert code(tr.refusal(rctx(), create(), "PLAINTEXT", None)) == Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+    anonymous = tr.refusal(rctx(session="User:ANONYMOUS"), create(), "SSL", None)
+    assert code(anonymous) == Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
     assert tr.refusal(rctx(session="User:CN=client"), create(), "SSL", None) is None  # two-way TLS
     assert tr.refusal(rctx(), create(), "SASL_PLAINTEXT", None) is None
 
@@ -42,10 +44,11 @@ def test_forwarded_requests_may_use_plaintext_unless_their_principal_logged_in_w
     assert tr.refusal(forwarded, create(), "PLAINTEXT", None) is None
     by_token = rctx(session="User:broker", forwarded=principal_data("User", "alice", True))
     refused = tr.refusal(by_token, create(), "SASL_SSL", None)
-    assert code(refused) == tr.REQUEST_NOT_ALLOWED and refused.token_requester_principal_name == "alice"
+    assert code(refused) == Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+    assert refused.token_requester_principal_name == "alice"
     renew = tr.refusal(rctx("RenewDelegationToken", session="User:broker", forwarded=principal_data("User", "a", True)),
                        None, "PLAINTEXT", None)
-    assert (renew.error_code, renew.expiry_timestamp_ms) == (tr.REQUEST_NOT_ALLOWED, -1)
+    assert (renew.error_code, renew.expiry_timestamp_ms) == (Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, -1)
 
 
 def test_a_token_for_another_owner_needs_create_tokens_on_that_user():
@@ -54,7 +57,7 @@ def test_a_token_for_another_owner_needs_create_tokens_on_that_user():
     none = StandardAuthorizer(acls=lambda: ())
     granted = StandardAuthorizer(acls=lambda: (acl,))
     refused = tr.refusal(rctx(), create(owner="bob"), "SASL_SSL", none)
-    assert code(refused) == tr.AUTHORIZATION_FAILED
+    assert code(refused) == Errors.DELEGATION_TOKEN_AUTHORIZATION_FAILED
     assert (refused.principal_name, refused.token_requester_principal_name, refused.issue_timestamp_ms) == (
         "bob", "alice", -1)
     assert tr.refusal(rctx(), create(owner="bob"), "SASL_SSL", granted) is None
