@@ -8,31 +8,19 @@ Rules:
   the unfence record then elections (handleBrokerUnfenced); controlled shutdown -> the change record then
   partition changes; unregistered -> partition changes then UnregisterBrokerRecord.
 - Each hook sees an image where the broker's new state is already applied (staging.advance).
-- The hooks live in replication.py; a missing module gives no partition changes (never a crash).
+- The hooks live in replication.py (on_broker_fenced, on_broker_unfenced, on_controlled_shutdown).
 """
 from __future__ import annotations
-
-import importlib
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import features_control as fc
+from . import replication
 from .context import ControllerContext
 from .staging import advance
 
 FENCE, UNFENCE, IN_CONTROLLED_SHUTDOWN = 1, -1, 1
-
-
-def _hook(name: str, ctx: ControllerContext, broker_id: int) -> list:
-    try:
-        replication = importlib.import_module(f"{__package__}.replication")
-    except ModuleNotFoundError as e:  # the replication side is not installed: no partition changes
-        if e.name != f"{__package__}.replication":
-            raise
-        return []
-    hook = getattr(replication, name, None)
-    return list(hook(ctx, broker_id)) if hook is not None else []
 
 
 def _change(broker_id: int, epoch: int, version: int, **fields) -> ApiMessageAndVersion:
@@ -61,13 +49,13 @@ def _epoch(ctx: ControllerContext, broker_id: int) -> int:
 def fence(ctx: ControllerContext, broker_id: int) -> list:
     """Return Kafka's handleBrokerFenced records: ISR/leader changes, then the fence record."""
     record = fence_record(ctx, broker_id, _epoch(ctx, broker_id))
-    return _hook("on_broker_fenced", advance(ctx, [record]), broker_id) + [record]
+    return list(replication.on_broker_fenced(advance(ctx, [record]), broker_id)) + [record]
 
 
 def unfence(ctx: ControllerContext, broker_id: int) -> list:
     """Return Kafka's handleBrokerUnfenced records: the unfence record, then elections."""
     record = unfence_record(ctx, broker_id, _epoch(ctx, broker_id))
-    return [record] + _hook("on_broker_unfenced", advance(ctx, [record]), broker_id)
+    return [record] + list(replication.on_broker_unfenced(advance(ctx, [record]), broker_id))
 
 
 def controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
@@ -76,7 +64,7 @@ def controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
     records = []
     if fc.metadata_version(ctx.image) >= fc.IN_CONTROLLED_SHUTDOWN_LEVEL and not registration.in_controlled_shutdown:
         records.append(_change(broker_id, registration.broker_epoch, 1, in_controlled_shutdown=IN_CONTROLLED_SHUTDOWN))
-    return records + _hook("on_controlled_shutdown", advance(ctx, records), broker_id)
+    return records + list(replication.on_controlled_shutdown(advance(ctx, records), broker_id))
 
 
 def unregister(ctx: ControllerContext, broker_id: int) -> list:
@@ -85,7 +73,7 @@ def unregister(ctx: ControllerContext, broker_id: int) -> list:
     staged = ctx if registration.fenced else advance(ctx, [fence_record(ctx, broker_id, registration.broker_epoch)])
     cls = codec.message_class("UnregisterBrokerRecord")
     removal = ApiMessageAndVersion(cls(broker_id=broker_id, broker_epoch=registration.broker_epoch), 0)
-    return _hook("on_broker_fenced", staged, broker_id) + [removal]
+    return list(replication.on_broker_fenced(staged, broker_id)) + [removal]
 
 
 def has_leaderships(image, broker_id: int) -> bool:

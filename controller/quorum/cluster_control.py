@@ -55,9 +55,14 @@ def _start_time(ctx: ControllerContext, request) -> int:
 class ClusterControl:
     """Registrations, leases and fencing; one instance per controller process."""
 
+    READ_ONLY: frozenset = frozenset()
+
     def __init__(self, config: QuorumConfig):
         self.config = config
         self.heartbeats = BrokerHeartbeatManager(config.session_timeout_ms)
+        self.HANDLERS = {"BrokerRegistration": self.broker_registration, "BrokerHeartbeat": self.broker_heartbeat,
+                         "UnregisterBroker": self.unregister_broker,
+                         "ControllerRegistration": self.controller_registration}
 
     # ------------------------------------------------------------ activation
     def on_activate(self, ctx: ControllerContext) -> None:

@@ -3,6 +3,9 @@
 Rules:
 - `handlers` maps API names (framing's ApiInfo.name) to `handler(ctx, request) -> ControllerResult`;
   `handle` raises KeyError for an API it does not serve (the driver maps that).
+- One registration style: every part that serves requests names them in HANDLERS (API name -> handler) and
+  READ_ONLY (the ones that never write); the modules at module level, ClusterControl (which keeps leases)
+  on its instance. QuorumController joins them; an API served twice is a bug (ValueError).
 - Read-only APIs never return records; the driver answers them at once from the committed image.
 - `periodic(ctx)` is cheap to call often: it fences brokers whose session expired and, from
   metadata.version 3.3-IV1, appends a NoOpRecord at most every metadata.max.idle.interval.ms
@@ -14,31 +17,19 @@ Rules:
 """
 from __future__ import annotations
 
-import importlib
-
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import acls_control, features_update, quotas_control, scram_control, tokens_control
+from . import (acls_control, describe_cluster, features_update, producer_ids, quotas_control, replication,
+               scram_control, tokens_control)
 from . import features_control as fc
 from .cluster_control import ClusterControl
 from .context import ControllerContext, ControllerResult, QuorumConfig
-from .describe_cluster import describe_cluster
-from .producer_ids import allocate_producer_ids
 from .staging import advance
 
 METADATA_MAX_IDLE_INTERVAL_MS = 500  # metadata.max.idle.interval.ms
-CLUSTER_READ_ONLY = frozenset({"DescribeCluster"})
-
-
-def _replication():
-    """Return the replication module, or None while it is not installed."""
-    try:
-        return importlib.import_module(f"{__package__}.replication")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__package__}.replication":
-            raise
-        return None
+MODULES = (replication, describe_cluster, producer_ids, acls_control, scram_control, quotas_control,
+           features_update, tokens_control)
 
 
 class _Period:
@@ -69,20 +60,18 @@ class QuorumController:
         self.noop_interval_ms = noop_interval_ms
         self.cluster = ClusterControl(self.config)
         self._noop_clock, self._token_sweep_clock = _Period(), _Period()
-        replication = _replication()
-        self.read_only = CLUSTER_READ_ONLY | frozenset(getattr(replication, "READ_ONLY", ()))
-        self.handlers = dict(getattr(replication, "HANDLERS", {}))
-        self.handlers.update({
-            "BrokerRegistration": self.cluster.broker_registration,
-            "BrokerHeartbeat": self.cluster.broker_heartbeat,
-            "UnregisterBroker": self.cluster.unregister_broker,
-            "ControllerRegistration": self.cluster.controller_registration,
-            "DescribeCluster": describe_cluster,
-            "AllocateProducerIds": allocate_producer_ids,
-        })
-        for module in (acls_control, scram_control, quotas_control, features_update, tokens_control):
-            self.handlers.update(module.HANDLERS)
-            self.read_only |= module.READ_ONLY
+        self.handlers: dict = {}
+        self.read_only: frozenset = frozenset()
+        for part in (*MODULES, self.cluster):
+            self._register(part)
+
+    def _register(self, part) -> None:
+        """Add the HANDLERS and READ_ONLY of `part` (a module or ClusterControl)."""
+        twice = self.handlers.keys() & part.HANDLERS.keys()
+        if twice:
+            raise ValueError(f"{sorted(twice)} served twice")
+        self.handlers.update(part.HANDLERS)
+        self.read_only |= part.READ_ONLY
 
     def is_read_only(self, api_name: str) -> bool:
         """Tell whether `api_name` never writes records."""

@@ -82,3 +82,7 @@ def describe_cluster(ctx: ControllerContext, request) -> ControllerResult:
     return ControllerResult([], cls(throttle_time_ms=0, error_code=0, error_message=None, endpoint_type=wanted,
                                     cluster_id=ctx.cluster_id, controller_id=controller_id, brokers=nodes,
                                     cluster_authorized_operations=operations))
+
+
+HANDLERS = {"DescribeCluster": describe_cluster}
+READ_ONLY = frozenset({"DescribeCluster"})

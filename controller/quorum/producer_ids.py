@@ -32,3 +32,7 @@ def allocate_producer_ids(ctx: ControllerContext, request) -> ControllerResult:
         next_producer_id=start + PRODUCER_ID_BLOCK_SIZE)
     return ControllerResult([ApiMessageAndVersion(record, 0)], cls(
         throttle_time_ms=0, error_code=0, producer_id_start=start, producer_id_len=PRODUCER_ID_BLOCK_SIZE))
+
+
+HANDLERS = {"AllocateProducerIds": allocate_producer_ids}
+READ_ONLY: frozenset = frozenset()

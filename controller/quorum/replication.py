@@ -31,6 +31,6 @@ HANDLERS = {
     "AssignReplicasToDirs": assign_replicas_to_dirs,
 }
 
-READ_ONLY = {"ListPartitionReassignments", "DescribeConfigs", "Metadata"}
+READ_ONLY = frozenset({"ListPartitionReassignments", "DescribeConfigs", "Metadata"})
 
 __all__ = ["HANDLERS", "READ_ONLY", "on_broker_fenced", "on_broker_unfenced", "on_controlled_shutdown"]
