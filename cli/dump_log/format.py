@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import base64
 import itertools
+from typing import NamedTuple
 
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.render import fused_json_writer, json_writer
 from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import COMPRESSION_MASK, TIMESTAMP_TYPE_MASK
 from kraftsman.storage.records.compression import NAMES as COMPRESSION_NAMES
@@ -27,8 +29,6 @@ from kraftsman.storage.records.metadata import (
     METADATA_RECORD_TYPES, MetadataParseError, UnknownRecordError, read_frame, read_metadata_record,
     type_enum_name)
 
-from .fused import fused_renderer
-from .json import fast_renderer
 
 RECORD_INDENT = "|"
 _CONTROL_LABELS = {control.SNAPSHOT_HEADER: "SnapshotHeader", control.SNAPSHOT_FOOTER: "SnapshotFooter",
@@ -77,11 +77,14 @@ def control_part(record) -> str:
         label = _CONTROL_LABELS.get(kind)
         if label is None:
             return f" controlType: {control.NAMES.get(kind, 'UNKNOWN')}({type_id})"
-        name = control.SCHEMAS[kind]
-        message = control.decode_control(kind, record.value if record.value is not None else b"")
-        return f" {label} {codec.json_renderer(name, 0)(message)}"
+        return f" {label} {control_json(kind, record.value)}"
     except (ValueError, IndexError, TypeError) as e:
         raise RecordError(f"cannot read control record at offset {record.offset}: {e}") from None
+
+
+def control_json(kind: int, value) -> str:
+    """Return the JSON of a control record value with a schema (SnapshotHeader, KRaftVoters, ...)."""
+    return json_writer(control.SCHEMAS[kind], 0)(control.decode_control(kind, value if value is not None else b""))
 
 
 # ---------------------------------------------------------------- payload parsers (key, payload)
@@ -100,6 +103,18 @@ def unknown_metadata_json(error: UnknownRecordError, value: bytes) -> str:
             f'"raw":"{raw}"}}')
 
 
+class RecordKind(NamedTuple):
+    """What MetadataParser knows of one record type at one version, compiled once."""
+
+    type_name: str          # MetadataRecordType's enum name, as the payload's "type" shows it
+    api_key: int
+    version: int
+    prefix: str             # '{"type":"<type_name>","version":<version>,"data":'
+    decode: object          # codec's unguarded decoder fn(buf, pos, end) -> (message, pos)
+    render: object          # render.json_writer: fn(message) -> data JSON
+    fused: object           # render.fused_json_writer: fn(buf, pos, end) -> (data JSON, pos), or None
+
+
 class MetadataParser:
     """Kafka's cluster-metadata parser: payload = `{"type":..,"version":..,"data":{..}}` or `Error at ...`."""
 
@@ -107,46 +122,58 @@ class MetadataParser:
         self.cache: dict = {}
         self.errors = 0
 
-    def entry(self, api_key: int, version: int, value: bytes):
-        """Return (json prefix, raw decoder, renderer, fused renderer or None) for a type and version."""
+    def entry(self, api_key: int, version: int, value: bytes) -> RecordKind:
+        """Return the RecordKind of a type and version (raise what reading `value` raises for unknown ones)."""
         found = self.cache.get((api_key, version))
         if found is None:
             read_metadata_record(value)  # raises UnknownRecordError / MetadataParseError with Kafka's text
             name = METADATA_RECORD_TYPES[api_key]
-            found = self.cache[(api_key, version)] = (
-                f'{{"type":"{type_enum_name(name)}","version":{version},"data":',
-                codec.raw_decoder(name, version), fast_renderer(name, version), fused_renderer(name, version))
+            type_name = type_enum_name(name)
+            found = self.cache[(api_key, version)] = RecordKind(
+                type_name, api_key, version, f'{{"type":"{type_name}","version":{version},"data":',
+                codec.raw_decoder(name, version), json_writer(name, version), fused_json_writer(name, version))
         return found
+
+    def decode(self, value) -> tuple[RecordKind, object]:
+        """Return (kind, message) of one metadata record value; raise on unknown types and unreadable bytes."""
+        if value is not None and len(value) >= 3 and value[0] == 1 and value[1] < 128 and value[2] < 128:
+            api_key, version, pos = value[1], value[2], 3
+        else:
+            api_key, version, pos = read_frame(value)
+        kind = self.entry(api_key, version, value)
+        message, stop = kind.decode(value, pos, len(value))
+        if stop != len(value):
+            raise MetadataParseError(f"Found {len(value) - stop} byte(s) of garbage after {api_key}")
+        return kind, message
+
+    def data(self, offset: int, value) -> tuple[RecordKind | None, str]:
+        """Return (kind, data JSON) of one record value, or (None, the whole payload text) when its type is
+        unknown (generic JSON) or it cannot be read (Kafka's `Error at ...`, counted in `errors`)."""
+        try:
+            kind, message = self.decode(value)
+            return kind, kind.render(message)
+        except UnknownRecordError as e:
+            return None, unknown_metadata_json(e, value)
+        except Exception as e:  # Kafka prints any failure as the payload and goes on
+            self.errors += 1
+            return None, f"Error at {offset}, skipping. {_kafka_message(e, value)}"
 
     def json(self, offset: int, value) -> str:
         """Return the payload text of one metadata record value."""
-        try:
-            if value is not None and len(value) >= 3 and value[0] == 1 and value[1] < 128 and value[2] < 128:
-                api_key, version, pos = value[1], value[2], 3
-            else:
-                api_key, version, pos = read_frame(value)
-            prefix, decode, render, _ = self.entry(api_key, version, value)
-            message, stop = decode(value, pos, len(value))
-            if stop != len(value):
-                raise MetadataParseError(f"Found {len(value) - stop} byte(s) of garbage after {api_key}")
-            return prefix + render(message) + "}"
-        except UnknownRecordError as e:
-            return unknown_metadata_json(e, value)
-        except Exception as e:  # Kafka prints any failure as the payload and goes on
-            self.errors += 1
-            return f"Error at {offset}, skipping. {_kafka_message(e, value)}"
+        kind, text = self.data(offset, value)
+        return text if kind is None else kind.prefix + text + "}"
 
     def json_at(self, offset: int, buf: bytes, start: int, end: int) -> str:
         """Return the payload text of the record value buf[start:end] (no copy on the fast path)."""
         if end - start >= 3 and buf[start] == 1:
             found = self.cache.get((buf[start + 1], buf[start + 2]))
-            if found is not None and found[3] is not None:
+            if found is not None and found.fused is not None:
                 try:
-                    text, stop = found[3](buf, start + 3, end)
+                    text, stop = found.fused(buf, start + 3, end)
                 except Exception:  # the exact slice below reports it as Kafka does
                     stop = -1
                 if stop == end:
-                    return found[0] + text + "}"
+                    return found.prefix + text + "}"
         return self.json(offset, buf[start:end])
 
     def __call__(self, offset: int, key, value):
@@ -242,60 +269,27 @@ class RecordFormatter:
 
     def _metadata_batch(self, batch, records, out: list) -> None:
         """Metadata records of a non-transactional CreateTime batch: raft-shaped ones take the fast path."""
-        done = self._raft_shaped(batch, out) if not batch.compression else 0
+        done = self._raft_shaped(batch, out)
         if done < batch.records_count:
             for record in itertools.islice(records, done, None):
                 out.append(self.line(batch, record))
 
     def _raft_shaped(self, batch, out: list) -> int:
-        """Print records shaped as the raft writes them straight from the batch buffer; return how many.
-
-        Shape: attributes 0, timestamp delta 0, offset delta and lengths in 1-2 byte varints, null key,
-        no headers. The first record of any other shape ends the fast path.
-        """
-        data, pos, end = batch.buffer, 61, len(batch.buffer)
-        base, json_at, append, gaps, last = batch.base_offset, self.parser.json_at, out.append, self.gaps, self.last_offset
+        """Print the leading records shaped as the raft writes them straight from the batch buffer (storage's
+        RecordBatch.raft_value_spans: null key, no headers, timestamp delta 0); return how many."""
+        data, json_at, append, gaps, last = batch.buffer, self.parser.json_at, out.append, self.gaps, self.last_offset
         head = " payload: " if self.skip_metadata else None
         mid = f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: "
-        i = 0
-        for i in range(batch.records_count):  # noqa: B007 (i is the count done when the shape breaks)
-            b = data[pos]
-            if b < 128:
-                length, body = b >> 1, pos + 1
-            elif data[pos + 1] < 128:
-                length, body = ((b & 0x7F) | (data[pos + 1] << 7)) >> 1, pos + 2
-            else:
-                break
-            od = data[body + 2]
-            if od < 128:
-                delta, k = od >> 1, body + 3
-            elif data[body + 3] < 128:
-                delta, k = ((od & 0x7F) | (data[body + 3] << 7)) >> 1, body + 4
-            else:
-                break
-            vb = data[k + 1]
-            if vb < 128:
-                vlen, vstart = vb >> 1, k + 2
-            elif data[k + 2] < 128:
-                vlen, vstart = ((vb & 0x7F) | (data[k + 2] << 7)) >> 1, k + 3
-            else:
-                break
-            vend = vstart + vlen
-            stop = body + length
-            if b & 1 or od & 1 or vb & 1 or data[body] or data[body + 1] or data[k] != 1 or vend + 1 != stop \
-                    or stop > end or data[vend]:
-                break
-            offset = base + delta
+        done = 0
+        for offset, start, end in batch.raft_value_spans():
             if last != -1 and offset != last + 1:
                 gaps.append((last, offset))
             last = offset
             if head is None:
-                append(f"| offset: {offset}{mid}{vlen} sequence: -1 headerKeys: [] payload: "
-                       + json_at(offset, data, vstart, vend))
+                append(f"| offset: {offset}{mid}{end - start} sequence: -1 headerKeys: [] payload: "
+                       + json_at(offset, data, start, end))
             else:
-                append(head + json_at(offset, data, vstart, vend))
-            pos = stop
-        else:
-            i = batch.records_count
+                append(head + json_at(offset, data, start, end))
+            done += 1
         self.last_offset = last
-        return i
+        return done

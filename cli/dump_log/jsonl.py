@@ -19,7 +19,7 @@ import json
 
 from kraftsman.storage.records import control
 
-from .format import RecordError, compression_name
+from .format import RecordError, compression_name, control_json
 from .options import java_path
 
 SCHEMA_VERSION = 1
@@ -77,10 +77,7 @@ def control_fields(record) -> dict:
             version, epoch = control.decode_txn_marker(record.value)
             fields.update(version=version, data=f'{{"version":{version},"coordinatorEpoch":{epoch}}}')
         elif kind in control.SCHEMAS:
-            from kraftsman.storage.protocol import codec
-
-            message = control.decode_control(kind, record.value or b"")
-            fields.update(version=0, data=codec.json_renderer(control.SCHEMAS[kind], 0)(message))
+            fields.update(version=0, data=control_json(kind, record.value))
         else:
             fields["value"] = _b64(record.value)
     except (ValueError, IndexError) as e:
@@ -94,16 +91,15 @@ def metadata_fields(parser, record) -> dict:
     value = record.value
     try:
         api_key, version, _ = read_frame(value)
-        prefix, _, _, _ = parser.entry(api_key, version, value)
+        parser.entry(api_key, version, value)
     except UnknownRecordError as e:
         return {"type": "UNKNOWN", "api_key": e.api_key, "version": e.version, "value": _b64(value)}
     except Exception as e:  # noqa: BLE001 (reported in the record, never raised)
         return {"error": str(e), "value": _b64(value)}
-    text = parser.json(record.offset, value)
-    if text.startswith("Error at"):
+    kind, text = parser.data(record.offset, value)
+    if kind is None:  # Kafka's `Error at ...` text (the type is known: the entry above was found)
         return {"api_key": api_key, "version": version, "error": text, "value": _b64(value)}
-    found = {"type": prefix[9:prefix.index('"', 9)], "api_key": api_key, "version": version,
-             "data": text[len(prefix):-1]}
+    found = {"type": kind.type_name, "api_key": api_key, "version": version, "data": text}
     if found["type"] == "REGISTER_BROKER_RECORD":
         found["start_time_ms"] = _start_time(value)
     return found

@@ -1,10 +1,10 @@
 """Decode one metadata log segment or snapshot into table rows: the pipeline's pure per-file function.
 
 The records are kafka-dump-log's: batches come from storage's DumpBatchReader (resuming after a
-corrupt region at the next valid batch, as `--output jsonl` does), record type, version and data JSON
-from dump_log.jsonl's own record decoding (MetadataParser), so a record row holds what
-`kafka-dump-log --cluster-metadata-decoder --output jsonl` prints for it, plus typed copies of the
-common fields read back from that same data JSON.
+corrupt region at the next valid batch, as `--output jsonl` does); each record value is decoded once by
+dump-log's MetadataParser into its kind (type name, api key, version) and message, rendered with storage's
+JSON writer, so a record row holds what `kafka-dump-log --cluster-metadata-decoder --output jsonl` prints
+for it, plus typed copies of the common fields taken from the same message.
 
 Rules:
 - Pure: a file (or a byte range of it) in, rows out; no Spark, no printing. Rows are tuples in the
@@ -163,36 +163,17 @@ def record_row(origin: Origin, batch, record, parser) -> tuple:
 
 def _fast_metadata(parser, value) -> tuple | None:
     """Return the record's columns from control_type on, or None when the exact slow path must tell."""
-    if len(value) < 3 or value[0] != 1 or value[1] > 127 or value[2] > 127:
-        return None
-    entry = _ENTRIES.get((value[1], value[2]))
-    if entry is None:
-        entry = _entry(parser, value)
-        if entry is None:
-            return None
-    name, decode, render, typed = entry
     try:
-        message, stop = decode(value, 3, len(value))
-    except Exception:  # noqa: BLE001 (the slow path reports it with Kafka's text)
+        kind, message = parser.decode(value)
+    except Exception:  # noqa: BLE001 (unknown types and unreadable bytes: the slow path says so)
         return None
-    if stop != len(value):
-        return None
-    return (None, name, value[1], value[2], render(message), None, None) + typed(message)
+    typed = _TYPED.get((kind.api_key, kind.version))
+    if typed is None:
+        typed = _TYPED[(kind.api_key, kind.version)] = extractor(METADATA_RECORD_TYPES[kind.api_key], kind.version)
+    return (None, kind.type_name, kind.api_key, kind.version, kind.render(message), None, None) + typed(message)
 
 
-_ENTRIES: dict = {}
-
-
-def _entry(parser, value) -> tuple | None:
-    """Cache and return (type name, raw decoder, renderer, typed extractor) of a known record type/version."""
-    api_key, version = value[1], value[2]
-    try:
-        prefix, decode, render, _ = parser.entry(api_key, version, value)
-    except Exception:  # noqa: BLE001 (unknown type or version: the slow path says so)
-        return None
-    found = _ENTRIES[(api_key, version)] = (prefix[9:prefix.index('"', 9)], decode, render,
-                                           extractor(METADATA_RECORD_TYPES[api_key], version))
-    return found
+_TYPED: dict = {}  # (api key, version) -> typed extractor
 
 
 def _slow_fields(batch, record, parser) -> tuple:

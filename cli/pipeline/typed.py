@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import json
 
-from kraftsman.storage.protocol.codec import default_literal
+from kraftsman.storage.protocol.codec import not_default
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
 from kraftsman.storage.protocol.uuids import bounded_memo, uuid_str
 
@@ -81,7 +81,5 @@ def _expression(field, version: int, flexible: bool) -> str:
     if field.type == "uuid" and field.nullable_versions and version in field.nullable_versions:
         value = f"(None if {x} is None else {value})"
     if flexible and version in field.tagged_versions:
-        literal = default_literal(field)
-        present = f"{x} is not None" if literal == "None" else f"{x} != {literal}"
-        return f"({value} if {present} else None)"
+        return f"({value} if {not_default(field, x)} else None)"
     return value

@@ -1,18 +1,17 @@
-"""The fast renderers agree with the codec's JSON (Kafka's JsonConverter rules) on every real record."""
+"""render's fast JSON writers agree with the codec's JSON (Kafka's JsonConverter rules) on every real record."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.dump_log.fused import fused_renderer
-from kraftsman.cli.dump_log.json import fast_renderer
 from kraftsman.storage.log.segment import read_batches
 from kraftsman.storage.protocol import codec
+from kraftsman.storage.protocol.render import fused_json_writer, json_writer
 from kraftsman.storage.records import control
 from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES, read_metadata_record
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
 FILES = sorted(p for p in DATA.rglob("*") if p.suffix in (".log", ".checkpoint")) if DATA.is_dir() else []
 
@@ -31,20 +30,20 @@ def _messages(path: Path):
 
 
 @pytest.mark.parametrize("path", FILES or [None], ids=[str(p.relative_to(DATA)) for p in FILES] or ["none"])
-def test_fast_and_fused_renderers_match_the_codec(path):
+def test_json_writer_and_fused_writer_match_the_codec(path):
     if path is None:
         pytest.skip(f"real Kafka fixtures not found at {DATA} (../shared is absent)")
     for name, version, value, start, message in _messages(path):
         expected = codec.json_renderer(name, version)(message)
-        assert fast_renderer(name, version)(message) == expected
-        assert fused_renderer(name, version)(value, start, len(value)) == (expected, len(value))
+        assert json_writer(name, version)(message) == expected
+        assert fused_json_writer(name, version)(value, start, len(value)) == (expected, len(value))
 
 
-def test_fused_renderer_handles_tagged_fields_nulls_and_unknown_tags():
+def test_fused_writer_handles_tagged_fields_nulls_and_unknown_tags():
     cls = codec.message_class("PartitionChangeRecord")
     base = cls(partition_id=1, topic_id=b"\x01" * 16, isr=[1, 2], leader=3, directories=None)
     for version in (0, 1, 2):
         message = base.replace(eligible_leader_replicas=[4], last_known_elr=[]) if version == 2 else base
         raw = codec.encode("PartitionChangeRecord", version, message)
         expected = codec.to_json("PartitionChangeRecord", version, codec.decode("PartitionChangeRecord", version, raw))
-        assert fused_renderer("PartitionChangeRecord", version)(raw, 0, len(raw)) == (expected, len(raw))
+        assert fused_json_writer("PartitionChangeRecord", version)(raw, 0, len(raw)) == (expected, len(raw))
