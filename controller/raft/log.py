@@ -19,14 +19,9 @@ from __future__ import annotations
 import bisect
 from typing import NamedTuple
 
+from kraftsman.storage.log.snapshot_id import SnapshotId
+
 from .records import Batch, snapshot_timestamp
-
-
-class SnapshotId(NamedTuple):
-    """Kafka's OffsetAndEpoch of a snapshot: it holds offsets below end_offset; epoch of the last one."""
-
-    end_offset: int
-    epoch: int
 
 
 class Snapshot(NamedTuple):

@@ -2,7 +2,8 @@
 
 Rules:
 - These mirror the raft core's Batch and Snapshot field for field (the core passes its own
-  classes to FileLog.open); storage tools and tests use these.
+  classes to FileLog.open); storage tools and tests use these. Both sides name snapshots with
+  snapshot_id.SnapshotId.
 - A batch is parsed from its v2 header only; the bytes are kept as they are on disk.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ import struct
 from typing import NamedTuple
 
 from ..records.batch import CONTROL_MASK
+from .snapshot_id import SnapshotId
 
 _PREFIX = struct.Struct(">qii")  # base offset, batch length, partition leader epoch
 _LAST_DELTA = struct.Struct(">i")
@@ -35,20 +37,13 @@ class LogBatch:
         return f"LogBatch(offsets={self.base_offset}..{self.next_offset - 1}, epoch={self.epoch})"
 
 
-class OffsetAndEpoch(NamedTuple):
-    """Identify a snapshot: the offsets it covers end before end_offset; epoch of the last one."""
-
-    end_offset: int
-    epoch: int
-
-
 class StoredSnapshot(NamedTuple):
     """A complete snapshot: its id and its bytes (Kafka's .checkpoint format)."""
 
-    snapshot_id: OffsetAndEpoch
+    snapshot_id: SnapshotId
     data: bytes
 
     @classmethod
     def of(cls, end_offset: int, epoch: int, data: bytes) -> StoredSnapshot:
         """Build a snapshot from its end offset, epoch and bytes (FileLog's snapshot_type)."""
-        return cls(OffsetAndEpoch(end_offset, epoch), data)
+        return cls(SnapshotId(end_offset, epoch), data)

@@ -11,7 +11,6 @@ Rules:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol import codec
@@ -20,26 +19,13 @@ from ..records.batch import CorruptRecordError, build_batch
 from ..records.metadata import ApiMessageAndVersion, read_metadata_record, write_metadata_record
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
 from .segment import BatchReader
+from .snapshot_id import SUFFIX, SnapshotId
 
-SUFFIX = ".checkpoint"
 PARTIAL_SUFFIX = ".checkpoint.part"
 DELETED_SUFFIX = ".checkpoint.deleted"
 BOOTSTRAP_FILE = "bootstrap.checkpoint"
 MAX_BATCH_BYTES = 8 * 1024 * 1024
 _NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
-
-
-@dataclass(frozen=True, order=True)
-class SnapshotId:
-    """Identify a snapshot by its exclusive end offset and epoch."""
-
-    end_offset: int
-    epoch: int
-
-    @property
-    def file_name(self) -> str:
-        """Return the snapshot's file name."""
-        return f"{self.end_offset:020d}-{self.epoch:010d}{SUFFIX}"
 
 
 BOOTSTRAP_SNAPSHOT_ID = SnapshotId(0, 0)
