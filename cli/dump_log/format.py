@@ -112,7 +112,7 @@ class RecordKind(NamedTuple):
     prefix: str             # '{"type":"<type_name>","version":<version>,"data":'
     decode: object          # codec's unguarded decoder fn(buf, pos, end) -> (message, pos)
     render: object          # render.json_writer: fn(message) -> data JSON
-    fused: object           # render.fused_json_writer: fn(buf, pos, end) -> (data JSON, pos), or None
+    fused: object           # render.fused_json_writer: fn(buf, pos, end) -> (the whole payload, pos), or None
 
 
 class MetadataParser:
@@ -120,6 +120,7 @@ class MetadataParser:
 
     def __init__(self):
         self.cache: dict = {}
+        self.fused: dict = {}  # api key << 8 | version (both under 128) -> fused writer of the whole payload
         self.errors = 0
 
     def entry(self, api_key: int, version: int, value: bytes) -> RecordKind:
@@ -129,9 +130,12 @@ class MetadataParser:
             read_metadata_record(value)  # raises UnknownRecordError / MetadataParseError with Kafka's text
             name = METADATA_RECORD_TYPES[api_key]
             type_name = type_enum_name(name)
+            prefix = f'{{"type":"{type_name}","version":{version},"data":'
             found = self.cache[(api_key, version)] = RecordKind(
-                type_name, api_key, version, f'{{"type":"{type_name}","version":{version},"data":',
-                codec.raw_decoder(name, version), json_writer(name, version), fused_json_writer(name, version))
+                type_name, api_key, version, prefix, codec.raw_decoder(name, version), json_writer(name, version),
+                fused_json_writer(name, version, prefix, "}"))
+            if found.fused is not None and api_key < 128 and version < 128:
+                self.fused[api_key << 8 | version] = found.fused
         return found
 
     def decode(self, value) -> tuple[RecordKind, object]:
@@ -166,14 +170,14 @@ class MetadataParser:
     def json_at(self, offset: int, buf: bytes, start: int, end: int) -> str:
         """Return the payload text of the record value buf[start:end] (no copy on the fast path)."""
         if end - start >= 3 and buf[start] == 1:
-            found = self.cache.get((buf[start + 1], buf[start + 2]))
-            if found is not None and found.fused is not None:
+            fused = self.fused.get(buf[start + 1] << 8 | buf[start + 2])
+            if fused is not None:
                 try:
-                    text, stop = found.fused(buf, start + 3, end)
+                    text, stop = fused(buf, start + 3, end)
                 except Exception:  # the exact slice below reports it as Kafka does
                     stop = -1
                 if stop == end:
-                    return found.prefix + text + "}"
+                    return text
         return self.json(offset, buf[start:end])
 
     def __call__(self, offset: int, key, value):
@@ -276,20 +280,18 @@ class RecordFormatter:
 
     def _raft_shaped(self, batch, out: list) -> int:
         """Print the leading records shaped as the raft writes them straight from the batch buffer (storage's
-        RecordBatch.raft_value_spans: null key, no headers, timestamp delta 0); return how many."""
-        data, json_at, append, gaps, last = batch.buffer, self.parser.json_at, out.append, self.gaps, self.last_offset
-        head = " payload: " if self.skip_metadata else None
-        mid = f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: "
-        done = 0
-        for offset, start, end in batch.raft_value_spans():
-            if last != -1 and offset != last + 1:
-                gaps.append((last, offset))
-            last = offset
-            if head is None:
-                append(f"| offset: {offset}{mid}{end - start} sequence: -1 headerKeys: [] payload: "
-                       + json_at(offset, data, start, end))
-            else:
-                append(head + json_at(offset, data, start, end))
-            done += 1
-        self.last_offset = last
-        return done
+        RecordBatch.raft_value_spans: null key, no headers, timestamp delta 0, offsets base + index); return
+        how many."""
+        spans = batch.raft_value_spans()
+        if not spans:
+            return 0
+        data, json_at = batch.buffer, self.parser.json_at
+        if self.skip_metadata:
+            out += [" payload: " + json_at(offset, data, start, end) for offset, start, end in spans]
+        else:
+            mid = f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: "
+            out += [f"| offset: {offset}{mid}{end - start} sequence: -1 headerKeys: [] payload: "
+                    + json_at(offset, data, start, end) for offset, start, end in spans]
+        self._track(batch.base_offset)  # the spans' offsets follow each other: only the first may leave a gap
+        self.last_offset = spans[-1][0]
+        return len(spans)

@@ -174,6 +174,7 @@ class _FusedSource:
     def __init__(self, spec, version: int):
         self.spec, self.version = spec, version
         self.s = codec.Emitter()
+        self.top = True  # the message's own function puts `_BEFORE` and `_AFTER` around its object
         self.pending: set[str] = set()
 
     def count(self, ind: int, var: str) -> None:
@@ -302,11 +303,13 @@ class _FusedSource:
     def assemble(self, parts) -> None:
         """Emit the return of the object's text (a leading tagged field may be empty: drop the first comma)."""
         text = "".join(p for _, p in parts)
+        before, after = ("{_BEFORE}", "{_AFTER}") if self.top else ("", "")
+        self.top = False
         if parts and not parts[0][0]:
-            self.s(1, f'return f"""{{{{{text[1:]}}}}}""", pos')
+            self.s(1, f'return f"""{before}{{{{{text[1:]}}}}}{after}""", pos')
         else:
             self.s(1, f's = f"""{text}"""')
-            self.s(1, "return '{' + s[1:] + '}', pos")
+            self.s(1, f"return f\"{before}{{{{{{s[1:]}}}}}}{after}\", pos")
 
     def source(self) -> str:
         """Return the source of the message's function and of every struct it reaches."""
@@ -333,8 +336,12 @@ def _fused_namespace(name: str, emitted: dict) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def fused_json_writer(name: str, version: int):
-    """Return fn(buf, pos, end) -> (json_text, end_pos) for `name` at `version`, or None if not covered."""
+def fused_json_writer(name: str, version: int, before: str = "", after: str = ""):
+    """Return fn(buf, pos, end) -> (json_text, end_pos) for `name` at `version`, or None if not covered.
+
+    `before` and `after` go around the object in the same f-string (a caller that frames the JSON, as
+    kafka-dump-log's `{"type":..,"data":<object>}` does, saves two string copies a record).
+    """
     spec = load(name)
     if version not in spec.flexible_versions or version not in spec.valid_versions:
         return None
@@ -344,6 +351,7 @@ def fused_json_writer(name: str, version: int):
     except _Unsupported:
         return None
     ns = _fused_namespace(name, gen.s.names)
+    ns["_BEFORE"], ns["_AFTER"] = before, after
     exec(compile(source, f"<kraftsman fused json {name} v{version}>", "exec"), ns)
     return ns[f"_f_{spec.name}"]
 

@@ -242,26 +242,29 @@ class RecordBatch:
         for record in list(self.records())[i:]:
             yield record.offset, record.value
 
-    def raft_value_spans(self):
-        """Yield (offset, value start, value end) in `buffer` for the leading records shaped as the raft writes them,
-        without copying a value; stop at the first other record (and yield nothing for a compressed batch).
+    def raft_value_spans(self) -> list[tuple[int, int, int]]:
+        """Return [(offset, value start, value end) in `buffer`] of the leading records shaped as the raft writes
+        them, without copying a value; the first other record ends the list (a compressed batch gives none).
 
         A caller that got k spans reads the records from the k-th on with records(), which also reports bytes left
-        after the last record: a batch with such bytes gives no span for its last record.
+        after the last record: a batch with such bytes gives no span for its last record. A list, not a generator:
+        kafka-dump-log walks 1M records through it, and a list is the cheaper of the two per record.
         """
+        spans: list[tuple[int, int, int]] = []
         if self.compression:
-            return
+            return spans
         data, base, end, pos = self.buffer, self.base_offset, len(self.buffer), RECORD_BATCH_OVERHEAD
-        last = self.records_count - 1
+        append, last = spans.append, self.records_count - 1
         for i in range(min(self.records_count, 8192)):  # 3-byte offset deltas are left to records()
             try:
                 at, stop = _raft_value_at(data, pos, i)
             except IndexError:
-                return
+                break
             if at is None or stop > end or (i == last and stop != end):
-                return
-            yield base + i, at, stop - 1
+                break
+            append((base + i, at, stop - 1))
             pos = stop
+        return spans
 
     def raft_value_runs(self, head: bytes, key_at: int, key_size: int):
         """Group the records into runs of consecutive values keyed by `value[key_at:key_at + key_size]`, or return
