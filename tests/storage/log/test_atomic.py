@@ -78,3 +78,26 @@ def test_killed_writer_never_leaves_a_mix(tmp_path):
     for leftover in tmp_path.iterdir():
         if leftover.name != "state":
             os.unlink(leftover)
+
+
+def test_a_private_file_is_private_before_its_first_byte(tmp_path):
+    """With mode=0o600 the temp file is created private: no moment exists where others could open it."""
+    import os
+
+    from kraftsman.storage.log.atomic import FileSystem, atomic_write_text
+
+    seen = []
+
+    class Watching(FileSystem):
+        def write(self, handle, data: bytes) -> None:
+            seen.append(os.fstat(handle.fileno()).st_mode & 0o777)
+            super().write(handle, data)
+
+    old_umask = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "config.yaml", "password: x\n", fs=Watching(), mode=0o600)
+        atomic_write_text(tmp_path / "plain.txt", "x\n", fs=Watching())
+    finally:
+        os.umask(old_umask)
+    assert seen == [0o600, 0o644]
+    assert (tmp_path / "config.yaml").stat().st_mode & 0o777 == 0o600
