@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 from typing import NamedTuple
 
+from kraftsman.storage.log.epoch_cache import EpochCache
 from kraftsman.storage.log.snapshot_id import SnapshotId
 
 from .records import Batch, snapshot_timestamp
@@ -65,11 +66,9 @@ class MemoryLog(RaftLog):
     def __init__(self, snapshots=()):
         self.batches: list[Batch] = []
         self._bases: list[int] = []
-        self._epochs: list[int] = []
-        self._epoch_starts: list[int] = []
+        self.epochs = EpochCache()  # storage's leader epoch cache, as FileLog keeps it
         self.snapshots: dict[SnapshotId, Snapshot] = {}
         self.start_offset = self.end_offset = 0
-        self._floor_epoch = 0
         for snap in snapshots:
             self.snapshots[snap.snapshot_id] = snap
         latest = self.latest_snapshot()
@@ -80,7 +79,7 @@ class MemoryLog(RaftLog):
 
     # -- reading
     def last_epoch(self) -> int:
-        return self._epochs[-1] if self._epochs else self._floor_epoch
+        return self.epochs.last_epoch()
 
     def read(self, offset: int, max_bytes: int) -> list[Batch]:
         """Return whole batches from the one holding `offset`, at least one, about max_bytes in all."""
@@ -95,16 +94,11 @@ class MemoryLog(RaftLog):
 
     def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
         """Return (largest known epoch <= `epoch`, the offset where that epoch ends)."""
-        i = bisect.bisect_right(self._epochs, epoch) - 1
-        if i < 0:
-            return self._floor_epoch, self.start_offset
-        end = self._epoch_starts[i + 1] if i + 1 < len(self._epochs) else self.end_offset
-        return self._epochs[i], end
+        return self.epochs.end_offset_for_epoch(epoch, self.start_offset, self.end_offset)
 
     def epoch_at(self, offset: int) -> int:
         """Return the epoch of the batch holding `offset` (the floor epoch below the log)."""
-        i = bisect.bisect_right(self._epoch_starts, offset) - 1
-        return self._epochs[i] if i >= 0 and offset >= self.start_offset else self._floor_epoch
+        return self.epochs.epoch_at(offset, self.start_offset)
 
     def latest_snapshot(self) -> Snapshot | None:
         return self.snapshots[max(self.snapshots)] if self.snapshots else None
@@ -138,9 +132,7 @@ class MemoryLog(RaftLog):
             raise ValueError(f"append at {batch.base_offset} but the log ends at {self.end_offset}")
         if batch.epoch < self.last_epoch():
             raise ValueError(f"append of epoch {batch.epoch} after epoch {self.last_epoch()}")
-        if not self._epochs or batch.epoch != self._epochs[-1]:
-            self._epochs.append(batch.epoch)
-            self._epoch_starts.append(batch.base_offset)
+        self.epochs.assign(batch.epoch, batch.base_offset)
         self.batches.append(batch)
         self._bases.append(batch.base_offset)
         self.end_offset = batch.next_offset
@@ -150,8 +142,7 @@ class MemoryLog(RaftLog):
         i = bisect.bisect_left([b.next_offset for b in self.batches], offset + 1)
         del self.batches[i:], self._bases[i:]
         self.end_offset = self.batches[-1].next_offset if self.batches else self.start_offset
-        j = bisect.bisect_left(self._epoch_starts, self.end_offset)
-        del self._epochs[j:], self._epoch_starts[j:]
+        self.epochs.truncate(self.end_offset)
         self.durable_end = min(self.durable_end, self.end_offset)
         return self.end_offset
 
@@ -184,15 +175,10 @@ class MemoryLog(RaftLog):
     def delete_before(self, offset: int) -> None:
         """Drop batches below `offset` (a snapshot boundary) and older snapshots."""
         i = bisect.bisect_left(self._bases, offset)
-        epoch = self.epoch_at(offset - 1) if offset > self.start_offset else self._floor_epoch
+        epoch = self.epoch_at(offset - 1) if offset > self.start_offset else self.epochs.floor_epoch
         del self.batches[:i], self._bases[:i]
         self.start_offset = offset
-        self._floor_epoch = epoch
-        j = bisect.bisect_right(self._epoch_starts, offset) - 1
-        if j > 0:
-            del self._epochs[:j], self._epoch_starts[:j]
-        if self._epoch_starts:
-            self._epoch_starts[0] = max(self._epoch_starts[0], offset)
+        self.epochs.delete_before(offset, epoch)
         for sid in [s for s in self.snapshots if s.end_offset < offset]:
             del self.snapshots[sid]
             self._durable_snapshots.discard(sid)
@@ -200,10 +186,8 @@ class MemoryLog(RaftLog):
     def _reset_to(self, sid: SnapshotId) -> None:
         self.batches.clear()
         self._bases.clear()
-        self._epochs.clear()
-        self._epoch_starts.clear()
         self.start_offset = self.end_offset = sid.end_offset
-        self._floor_epoch = sid.epoch
+        self.epochs.reset(sid.epoch)
         for old in [s for s in self.snapshots if s < sid]:
             del self.snapshots[old]
 

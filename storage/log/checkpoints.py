@@ -27,6 +27,7 @@ from ..errors import StorageError
 from ..properties import parse_java_int
 from ..protocol.uuids import ZERO_UUID, Uuid, UuidError
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
+from .epoch_cache import EpochEntry
 
 PARTITION_METADATA_NAME = "partition.metadata"
 LEADER_EPOCH_CHECKPOINT_NAME = "leader-epoch-checkpoint"
@@ -54,14 +55,6 @@ class PartitionMetadata:
 
     version: int
     topic_id: Uuid
-
-
-@dataclass(frozen=True, order=True)
-class EpochEntry:
-    """Say that `epoch` started at `start_offset` (a leader-epoch-checkpoint line)."""
-
-    epoch: int
-    start_offset: int
 
 
 @dataclass(frozen=True, order=True)

@@ -3,15 +3,23 @@
 Rules:
 - Entries (epoch, start offset) are strictly increasing in epoch; the floor epoch answers for
   offsets below the log (the epoch of the snapshot the log starts after).
-- Answers match the raft core's MemoryLog and Kafka's LeaderEpochFileCache.endOffsetFor:
+- Answers match Kafka's LeaderEpochFileCache.endOffsetFor:
   `end_offset_for_epoch(e)` is (largest known epoch <= e, the offset where it ends).
-- This module holds numbers only; metadata_log persists them as `leader-epoch-checkpoint`.
+- This module holds numbers only and imports nothing of the project: the raft core's MemoryLog keeps its
+  epochs in it too; metadata_log persists them as `leader-epoch-checkpoint` (checkpoints.py).
 """
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 
-from .checkpoints import EpochEntry
+
+@dataclass(frozen=True, order=True)
+class EpochEntry:
+    """Say that `epoch` started at `start_offset` (a leader-epoch-checkpoint line)."""
+
+    epoch: int
+    start_offset: int
 
 
 class EpochCache:
