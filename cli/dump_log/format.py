@@ -246,11 +246,7 @@ class RecordFormatter:
             if batch.is_control:
                 parts.append(control_part(record))
         if self.parser is not None and not batch.is_control:
-            key, payload = self.parser(record.offset, record.key, record.value)
-            if key is not None:
-                parts.append(f"{prefix}key: {key}")
-            if payload is not None:
-                parts.append(f" payload: {payload}")
+            self._parsed(record, prefix, parts)
         return "".join(parts)
 
     def legacy_line(self, batch, record) -> str:
@@ -264,12 +260,16 @@ class RecordFormatter:
                          f"isValid: {'true' if record.valid else 'false'} crc: {record.crc}}}")
             prefix = " "
         if self.parser is not None:
-            key, payload = self.parser(record.offset, record.key, record.value)
-            if key is not None:
-                parts.append(f"{prefix}key: {key}")
-            if payload is not None:
-                parts.append(f" payload: {payload}")
+            self._parsed(record, prefix, parts)
         return "".join(parts)
+
+    def _parsed(self, record, prefix: str, parts: list) -> None:
+        """Append the parser's `key: ..` and ` payload: ..` parts of a record line (`prefix` leads the key)."""
+        key, payload = self.parser(record.offset, record.key, record.value)
+        if key is not None:
+            parts.append(f"{prefix}key: {key}")
+        if payload is not None:
+            parts.append(f" payload: {payload}")
 
     def _metadata_batch(self, batch, records, out: list) -> None:
         """Metadata records of a non-transactional CreateTime batch: raft-shaped ones take the fast path."""

@@ -10,8 +10,8 @@ Rules:
 - A tagged field is written (and shown in JSON) only when it differs from its default.
 - Any malformed input raises CodecError carrying the byte position; nothing else escapes.
 - The JSON here is the plain reference; storage.protocol.render compiles faster writers with the same
-  output from the public pieces below (Emitter, emit_field_read, generated_namespace, struct_classes,
-  not_default, default_literal, reachable_structs).
+  output from the public pieces below (Emitter, emit_field_read, emit_length_read, emit_struct_read, emit_tag_loop,
+  generated_namespace, struct_classes, not_default, default_literal, reachable_structs).
 """
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def _is_flex(f: FieldSpec, version: int, flexible: bool) -> bool:
 # ---------------------------------------------------------------- decoding
 
 
-def _read_len(s: Emitter, ind: int, var: str, flex: bool, wide: bool) -> None:
+def emit_length_read(s: Emitter, ind: int, var: str, flex: bool, wide: bool) -> None:
     """Emit reading a length/count (-1 = null) into `var`."""
     if flex:
         s(ind, f"{var} = buf[pos]")
@@ -206,7 +206,7 @@ def _read_value(s: Emitter, ind: int, target: str, f: FieldSpec, t: str, version
             s(ind + 1, "if pos > _end: raise CodecError('unexpected end of buffer', _end)")
             s(ind, "else:")
             ind += 1
-        _read_len(s, ind, n, flex, wide=t != "string")
+        emit_length_read(s, ind, n, flex, wide=t != "string")
         s(ind, f"if {n} < 0:")
         _null_or_fail(s, ind, target, nullable, f.name)
         s(ind, "else:")
@@ -217,13 +217,19 @@ def _read_value(s: Emitter, ind: int, target: str, f: FieldSpec, t: str, version
 
 
 def _read_struct(s: Emitter, ind: int, target: str, f: FieldSpec, t: str, nullable: bool) -> None:
-    if nullable:
+    emit_struct_read(s, ind, target, f"_d_{t}", "None" if nullable else None)
+
+
+def emit_struct_read(s: Emitter, ind: int, target: str, reader: str, null: str | None) -> None:
+    """Emit `target, pos = reader(buf, pos, _end)`; with `null` (an expression) the struct is nullable and a
+    leading byte tells whether it is present (target = null when not)."""
+    if null is not None:
         s(ind, "if buf[pos] >= 128:")
-        s(ind + 1, f"{target} = None; pos += 1")
+        s(ind + 1, f"{target} = {null}; pos += 1")
         s(ind, "else:")
-        s(ind + 1, f"pos += 1; {target}, pos = _d_{t}(buf, pos, _end)")
+        s(ind + 1, f"pos += 1; {target}, pos = {reader}(buf, pos, _end)")
     else:
-        s(ind, f"{target}, pos = _d_{t}(buf, pos, _end)")
+        s(ind, f"{target}, pos = {reader}(buf, pos, _end)")
 
 
 def emit_field_read(s: Emitter, ind: int, target: str, f: FieldSpec, version: int, flex: bool) -> None:
@@ -241,7 +247,7 @@ def emit_field_read(s: Emitter, ind: int, target: str, f: FieldSpec, version: in
         s(ind + 1, f"{target} = list(_C{code}[{n}](buf, pos + 1)); pos += _Z{code}[{n}]")
         s(ind, "else:")
         ind += 1
-    _read_len(s, ind, n, flex, wide=True)
+    emit_length_read(s, ind, n, flex, wide=True)
     s(ind, f"if {n} < 0:")
     _null_or_fail(s, ind, target, nullable, f.name)
     if et == "uuid":
@@ -305,7 +311,9 @@ def _flush_run(s: Emitter, run: list) -> None:
     run.clear()
 
 
-def _gen_tag_reader(s: Emitter, tagged, version: int) -> None:
+def emit_tag_loop(s: Emitter) -> None:
+    """Emit the head of a struct's tagged-field section: a loop whose body (at indent 2) sees `tag`, `size`
+    and `stop`, the end of the field, checked against `_end`; the body ends with `pos = stop`."""
     s(1, "ntags = buf[pos]")
     s(1, "if ntags < 128: pos += 1")
     s(1, "else: ntags, pos = _uvarint(buf, pos)")
@@ -314,6 +322,10 @@ def _gen_tag_reader(s: Emitter, tagged, version: int) -> None:
     s(2, "size, pos = _uvarint(buf, pos)")
     s(2, "stop = pos + size")
     s(2, "if stop > _end: raise CodecError('tagged field runs past the end of the buffer', pos)")
+
+
+def _gen_tag_reader(s: Emitter, tagged, version: int) -> None:
+    emit_tag_loop(s)
     kw = "if"
     for f in sorted(tagged, key=lambda x: x.tag):
         s(2, f"{kw} tag == {f.tag}:")

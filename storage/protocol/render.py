@@ -177,14 +177,6 @@ class _FusedSource:
         self.top = True  # the message's own function puts `_BEFORE` and `_AFTER` around its object
         self.pending: set[str] = set()
 
-    def count(self, ind: int, var: str) -> None:
-        """Emit reading a compact array count (-1 = null) into `var`."""
-        s = self.s
-        s(ind, f"{var} = buf[pos]")
-        s(ind, f"if {var} < 128: pos += 1")
-        s(ind, f"else: {var}, pos = _uvarint(buf, pos)")
-        s(ind, f"{var} -= 1")
-
     def null(self, ind: int, var: str, nullable: bool) -> None:
         """Emit what a null gives: 'null', or an error for a non-nullable field."""
         self.s(ind, f"{var} = 'null'" if nullable else "raise _Err('non-nullable field is null')")
@@ -222,21 +214,14 @@ class _FusedSource:
 
     def nested(self, ind: int, var: str, t: str, nullable: bool) -> None:
         """Emit reading a struct of type `t` (a leading presence byte when nullable) as JSON text."""
-        s = self.s
         self.pending.add(t)
-        if nullable:
-            s(ind, "if buf[pos] >= 128:")
-            s(ind + 1, f"{var} = 'null'; pos += 1")
-            s(ind, "else:")
-            s(ind + 1, f"pos += 1; {var}, pos = _f_{t}(buf, pos, _end)")
-        else:
-            s(ind, f"{var}, pos = _f_{t}(buf, pos, _end)")
+        codec.emit_struct_read(self.s, ind, var, f"_f_{t}", "'null'" if nullable else None)
 
     def array(self, ind: int, var: str, t: str, nullable: bool) -> None:
         """Emit reading a compact array of `t` as JSON text into `var`."""
         s = self.s
         n = s.tmp("n")
-        self.count(ind, n)
+        codec.emit_length_read(s, ind, n, flex=True, wide=True)
         s(ind, f"if {n} < 0:")
         self.null(ind + 1, var, nullable)
         s(ind, "else:")
@@ -287,14 +272,7 @@ class _FusedSource:
     def tag_section(self, tagged) -> None:
         """Emit the tagged-field loop; unknown tags are skipped (Kafka's JSON leaves them out)."""
         s = self.s
-        s(1, "ntags = buf[pos]")
-        s(1, "if ntags < 128: pos += 1")
-        s(1, "else: ntags, pos = _uvarint(buf, pos)")
-        s(1, "for _ in range(ntags):")
-        s(2, "tag, pos = _uvarint(buf, pos)")
-        s(2, "size, pos = _uvarint(buf, pos)")
-        s(2, "stop = pos + size")
-        s(2, "if stop > _end: raise _Err('tagged field past the end')")
+        codec.emit_tag_loop(s)
         for kw, (f, var) in zip(["if"] + ["elif"] * len(tagged), sorted(tagged, key=lambda fv: fv[0].tag)):
             s(2, f"{kw} tag == {f.tag}:")
             self.tagged(f, var)
