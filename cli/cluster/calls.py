@@ -8,15 +8,12 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.controller.client import sync_client as sc
+from kraftsman.storage.protocol.errors import default_message, error_name
 
 from . import ops
 from ..common.admin import Failure
 from ..common import ExitStatus
 
-ERROR_NAMES = {35: "UNSUPPORTED_VERSION", 41: "NOT_CONTROLLER", 42: "INVALID_REQUEST",
-               102: "BROKER_ID_NOT_REGISTERED", 31: "CLUSTER_AUTHORIZATION_FAILED"}
-DEFAULT_MESSAGES = {102: "The given broker ID was not registered.",
-                    35: "The version of API is not supported."}
 CONNECTION_ERRORS = (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed)
 
 
@@ -27,5 +24,5 @@ def call(fn, *args):
     except CONNECTION_ERRORS as e:
         raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
     except ops.ServerError as e:
-        name = ERROR_NAMES.get(e.code, f"error code {e.code}")
-        raise Failure(f"{name}: {str(e) or DEFAULT_MESSAGES.get(e.code, 'no message')}", code=e.code) from None
+        message = str(e) or default_message(e.code) or "no message"
+        raise Failure(f"{error_name(e.code)}: {message}", code=e.code) from None

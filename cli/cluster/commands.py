@@ -13,10 +13,10 @@ Rules:
 from __future__ import annotations
 
 from kraftsman.controller.client import sync_client as sc
+from kraftsman.storage.protocol.errors import Errors
 
 from . import ops
 from ..common.admin import Failure
-from .calls import DEFAULT_MESSAGES, ERROR_NAMES  # noqa: F401  (kafka-metadata-quorum names errors so)
 from .calls import call as _client_call
 from ..common import ExitStatus
 
@@ -60,7 +60,7 @@ def unregister(args, ctx) -> int:
         ctx.emit(UNSUPPORTED_UNREGISTER, broker_id=args.id, result="unsupported")
         return ExitStatus.OK
     except Failure as e:
-        if not args.missing_ok or e.code != ops.BROKER_ID_NOT_REGISTERED:
+        if not args.missing_ok or e.code != Errors.BROKER_ID_NOT_REGISTERED:
             raise
         ctx.emit(f"Broker {args.id} is not registered; nothing to do.", broker_id=args.id, result="not_registered")
         return ExitStatus.OK

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.client.active_controller import Refused, on_active_controller
+from kraftsman.storage.protocol.errors import Errors
 
-NOT_CONTROLLER, BROKER_ID_NOT_REGISTERED, UNSUPPORTED_VERSION = 41, 102, 35
 BROKERS, CONTROLLERS = 1, 2
 
 
@@ -97,9 +97,9 @@ def unregister(addresses, config: sc.ClientConfig, deadline: float, broker_id: i
 
     def attempt(conn: sc.SyncConnection) -> None:
         response = conn.request("UnregisterBroker", conn.pick_version("UnregisterBroker"), body, deadline)
-        if response.error_code == NOT_CONTROLLER:
-            raise Refused("NOT_CONTROLLER")
-        if response.error_code == UNSUPPORTED_VERSION:
+        if response.error_code == Errors.NOT_CONTROLLER:
+            raise Refused(Errors.NOT_CONTROLLER.name)
+        if response.error_code == Errors.UNSUPPORTED_VERSION:
             raise sc.UnsupportedVersion(response.error_message or "UnregisterBroker is not supported")
         if response.error_code:
             raise ServerError(response.error_code, response.error_message or "")

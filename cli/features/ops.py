@@ -22,21 +22,11 @@ from kraftsman.controller.client import sync_client as sc
 
 from kraftsman.controller.client.active_controller import Refused, on_active_controller
 
-from ..cluster.ops import NOT_CONTROLLER, ServerError
+from kraftsman.storage.protocol.errors import Errors, default_message
+
+from ..cluster.ops import ServerError
 
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
-# Kafka's Errors: the default message of each error code UpdateFeatures and ApiVersions answer with
-DEFAULT_MESSAGES = {
-    -1: "The server experienced an unexpected error when processing the request.",
-    7: "The request timed out.",
-    31: "Cluster authorization failed.",
-    35: "The version of API is not supported.",
-    41: "This is not the correct controller for this cluster.",
-    42: "This most likely occurs because of a request being malformed by the client library or the message was "
-        "sent to an incompatible broker. See the broker logs for more details.",
-    95: "The given update version was invalid.",
-    96: "Unable to update finalized features due to an unexpected server error.",
-}
 
 
 @dataclass
@@ -52,7 +42,7 @@ def error_message(code: int, message: str | None) -> str:
     """Return the message Kafka's exception for `code` carries: the server's, else the default one."""
     if message is not None:
         return message
-    return DEFAULT_MESSAGES.get(code, f"error code {code}")
+    return default_message(code) or f"error code {code}"
 
 
 def describe_features(addresses, config: sc.ClientConfig, deadline: float) -> FeatureMetadata:
@@ -83,8 +73,8 @@ def update_features(addresses, config: sc.ClientConfig, deadline: float, updates
     active_controller explains a timeout with (sc.NoActiveController when every answer was NOT_CONTROLLER)."""
     def attempt(conn: sc.SyncConnection) -> dict[str, str | None]:
         response = _update_on(conn, updates, validate_only, deadline)
-        if response.error_code == NOT_CONTROLLER:
-            raise Refused("NOT_CONTROLLER")
+        if response.error_code == Errors.NOT_CONTROLLER:
+            raise Refused(Errors.NOT_CONTROLLER.name)
         return outcomes(updates, response)
 
     return on_active_controller(addresses, config, deadline, attempt, api="UpdateFeatures")

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from kraftsman.controller.client import sync_client as sc
 
 from kraftsman.controller.client.active_controller import Refused, on_active_controller
+from kraftsman.storage.protocol.errors import Errors
 
 from ..cluster.ops import ServerError
 
 METADATA_TOPIC = "__cluster_metadata"
-NOT_LEADER_OR_FOLLOWER = 6
 
 
 @dataclass
@@ -65,8 +65,8 @@ def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
         raise ServerError(-1, f"DescribeMetadataQuorum received {count} topics when 1 was expected")
     part = response.topics[0].partitions[0]
     nodes = {n.node_id: [(x.name, x.host, x.port) for x in n.listeners] for n in getattr(response, "nodes", [])}
-    if part.error_code == NOT_LEADER_OR_FOLLOWER:
-        raise Refused("NOT_LEADER_OR_FOLLOWER", leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
+    if part.error_code == Errors.NOT_LEADER_OR_FOLLOWER:
+        raise Refused(Errors.NOT_LEADER_OR_FOLLOWER.name, leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
     if part.error_code:
         raise ServerError(part.error_code, getattr(part, "error_message", None) or "")
     return QuorumInfo(part.leader_id, part.leader_epoch, part.high_watermark,
@@ -110,7 +110,7 @@ def change_voters(addresses, config: sc.ClientConfig, deadline: float, api: str,
 
     def attempt(conn: sc.SyncConnection) -> None:
         if not _change_on(conn, api, cls, fields, deadline):
-            raise Refused("NOT_LEADER_OR_FOLLOWER", _leader_address(conn, deadline))
+            raise Refused(Errors.NOT_LEADER_OR_FOLLOWER.name, _leader_address(conn, deadline))
 
     on_active_controller(addresses, config, deadline, attempt, api=api)
 
@@ -123,7 +123,7 @@ def _change_on(conn: sc.SyncConnection, api: str, cls, fields: dict, deadline: f
     if api == "AddRaftVoter":
         fields["timeout_ms"] = max(1, int((deadline - time.monotonic()) * 1000))
     response = conn.request(api, version, cls(cluster_id=None, **fields), deadline)
-    if response.error_code == NOT_LEADER_OR_FOLLOWER:
+    if response.error_code == Errors.NOT_LEADER_OR_FOLLOWER:
         return False
     if response.error_code:
         raise ServerError(response.error_code, response.error_message or "")

@@ -8,25 +8,15 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.protocol.errors import error_name
+
 from ..common.admin import Failure
 from ..common import ExitStatus
-
-# the error codes DescribeQuorum, AddRaftVoter and RemoveRaftVoter answer with, beyond kafka-cluster's
-QUORUM_ERRORS = {3: "UNKNOWN_TOPIC_OR_PARTITION", 6: "NOT_LEADER_OR_FOLLOWER", 7: "REQUEST_TIMED_OUT",
-                 104: "INCONSISTENT_CLUSTER_ID", 125: "INVALID_VOTER_KEY", 126: "DUPLICATE_VOTER",
-                 127: "VOTER_NOT_FOUND"}
 
 
 def endpoint_text(listener: str, host: str, port: int) -> str:
     """Return Kafka's RaftVoterEndpoint.toString(): LISTENER://host:port, IPv6 hosts in brackets."""
     return f"{listener}://{f'[{host}]' if ':' in host else host}:{port}"
-
-
-def error_name(code: int) -> str:
-    """Return Kafka's name of an error code (or `error code N`)."""
-    from ..cluster.commands import ERROR_NAMES
-
-    return (ERROR_NAMES | QUORUM_ERRORS).get(code, f"error code {code}")
 
 
 def failures(fn):
