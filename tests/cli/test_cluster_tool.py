@@ -141,6 +141,13 @@ def test_unregister_retries_not_controller_then_succeeds():
         assert sum(h.request_api_key == 64 for h, _ in server.requests) == 3
 
 
+def test_an_error_without_a_message_shows_kafkas_default_message():
+    """A refusal with no message reads as Kafka's ApiException does: the error's name and its default message."""
+    with FakeServer(unregister_handler(31), ranges=RANGES) as server:
+        status, out, err = kc("unregister", "--id", "9", "-b", server.address)
+    assert (status, out, err) == (1, "", "CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed.\n")
+
+
 def test_unregister_not_registered_is_1_or_0_with_missing_ok():
     with FakeServer(unregister_handler(102, 102), ranges=RANGES) as server:
         status, out, err = kc("unregister", "--id", "9", "-b", server.address)
