@@ -91,31 +91,13 @@ def shell(ctx: typer.Context,
 
 
 def _lock(directory: Path):
-    """Take `<directory>/.lock` when it exists, as Kafka's shell does; return the open file."""
-    import fcntl
+    """Take `<directory>/.lock` when it exists, as Kafka's shell does; return the open file (or None)."""
+    from kraftsman.storage.log.dir_lock import DirectoryLockedError, lock_if_present
 
-    lock_path = directory / ".lock"
-    if not lock_path.exists():
-        return None
     try:
-        handle = open(lock_path, "a")
-        fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except PermissionError:
-        handle = open(lock_path, "r")
-        return _shared_lock(handle, directory)
-    except OSError:
+        return lock_if_present(directory)
+    except DirectoryLockedError:
         raise ToolError(_lock_message(directory)) from None
-    return handle
-
-
-def _shared_lock(handle, directory: Path):
-    import fcntl
-
-    try:
-        fcntl.lockf(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        pass  # a read-only copy: nobody can be writing it through this lock
-    return handle
 
 
 def _lock_message(directory: Path) -> str:

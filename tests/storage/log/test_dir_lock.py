@@ -32,3 +32,30 @@ def test_missing_directory_is_an_os_error(tmp_path):
     with pytest.raises(OSError):
         lock_directory(tmp_path / "absent")
     assert not isinstance(DirectoryLockedError("x"), OSError)
+
+
+def test_lock_if_present_takes_only_an_existing_lock(tmp_path):
+    from kraftsman.storage.log.dir_lock import lock_if_present
+
+    assert lock_if_present(tmp_path) is None and not (tmp_path / ".lock").exists()   # nothing created
+    (tmp_path / ".lock").touch()
+    handle = lock_if_present(tmp_path)
+    try:
+        assert _other_process(tmp_path).returncode == 3          # held exclusively while the reader runs
+    finally:
+        handle.close()
+
+
+def test_lock_if_present_refuses_a_running_node(tmp_path):
+    from kraftsman.storage.log.dir_lock import lock_if_present
+
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from kraftsman.storage.log.dir_lock import "
+                               "lock_directory; h = lock_directory(sys.argv[1]); print('held', flush=True); "
+                               "time.sleep(30)", str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(DirectoryLockedError):
+            lock_if_present(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
