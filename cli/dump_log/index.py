@@ -13,7 +13,7 @@ from pathlib import Path
 from kraftsman.storage.log import index as idx
 
 from ..common import ToolError
-from .options import java_path
+from kraftsman.storage.protocol.javafmt import java_path
 
 
 class TimeIndexErrors:

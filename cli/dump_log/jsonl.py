@@ -20,7 +20,7 @@ import json
 from kraftsman.storage.records import control
 
 from .format import RecordError, compression_name, control_json
-from .options import java_path
+from kraftsman.storage.protocol.javafmt import java_path
 
 SCHEMA_VERSION = 1
 _TYPE_NAMES = {**control.NAMES}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging "
                "a seemingly corrupt log segment.")
 MISSING_FILES = 'Missing required argument "[files]"'
@@ -130,12 +131,6 @@ def java_split(text: str) -> list[str]:
     while parts and parts[-1] == "":
         parts.pop()
     return parts
-
-
-def java_path(arg: str) -> str:
-    """Return `arg` as java.io.File prints it (repeated and trailing separators removed)."""
-    text = re.sub("/+", "/", arg)
-    return text[:-1] if len(text) > 1 and text.endswith("/") else text
 
 
 def java_int(text: str, flag: str) -> int:

@@ -19,7 +19,9 @@ import re
 from pathlib import Path
 
 from ..common import Environment, ExitStatus, ToolError
-from .options import INT_MAX, DumpOptions, java_path
+from kraftsman.storage.protocol.javafmt import java_path
+
+from .options import INT_MAX, DumpOptions
 
 _FLUSH_LINES = 20000
 _PROGRESS_BYTES = 64 << 20

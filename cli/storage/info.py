@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kraftsman.storage.protocol.javafmt import java_path
+
 from ..common import ExitStatus
 
 
@@ -40,13 +42,6 @@ class Inspection:
         if self.foreign:
             return ExitStatus.FOREIGN
         return ExitStatus.ERROR if self.problems else ExitStatus.OK
-
-
-def java_path(text: str) -> str:
-    """Render a path as Java's Paths.get(text).toString() does (no repeated or trailing '/')."""
-    import re
-
-    return re.sub(r"/+", "/", text).rstrip("/") or "/"
 
 
 def inspect_directories(directories: list[str], kraft_mode: bool, expected: Expected | None = None) -> Inspection:

@@ -1,4 +1,5 @@
-"""Render values as Java prints them (Double.toString, Jackson strings), for JSON that matches Kafka's tools."""
+"""Render values as Java prints them (Double.toString, Jackson strings, file paths), for texts that match Kafka's
+tools."""
 from __future__ import annotations
 
 import math
@@ -66,3 +67,9 @@ def jackson_string(text: str) -> str:
         out.append(esc if esc else f"\\u{ord(ch):04X}" if ch < " " else ch)
     out.append('"')
     return "".join(out)
+
+
+def java_path(text: str) -> str:
+    """Return a path as Java's File and Path print it: repeated separators as one, no trailing separator."""
+    text = re.sub("/+", "/", text)
+    return text[:-1] if len(text) > 1 and text.endswith("/") else text
