@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import printer
+from .completion_paths import complete_path
 from .diff import DETAILS, MARK_DETAILS, run_diff, run_mark
 from .parsing import Arg, Option, Spec, help_text
 from .paths import visit
 from .structured import node_data
-from .completion_paths import complete_path
 
 
 @dataclass(frozen=True)

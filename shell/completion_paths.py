@@ -16,7 +16,7 @@ def complete_path(state, words: list[str]) -> list[tuple[str, bool]]:
     components = absolute_components(prefix, state.working_directory)
     directories = components if prefix.endswith("/") or prefix in ("", ".", "..") else components[:-1]
     partial = "" if directories is components else (components[-1] if components else "")
-    if prefix.endswith("/.") or prefix.endswith("/.."):
+    if prefix.endswith(("/.", "/..")):
         return []
     node = state.root
     for name in directories:

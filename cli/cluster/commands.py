@@ -15,10 +15,10 @@ from __future__ import annotations
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.protocol.errors import Errors
 
-from . import ops
-from ..common.admin import Failure
-from .calls import call as _client_call
 from ..common import ExitStatus
+from ..common.admin import Failure
+from . import ops
+from .calls import call as _client_call
 
 REFUSED = ExitStatus.REFUSED
 UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."

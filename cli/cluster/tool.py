@@ -27,13 +27,21 @@ from typing import Annotated
 
 import typer
 
-from . import verbs as cluster_verbs
-from ..common.admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
-                            Timeout, settings)
-from ..common.admin import Context, Failure, fail
 from ..common import Environment, usage_exit
+from ..common.admin import Context, Failure, fail
+from ..common.admin_options import (
+    BootstrapController,
+    BootstrapServer,
+    ClientConfig,
+    ClientProperty,
+    Output,
+    Profile,
+    Timeout,
+    settings,
+)
 from ..common.typer_app import run_app
 from ..completion import completers
+from . import verbs as cluster_verbs
 
 PROG = "kafka-cluster"
 

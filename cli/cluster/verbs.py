@@ -14,9 +14,16 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
+from ..common.admin_options import (
+    BootstrapController,
+    BootstrapServer,
+    ClientConfig,
+    ClientProperty,
+    Output,
+    Profile,
+    Timeout,
+)
 from ..completion import completers
-from ..common.admin_options import (BootstrapController, BootstrapServer, ClientConfig, ClientProperty, Output, Profile,
-                            Timeout)
 
 State = Annotated[Literal["registered", "unregistered", "fenced", "unfenced"], typer.Option(
     "--state", help="The state to wait for: registered, unregistered, fenced or unfenced (registered, not fenced "

@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..common import ExitStatus
 from ..common.admin import Failure
 from .brokers import Broker, broker_data, from_registration, iso_time
-from ..common import ExitStatus
 
 TIMED_OUT = ExitStatus.TIMED_OUT      # BSD sysexits EX_TEMPFAIL: not yet, try again later
 DEFAULT_TIMEOUT_S = 300.0
@@ -203,5 +203,5 @@ def _loop(goal: Goal, source, ctx, progress: _Progress, started: float) -> Broke
         if time.monotonic() >= ctx.deadline:
             raise Failure(f"Broker {goal.broker_id} did not become {goal.describe()} within {elapsed:.0f} s: it is "
                           f"{state_of(broker, source.missing)}.", TIMED_OUT)
-        progress.show(f"waiting for broker {goal.broker_id} to be {goal.describe()}: {state_of(broker, source.missing)}, "
-                      f"{elapsed:.0f} s")
+        state = state_of(broker, source.missing)
+        progress.show(f"waiting for broker {goal.broker_id} to be {goal.describe()}: {state}, {elapsed:.0f} s")

@@ -37,8 +37,9 @@ Timeout = Annotated[Optional[float], typer.Option(
     "--timeout", metavar="SECONDS",
     help="kraftsman: give up after this many seconds in total (default: request.timeout.ms).")]
 Profile = Annotated[Optional[str], typer.Option(
-    "--profile", autocompletion=profile_file.complete_names, help="kraftsman: take bootstrap, client settings, timeout and output from this profile "
-                      "(default: KRAFTSMAN_PROFILE, else the current profile).")]
+    "--profile", autocompletion=profile_file.complete_names,
+    help="kraftsman: take bootstrap, client settings, timeout and output from this profile "
+         "(default: KRAFTSMAN_PROFILE, else the current profile).")]
 ClientProperty = Annotated[Optional[list[str]], typer.Option(
     "--client-property", "-X", metavar="KEY=VALUE",
     help="kraftsman: a client setting (repeatable), over the client config file (--config, or --command-config) "

@@ -26,8 +26,8 @@ import click
 from click.shell_completion import CompletionItem
 from typer.main import get_command
 
-from .shells import answer, asked
 from . import Environment, ExitStatus, ToolError
+from .shells import answer, asked
 
 _COMMANDS: dict[int, click.Command] = {}
 

@@ -84,9 +84,9 @@ async def _serve(config) -> int:
     import signal
 
     from kraftsman.controller.server.local_storage import StorageStartError
-    from kraftsman.storage.errors import StorageError
     from kraftsman.controller.server.node import ControllerServer
     from kraftsman.controller.server.stack_dump import log_stacks
+    from kraftsman.storage.errors import StorageError
 
     server = ControllerServer(config)
     try:

@@ -50,8 +50,7 @@ class _Say:
 
 async def _scenario(quorum, say) -> None:
     from kraftsman.controller.client.broker_sim import SimulatedBroker
-    from kraftsman.controller.client.controller_client import (ActiveControllerClient, ControllerUnavailable,
-                                                                find_leader)
+    from kraftsman.controller.client.controller_client import ActiveControllerClient, ControllerUnavailable, find_leader
 
     client = ActiveControllerClient(list(quorum.addresses().values()), timeout_ms=20_000)
     try:

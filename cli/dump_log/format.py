@@ -26,9 +26,13 @@ from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import COMPRESSION_MASK, TIMESTAMP_TYPE_MASK
 from kraftsman.storage.records.compression import NAMES as COMPRESSION_NAMES
 from kraftsman.storage.records.metadata import (
-    METADATA_RECORD_TYPES, MetadataParseError, UnknownRecordError, read_frame, read_metadata_record,
-    type_enum_name)
-
+    METADATA_RECORD_TYPES,
+    MetadataParseError,
+    UnknownRecordError,
+    read_frame,
+    read_metadata_record,
+    type_enum_name,
+)
 
 RECORD_INDENT = "|"
 _CONTROL_LABELS = {control.SNAPSHOT_HEADER: "SnapshotHeader", control.SNAPSHOT_FOOTER: "SnapshotFooter",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from kraftsman.storage.log import index as idx
+from kraftsman.storage.protocol.javafmt import java_path
 
 from ..common import ToolError
-from kraftsman.storage.protocol.javafmt import java_path
 
 
 class TimeIndexErrors:
@@ -117,7 +117,8 @@ def _check_time_entry(session, arg: str, log: Path, offsets, entry, previous: in
     position = offsets.lookup(entry.offset).position
     batch = None
     if 0 <= position <= log.stat().st_size:
-        batch = next((b for b in idx.DumpBatchReader(log, start=position, legacy=True) if b.last_offset >= entry.offset), None)
+        batches = idx.DumpBatchReader(log, start=position, legacy=True)
+        batch = next((b for b in batches if b.last_offset >= entry.offset), None)
     if batch is None or batch.last_offset != entry.offset:
         errors.not_found.setdefault(name, []).append((entry.offset, -1 if batch is None else batch.last_offset))
         session.fail(arg, None, f"time index offset {entry.offset} not in the log")

@@ -17,10 +17,10 @@ from __future__ import annotations
 import base64
 import json
 
+from kraftsman.storage.protocol.javafmt import java_path
 from kraftsman.storage.records import control
 
 from .format import RecordError, compression_name, control_json
-from kraftsman.storage.protocol.javafmt import java_path
 
 SCHEMA_VERSION = 1
 _TYPE_NAMES = {**control.NAMES}

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging "
                "a seemingly corrupt log segment.")
 MISSING_FILES = 'Missing required argument "[files]"'

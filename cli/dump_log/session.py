@@ -18,9 +18,9 @@ import os
 import re
 from pathlib import Path
 
-from ..common import Environment, ExitStatus, ToolError
 from kraftsman.storage.protocol.javafmt import java_path
 
+from ..common import Environment, ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
 _FLUSH_LINES = 20000

@@ -24,8 +24,21 @@ import typer
 from ..common import Environment, ExitStatus
 from ..common.shells import asked
 from ..common.typer_app import KafkaChoice, run_app, usage_message
-from .options import (ARGUMENT, DESCRIPTION, HELP, INT_MAX, KAFKA_VERSION, MAX_MESSAGE_SIZE, MISSING_FILES,
-                               OUTPUT_SYNONYMS, OUTPUTS, dump_options, help_text, java_int, with_optional_arguments)
+from .options import (
+    ARGUMENT,
+    DESCRIPTION,
+    HELP,
+    INT_MAX,
+    KAFKA_VERSION,
+    MAX_MESSAGE_SIZE,
+    MISSING_FILES,
+    OUTPUT_SYNONYMS,
+    OUTPUTS,
+    dump_options,
+    help_text,
+    java_int,
+    with_optional_arguments,
+)
 
 PROG = "kafka-dump-log"
 

@@ -14,10 +14,10 @@ Rules:
 """
 from __future__ import annotations
 
-from . import ops
-from ..common.admin import Failure
 from ..common import ExitStatus
+from ..common.admin import Failure
 from ..common.output import structured
+from . import ops
 
 UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", ops.UNSAFE_DOWNGRADE: "unsafe_downgrade"}
 

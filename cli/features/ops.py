@@ -19,9 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kraftsman.controller.client import sync_client as sc
-
 from kraftsman.controller.client.active_controller import Refused, on_active_controller
-
 from kraftsman.storage.protocol.errors import Errors, default_message
 
 from ..cluster.ops import ServerError

@@ -33,9 +33,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..common.admin_options import ClientProperty, Output, Profile, Timeout, settings
+from ..common import Environment, usage_exit
 from ..common.admin import Context, Failure, fail
-from ..common import Environment, ExitStatus, usage_exit
+from ..common.admin_options import ClientProperty, Output, Profile, Timeout, settings
 from ..common.typer_app import run_app
 from ..completion import completers
 

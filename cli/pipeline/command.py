@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import re
 import time
-
 from typing import Annotated, Literal, Optional
 
 import typer

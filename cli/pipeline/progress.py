@@ -69,7 +69,8 @@ class _Phase:
     def _draw(self) -> None:
         """Draw a rich bar until the phase ends (runs in a daemon thread)."""
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
 
         counter = StageTasks(self.progress.tracker)
         console = Console(file=self.progress.stream, no_color=not self.progress.color)

@@ -19,6 +19,8 @@ from ..common.typer_app import run_app
 PROG = "kraftsman profile"
 app = typer.Typer(name="profile", help="Manage connection profiles (bootstrap, client settings, timeout, output).",
                   add_completion=False, rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
+ProfileName = Annotated[str, typer.Argument(help="The profile's name.", autocompletion=pf.complete_names)]
+SomeProfileName = Annotated[Optional[str], typer.Argument(help="The profile's name.", autocompletion=pf.complete_names)]
 OutputFormat = Annotated[Literal["text", "json", "yaml"], typer.Option("--output", help="Print text, JSON or YAML.")]
 
 
@@ -39,7 +41,7 @@ def list_profiles(ctx: typer.Context, output: OutputFormat = "text") -> int:
 
 
 @app.command("show", help="Show a profile (default: the one in use), secrets masked.")
-def show(ctx: typer.Context, name: Annotated[Optional[str], typer.Argument(help="The profile's name.", autocompletion=pf.complete_names)] = None,
+def show(ctx: typer.Context, name: SomeProfileName = None,
          output: OutputFormat = "yaml") -> int:
     env = _env(ctx)
     chosen = pf.select(pf.load(env.env), name, env.env)
@@ -54,7 +56,7 @@ def show(ctx: typer.Context, name: Annotated[Optional[str], typer.Argument(help=
 
 
 @app.command("use", help="Make a profile the current one.")
-def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The profile's name.", autocompletion=pf.complete_names)]) -> int:
+def use(ctx: typer.Context, name: ProfileName) -> int:
     env = _env(ctx)
     found = pf.load(env.env)
     pf.select(found, name, env.env)          # refuses a name that is not there
@@ -65,7 +67,7 @@ def use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The profil
 
 
 @app.command("create", help="Create (or with --force replace) a profile.")
-def create(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The profile's name.", autocompletion=pf.complete_names)],
+def create(ctx: typer.Context, name: ProfileName,
            bootstrap_controller: Annotated[Optional[str], typer.Option("--bootstrap-controller", "-C")] = None,
            bootstrap_server: Annotated[Optional[str], typer.Option("--bootstrap-server", "-b")] = None,
            client_config: Annotated[Optional[str], typer.Option(
@@ -97,7 +99,7 @@ def create(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The pro
 
 
 @app.command("delete", help="Delete a profile.")
-def delete(ctx: typer.Context, name: Annotated[str, typer.Argument(help="The profile's name.", autocompletion=pf.complete_names)]) -> int:
+def delete(ctx: typer.Context, name: ProfileName) -> int:
     env = _env(ctx)
     found = pf.load(env.env)
     pf.select(found, name, env.env)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kraftsman.controller.client import sync_client as sc
-
 from kraftsman.controller.client.active_controller import Refused, on_active_controller
 from kraftsman.storage.protocol.errors import Errors
 
@@ -66,7 +65,8 @@ def _describe_on(conn: sc.SyncConnection, deadline: float) -> QuorumInfo:
     part = response.topics[0].partitions[0]
     nodes = {n.node_id: [(x.name, x.host, x.port) for x in n.listeners] for n in getattr(response, "nodes", [])}
     if part.error_code == Errors.NOT_LEADER_OR_FOLLOWER:
-        raise Refused(Errors.NOT_LEADER_OR_FOLLOWER.name, leader_endpoint(nodes, part.leader_id, (conn.host, conn.port)))
+        leader = leader_endpoint(nodes, part.leader_id, (conn.host, conn.port))
+        raise Refused(Errors.NOT_LEADER_OR_FOLLOWER.name, leader)
     if part.error_code:
         raise ServerError(part.error_code, getattr(part, "error_message", None) or "")
     return QuorumInfo(part.leader_id, part.leader_epoch, part.high_watermark,

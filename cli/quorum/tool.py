@@ -34,9 +34,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..common.admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
-from ..common.admin import Context, Failure, fail
 from ..common import Environment, ExitStatus, usage_exit
+from ..common.admin import Context, Failure, fail
+from ..common.admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
 from ..common.output import structured
 from ..common.typer_app import run_app
 from ..completion import completers

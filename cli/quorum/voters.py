@@ -115,8 +115,8 @@ def _usage(args) -> int:
 
 def add_controller(args, env) -> int:
     """Add the controller that --command-config describes to the quorum (or only print it with --dry-run)."""
-    from ..common.admin import Context
     from ..common import ExitStatus
+    from ..common.admin import Context
 
     path = getattr(args, "controller_config", args.config)
     if not path:
@@ -136,8 +136,8 @@ def add_controller(args, env) -> int:
 
 def remove_controller(args, env) -> int:
     """Remove the controller --controller-id / --controller-directory-id from the quorum (or only print it)."""
-    from ..common.admin import Context
     from ..common import ExitStatus
+    from ..common.admin import Context
 
     ctx = Context(args, env)
     if args.controller_id < 0:

@@ -20,14 +20,12 @@ import argparse
 import os
 import time
 from pathlib import Path
-
 from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
+from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, profiles, usage_exit
 from ..common.typer_app import is_default, run_app
-from ..common import profiles
 from ..completion import completers
 from .session import HISTORY_ENV, bad_command_line, open_script, run_session
 
@@ -64,7 +62,8 @@ def shell(ctx: typer.Context,
               "--timeout", metavar="SECONDS", help="Live mode: give up catching up with the quorum after this many "
                                                    "seconds (default: request.timeout.ms) (kraftsman).")] = None,
           profile: Annotated[Text, typer.Option(
-              "--profile", autocompletion=profiles.complete_names, help="Live mode: take the bootstrap controllers, client settings and timeout from this "
+              "--profile", autocompletion=profiles.complete_names,
+              help="Live mode: take the bootstrap controllers, client settings and timeout from this "
                                 "profile when no source is given (kraftsman).")] = None,
           client_property: Annotated[Optional[list[str]], typer.Option(
               "--client-property", "-X", metavar="KEY=VALUE",

@@ -115,7 +115,8 @@ def describe_quorum_request():
     from kraftsman.storage.protocol import codec
 
     cls = codec.message_class("DescribeQuorumRequest")
-    return cls(topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[cls.PartitionData(partition_index=0)])])
+    partition = cls.PartitionData(partition_index=0)
+    return cls(topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[partition])])
 
 
 async def describe_quorum(host: str, port: int, timeout_ms: int = 2000):

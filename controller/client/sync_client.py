@@ -7,8 +7,9 @@ Rules:
   a time with increasing correlation ids, each checked against its response.
 - Every operation takes an absolute `deadline` (time.monotonic()); nothing blocks past it.
 - Failures are ClientError subclasses with one-line messages naming host:port: Unreachable (refused,
-  unknown host, connect timeout), RequestTimeout (NoActiveController: only refusals until the deadline), NotKafka (the peer answered something that is not a
-  Kafka frame, or closed the socket on our ApiVersions), UnsupportedVersion, AuthenticationFailed.
+  unknown host, connect timeout), RequestTimeout (NoActiveController: only refusals until the deadline),
+  NotKafka (the peer answered something that is not a Kafka frame, or closed the socket on our ApiVersions),
+  UnsupportedVersion, AuthenticationFailed.
 - With TRACE set (--verbose), every connection, request and response is traced as one line (no secrets).
 - Frames follow storage.protocol.framing's header rules but are built from the one API's spec
   (api_by_name loads `<name>Request` only), not framing's registry of every spec: loading that

@@ -257,4 +257,5 @@ def _size(path: Path) -> int:
         return 0
 
 
-__all__ = ["CorruptBatchError", "CrcChecks", "LoadError", "LoadResult", "load", "load_directory", "load_file", "parse_snapshot_name"]
+__all__ = ["CorruptBatchError", "CrcChecks", "LoadError", "LoadResult", "load", "load_directory", "load_file",
+           "parse_snapshot_name"]

@@ -18,6 +18,7 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.controller.image.start_time import with_start_time
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import uuid_str
@@ -25,8 +26,6 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import broker_fencing
 from . import features_control as fc
-from kraftsman.controller.image.start_time import with_start_time
-
 from .cluster_errors import ClusterError
 from .context import ControllerContext, ControllerResult, QuorumConfig
 from .heartbeats import BrokerControlState, BrokerHeartbeatManager
@@ -38,7 +37,7 @@ PRE_MIGRATION = 2  # ZkMigrationState
 def _reserved_directory(uuid: bytes) -> bool:
     """Kafka's DirectoryId.reserved: the most significant half is 0 and the least is below 100."""
     raw = bytes(uuid)
-    return raw[:8] == bytes(8) and int.from_bytes(raw[8:], "big", signed=True) in range(0, 100)
+    return raw[:8] == bytes(8) and int.from_bytes(raw[8:], "big", signed=True) in range(100)
 
 
 def _start_time(ctx: ControllerContext, request) -> int:

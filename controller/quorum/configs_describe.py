@@ -20,11 +20,29 @@ from typing import NamedTuple
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 
-from .broker_configs_schema import (BROKER_CONFIGS, CLUSTER_LEVEL_LISTENER_CONFIGS, PER_BROKER, SECURITY_CONFIGS,
-                                    STATIC_DEFAULTS, broker_synonyms, config_type, is_sensitive, listener_base_name)
+from .broker_configs_schema import (
+    BROKER_CONFIGS,
+    CLUSTER_LEVEL_LISTENER_CONFIGS,
+    PER_BROKER,
+    SECURITY_CONFIGS,
+    STATIC_DEFAULTS,
+    broker_synonyms,
+    config_type,
+    is_sensitive,
+    listener_base_name,
+)
 from .configs_schema import CONFIG_TYPES, TOPIC_CONFIGS, topic_defaults
-from .configs_synonyms import (DEFAULT_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, TOPIC_SYNONYMS, Layers, Synonym,
-                               config_synonyms, effective, java_value, topic_override)
+from .configs_synonyms import (
+    DEFAULT_CONFIG,
+    DYNAMIC_DEFAULT_BROKER_CONFIG,
+    TOPIC_SYNONYMS,
+    Layers,
+    Synonym,
+    config_synonyms,
+    effective,
+    java_value,
+    topic_override,
+)
 from .context import ControllerContext, ControllerResult
 from .replication_errors import ApiError
 from .topics_names import TopicNameError, validate_topic_name

@@ -20,8 +20,16 @@ from __future__ import annotations
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import (acls_control, describe_cluster, features_update, producer_ids, quotas_control, replication,
-               scram_control, tokens_control)
+from . import (
+    acls_control,
+    describe_cluster,
+    features_update,
+    producer_ids,
+    quotas_control,
+    replication,
+    scram_control,
+    tokens_control,
+)
 from . import features_control as fc
 from .cluster_control import ClusterControl
 from .context import ControllerContext, ControllerResult, QuorumConfig

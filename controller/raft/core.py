@@ -21,8 +21,7 @@ from . import records as R
 from . import snapshot as S
 from .config import RaftConfig, Ready, SnapshotRequest
 from .log import RaftLog, Snapshot, SnapshotId
-from .state import (CANDIDATE, FOLLOWER, LEADER, OBSERVER, PROSPECTIVE, RESIGNED, UNATTACHED, VOTED,
-                    QuorumState)
+from .state import CANDIDATE, FOLLOWER, LEADER, OBSERVER, PROSPECTIVE, RESIGNED, UNATTACHED, VOTED, QuorumState
 from .voters import VoterHistory, VoterSet
 
 HANDLERS = {

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from kraftsman.storage.protocol.errors import Errors
 
-from . import election, quorum
+from . import election, quorum, reconfig
 from . import messages as msg
 from . import records as R
-from . import reconfig
 from . import snapshot as S
 from .log import SnapshotId
 from .state import LEADER

@@ -67,7 +67,7 @@ class StandardAuthorizer:
     """Decide whether a principal may perform an operation on a resource, from super users and image ACLs."""
 
     def __init__(self, super_users=frozenset(), allow_if_no_acl: bool = False, acls=lambda: (),
-                 topic_names=lambda: {}):
+                 topic_names=dict):
         self.super_users, self.allow_if_no_acl, self.acls = frozenset(super_users), allow_if_no_acl, acls
         self.topic_names = topic_names  # () -> {topic id bytes: name}, to check DeleteTopics by id
 

@@ -18,8 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kraftsman.storage.server_properties import (PROTOCOLS, ConfigError, Endpoint, csv_setting, log_dirs,
-                                                 metadata_log_dir, parse_listeners)
+from kraftsman.storage.server_properties import (
+    PROTOCOLS,
+    ConfigError,
+    Endpoint,
+    csv_setting,
+    log_dirs,
+    metadata_log_dir,
+    parse_listeners,
+)
 
 __all__ = ["ConfigError", "ControllerConfig", "Endpoint", "from_properties", "parse_listeners", "parse_voters"]
 
@@ -107,7 +114,8 @@ class ControllerConfig:
         """Return the quorum controller's QuorumConfig."""
         from kraftsman.controller.quorum.context import QuorumConfig
 
-        return QuorumConfig(session_timeout_ms=self.session_timeout_ms, heartbeat_interval_ms=self.heartbeat_interval_ms,
+        return QuorumConfig(session_timeout_ms=self.session_timeout_ms,
+                            heartbeat_interval_ms=self.heartbeat_interval_ms,
                             default_replication_factor=self.default_replication_factor,
                             num_partitions=self.num_partitions, min_insync_replicas=self.min_insync_replicas,
                             unclean_leader_election=self.unclean_leader_election,
@@ -273,8 +281,8 @@ def _check_security(config: ControllerConfig) -> None:
         if protocol is None:
             raise ConfigError(f"No security protocol defined for listener {name}")
     if set(config.security_protocols.values()) != {"PLAINTEXT"}:
-        from .listener_security import check
         from .client_security import for_peers
+        from .listener_security import check
 
         check(config)
         for_peers(config)

@@ -60,7 +60,7 @@ class ListenerSecurity:
         return response.replace(api_keys=[keys[k] for k in sorted(keys)])
 
 
-def for_listener(config: "ControllerConfig", name: str, scram_lookup=None) -> ListenerSecurity | None:
+def for_listener(config: "ControllerConfig", name: str, scram_lookup=None) -> ListenerSecurity | None:  # noqa: F821 (config.py imports this module)
     """Build the security of listener `name` (None for PLAINTEXT); raise ConfigError on bad settings."""
     protocol = config.security_protocol(name)
     if protocol == "PLAINTEXT":
@@ -104,7 +104,7 @@ def _sasl_settings(security: ListenerSecurity, props: dict, name: str) -> None:
                               f"plain.sasl.jaas.config with user_<name>=\"<password>\" options")
 
 
-def check(config: "ControllerConfig") -> None:
+def check(config: "ControllerConfig") -> None:  # noqa: F821 (config.py imports this module)
     """Build every listener's security once (loads the key files) to report bad settings as ConfigError."""
     for ep in config.listeners:
         for_listener(config, ep.name)

@@ -19,7 +19,7 @@ from ..records.batch import CorruptRecordError, build_batch
 from ..records.metadata import ApiMessageAndVersion, read_metadata_record, write_metadata_record
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
 from .segment import BatchReader
-from .snapshot_id import SUFFIX, SnapshotId
+from .snapshot_id import SnapshotId
 
 PARTIAL_SUFFIX = ".checkpoint.part"
 DELETED_SUFFIX = ".checkpoint.deleted"

@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 from ..errors import StorageError
 from ..protocol.primitives import VarintError, read_uvarint, varint_bytes, varlong_bytes
-from .compression import CompressionError, compress, decompress, NAMES as COMPRESSION_NAMES
+from .compression import NAMES as COMPRESSION_NAMES
+from .compression import CompressionError, compress, decompress
 from .crc import crc32c
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
@@ -206,7 +207,7 @@ class RecordBatch:
             return
         data, base, n = self.buffer, self.base_offset, self.records_count
         pos, end, i = RECORD_BATCH_OVERHEAD, len(data), 0
-        for i in range(n):
+        for i in range(n):  # noqa: B007 (after a break, i is where the general parser takes over)
             try:  # a record that runs off the buffer is left to the general parser's error
                 b, b2 = data[pos], data[pos + 1]
                 if b < 128:

@@ -45,7 +45,9 @@ def median_ms(cmd: list[str], runs: int, fresh: Path | None = None) -> tuple[flo
 def commands(tmp: Path) -> dict[str, list[str]]:
     """Return the command lines to time (console scripts from this environment)."""
     bindir = Path(sys.executable).parent
-    script = lambda name: str(bindir / name) if (bindir / name).exists() else shutil.which(name) or str(bindir / name)
+
+    def script(name: str) -> str:
+        return str(bindir / name) if (bindir / name).exists() else shutil.which(name) or str(bindir / name)
     config = tmp / "server.properties"
     config.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@localhost:9093\n"
                       f"controller.listener.names=CONTROLLER\nlisteners=CONTROLLER://:9093\n"

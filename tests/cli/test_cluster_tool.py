@@ -5,8 +5,6 @@ import io
 import json
 import time
 
-import pytest
-
 from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.cluster.commands import format_endpoints
 from kraftsman.cli.cluster.ops import Node

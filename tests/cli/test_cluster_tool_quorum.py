@@ -13,8 +13,13 @@ import pytest
 from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.common import Environment, run_command
 
-from ..controller.server.quorum_fixtures import (loop_fixture, running_brokers, running_quorum,
-                                                 stopped_follower, wait_for)
+from ..controller.server.quorum_fixtures import (
+    loop_fixture,
+    running_brokers,
+    running_quorum,
+    stopped_follower,
+    wait_for,
+)
 from ..controller.server.sync_fakes import FakeServer, http_server
 
 BROKER_IDS = (101, 102, 103)

@@ -16,13 +16,19 @@ import time
 import pytest
 
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.demo.local_quorum import LocalQuorum
+from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.controller.client.broker_sim import SimulatedBroker
 
-from ..controller.server.quorum_fixtures import FAST, LoopThread, SecureListenerQuorum, find_leader, running_brokers, \
-    wait_for
+from ..controller.server.quorum_fixtures import (
+    FAST,
+    LoopThread,
+    SecureListenerQuorum,
+    find_leader,
+    running_brokers,
+    wait_for,
+)
 
 BROKER_IDS = (201, 202, 203)
 CLUSTER_ID = "U2VjdXJlQ2x1c3RlcjAxMg"
@@ -328,7 +334,7 @@ def _admin_client_checks(q, base, admin_module):
     with pytest.raises(Exception, match="TOPIC_AUTHORIZATION_FAILED|[Aa]uthoriz"):
         futures["by-alice"].result(timeout=20)
     wrong = client("admin", "wrong")
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):    # noqa: B017 (confluent-kafka raises KafkaException or its own subclasses)
         wrong.list_topics(timeout=3)
     wrong.poll(1)
     assert any("Authentication failed during authentication due to invalid credentials with SASL mechanism "

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from .test_complete import tool_programs
 from ..controller.server.quorum_fixtures import loop_fixture, running_brokers, running_quorum, wait_for
+from .test_complete import tool_programs
 
 loop = loop_fixture()
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.docs import pages as docs
-from kraftsman.cli.docs import man as docs_man
 from kraftsman.cli.common import ExitStatus
+from kraftsman.cli.docs import man as docs_man
+from kraftsman.cli.docs import pages as docs
 
 from .test_complete import candidates, tool_programs
 
@@ -38,8 +38,8 @@ def test_generated_files_are_current():
 def test_a_new_flag_makes_the_files_stale(monkeypatch):
     import click
 
-    from kraftsman.cli.storage import tool as storage_tool
     from kraftsman.cli.common.typer_app import click_command
+    from kraftsman.cli.storage import tool as storage_tool
 
     fmt = click_command(storage_tool.app, "storage").commands["format"]
     monkeypatch.setattr(fmt, "params", fmt.params + [click.Option(["--brand-new-flag"],

@@ -21,8 +21,8 @@ import io
 import struct
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log.tool import run
 from kraftsman.cli.dump_log.coordinator import scala_hash_set_order, topic_partition_hash
+from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch
 
 NAME = "00000000000000000000.log"

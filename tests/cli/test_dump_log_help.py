@@ -11,9 +11,9 @@ from __future__ import annotations
 import io
 
 from kraftsman.cli.common import Environment, run_command
-from kraftsman.cli.dump_log.tool import run
 from kraftsman.cli.dump_log.help import option_display, pieces, render, words
 from kraftsman.cli.dump_log.options import help_text
+from kraftsman.cli.dump_log.tool import run
 
 KIP_1057_ROWS = [  # as printed on the KIP page (trailing spaces of the last row trimmed there)
     "--remote-log-metadata-decoder        If set, log data will be parsed as         ",

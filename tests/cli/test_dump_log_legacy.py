@@ -117,7 +117,7 @@ def test_mixed_formats_and_non_consecutive_offsets(tmp_path):
     v2 = build_batch([(None, b"c")], 5, timestamp=8)
     status, out, err = dump(tmp_path, v0 + v1 + v2, "--deep-iteration")
     assert status == 0
-    assert out[6].startswith(f"baseOffset: 5 lastOffset: 5 count: 1 ")
+    assert out[6].startswith("baseOffset: 5 lastOffset: 5 count: 1 ")
     assert f" position: {len(v0) + len(v1)} CreateTime: 8 " in out[6]
     assert err == f"Non-consecutive offsets in {tmp_path / NAME}\n  1 is followed by 5\n"
 

@@ -10,9 +10,13 @@ import pytest
 import typer
 
 from kraftsman.cli.common import Environment, ExitStatus, ToolError
+from kraftsman.cli.common.env_overrides import (
+    kafka_environment_properties,
+    property_name,
+    variable_name,
+    with_kafka_environment,
+)
 from kraftsman.cli.common.typer_app import run_app
-from kraftsman.cli.common.env_overrides import kafka_environment_properties, property_name, variable_name, \
-    with_kafka_environment
 
 toy = typer.Typer(add_completion=False)
 
@@ -197,9 +201,9 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
     """A bad value in the tool's variable is refused before anything runs: the tool read it."""
     import importlib
 
-    from kraftsman.cli.docs import pages as docs
     from kraftsman.cli.common import run_command
     from kraftsman.cli.common.env_overrides import TOOLS
+    from kraftsman.cli.docs import pages as docs
 
     assert variable.startswith(f"KRAFTSMAN_{TOOLS[script].upper()}_")
     module = importlib.import_module(next(c.module for c in docs.commands() if c.name == script))
@@ -252,8 +256,8 @@ def test_quiet_and_verbose(tmp_path, monkeypatch):
     from kraftsman.cli.storage.tool import run as storage
     from kraftsman.controller.client import sync_client
 
-    from .test_cluster_tool import RANGES, describe_handler
     from ..controller.server.sync_fakes import FakeServer
+    from .test_cluster_tool import RANGES, describe_handler
 
     config = str(_config(tmp_path))
     env = _env(tmp_path)

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli import main
-from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.protocol import codec
 
 from ..controller.server.sync_fakes import FakeServer, api_versions_body, body

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from kraftsman.cli.docs import pages as docs
 from kraftsman.cli.common import Environment
+from kraftsman.cli.docs import pages as docs
 
 CASES = [(c, path) for c in docs.commands() for path in docs.command_paths(c) if c.subcommand is not None or not path]
 

@@ -20,9 +20,9 @@ from ..controller.server.sync_fakes import FakeServer, body
 from .test_cluster_tool import RANGES as CLUSTER_RANGES
 from .test_cluster_tool import describe_handler, kc, unregister_handler
 from .test_features_tool import features_server, kf, update_server
-from .test_metadata_quorum import DIR, RANGES as QUORUM_RANGES, VOTER_RANGES, controller_config  # noqa: F401 (fixture)
+from .test_metadata_quorum import DIR, VOTER_RANGES, controller_config, mq, voter_handler  # noqa: F401 (fixture)
+from .test_metadata_quorum import RANGES as QUORUM_RANGES
 from .test_metadata_quorum import handler as quorum_handler
-from .test_metadata_quorum import mq, voter_handler
 from .test_metadata_shell_cli import shell
 from .test_storage_tool import CID, config, storage
 

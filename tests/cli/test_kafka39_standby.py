@@ -13,10 +13,10 @@ import time
 import pytest
 
 from kraftsman.cli.cluster import tool as cluster_tool
+from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.cli.shell import tool as metadata_shell
-from kraftsman.cli.common import Environment, run_command
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid

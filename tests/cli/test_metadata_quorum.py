@@ -11,9 +11,9 @@ import time
 
 import pytest
 
+from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.cli.quorum.ops import QuorumInfo, ReplicaState
-from kraftsman.cli.common import Environment, run_command
 from kraftsman.storage.protocol.uuids import Uuid
 
 from ..controller.server import quorum_fixtures

@@ -11,15 +11,13 @@ import pytest
 import yaml
 
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.profile import tool as profile_tool
 from kraftsman.cli.common import ExitStatus
 from kraftsman.cli.common import profiles as pf
+from kraftsman.cli.profile import tool as profile_tool
 
 from ..controller.server.sync_fakes import FakeServer
 from .profile_fixtures import config_home_env, run_tool
 from .test_cluster_tool import RANGES, describe_handler
-
-
 
 
 def _profile(env, *argv):

@@ -9,16 +9,14 @@ import json
 
 import yaml
 
+from kraftsman.cli.common import ExitStatus
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum import tool as metadata_quorum
-from kraftsman.cli.common import ExitStatus
 
 from ..controller.server.sync_fakes import FakeServer
 from .profile_fixtures import config_home_env, run_tool
 from .test_features_tool import features_server
 from .test_metadata_quorum import CLUSTER_ID, RANGES, handler
-
-
 
 
 def mq(env, *argv):

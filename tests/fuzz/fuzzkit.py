@@ -171,8 +171,9 @@ def codec_cases() -> list[tuple[str, int, bytes]]:
 
     Specs added after the corpus was made get a filled seed at run time (make_corpus.py commits them).
     """
-    from kraftsman.storage.protocol import codec, schema
     from make_corpus import filled
+
+    from kraftsman.storage.protocol import codec, schema
 
     files = {p.stem: p for p in (CORPUS / "codec").glob("*.bin")}
     cases = []
@@ -186,8 +187,9 @@ def codec_cases() -> list[tuple[str, int, bytes]]:
 
 def frame_cases(target: str) -> list[tuple[int, int, bytes]]:
     """Return (api key, version, sized frame) per API at its lowest and highest version ('request'/'response')."""
-    from kraftsman.storage.protocol import framing
     from make_corpus import filled
+
+    from kraftsman.storage.protocol import framing
 
     cases = []
     for key, info in framing.api_registry().items():

@@ -124,7 +124,7 @@ def record_seeds(values: list[bytes]) -> None:
     """Write metadata record values and control record values."""
     for value in values:
         _write("metadata_record", f"{value[1]:02d}-v{value[2]}.bin", value)
-    for kind, (key, value) in zip(control.SCHEMAS, control_values()):
+    for kind, (_key, value) in zip(control.SCHEMAS, control_values()):
         _write("control", f"{kind}-{control.NAMES[kind]}.bin", value)
     _write("control", "0-ABORT.bin", struct.pack(">hi", 0, 4))
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import io
 
 import pytest
+from fuzzkit import check, corpus, fuzz_inputs, fuzz_settings, real_files, regressions
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzkit import check, corpus, fuzz_inputs, fuzz_settings, real_files, regressions
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.dump_log.tool import run
 

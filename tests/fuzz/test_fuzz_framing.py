@@ -7,14 +7,25 @@ whatever decode_request accepts re-encodes and decodes to the same messages.
 from __future__ import annotations
 
 import pytest
+from fuzzkit import (
+    CORPUS,
+    SMALL_ALLOCATION,
+    WIRE,
+    check,
+    frame_cases,
+    fuzz_inputs,
+    fuzz_settings,
+    mutated,
+    peak_bytes,
+    real_files,
+    regressions,
+    single_mutations,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzkit import (CORPUS, SMALL_ALLOCATION, WIRE, check, frame_cases, fuzz_inputs, fuzz_settings, mutated,
-                     peak_bytes, real_files, regressions, single_mutations)
 from kraftsman.storage.protocol import framing
 from kraftsman.storage.protocol.framing import FramingError
-
 
 REQUESTS = frame_cases("request")
 RESPONSES = frame_cases("response")

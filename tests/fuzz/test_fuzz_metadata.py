@@ -8,19 +8,35 @@ only the storage layer's known errors.
 from __future__ import annotations
 
 import pytest
+from fuzzkit import (
+    CORPUS,
+    SMALL_ALLOCATION,
+    check,
+    codec_cases,
+    corpus,
+    fuzz_inputs,
+    fuzz_settings,
+    mutated,
+    peak_bytes,
+    real_files,
+    regressions,
+    single_mutations,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzkit import (CORPUS, SMALL_ALLOCATION, check, codec_cases, corpus, fuzz_inputs, fuzz_settings, mutated,
-                     peak_bytes, real_files, regressions, single_mutations)
 from kraftsman.storage.errors import known_errors
 from kraftsman.storage.log.snapshot import SnapshotReader
 from kraftsman.storage.protocol import codec, schema
 from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import CorruptRecordError, RecordBatch
 from kraftsman.storage.records.control import ControlRecordError
-from kraftsman.storage.records.metadata import (MetadataParseError, decode_data_batch, read_metadata_record,
-                                               record_to_json)
+from kraftsman.storage.records.metadata import (
+    MetadataParseError,
+    decode_data_batch,
+    read_metadata_record,
+    record_to_json,
+)
 
 CODEC_CASES = codec_cases()
 RECORD_SEEDS = corpus("metadata_record")

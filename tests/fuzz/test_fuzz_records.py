@@ -10,11 +10,20 @@ from __future__ import annotations
 import struct
 
 import pytest
+from fuzzkit import (
+    SMALL_ALLOCATION,
+    check,
+    corpus,
+    fuzz_inputs,
+    fuzz_settings,
+    peak_bytes,
+    real_files,
+    regressions,
+    single_mutations,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzkit import (SMALL_ALLOCATION, check, corpus, fuzz_inputs, fuzz_settings, peak_bytes, real_files,
-                     regressions, single_mutations)
 from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
 from kraftsman.storage.log.segment import BatchReader
 from kraftsman.storage.records.batch import CorruptRecordError, RecordBatch
@@ -28,7 +37,8 @@ def parse_batch(data: bytes):
     """Parse one batch fully both ways; check the fast path against the general parser."""
     batch = RecordBatch(data, 100)
     batch.is_valid()
-    (batch.last_offset, batch.compression_name, batch.timestamp_type, batch.last_sequence, batch.delete_horizon_ms)
+    _ = (batch.last_offset, batch.compression_name, batch.timestamp_type, batch.last_sequence,
+         batch.delete_horizon_ms)   # every header property parses (raises on a bad batch)
     try:
         general = [(r.offset, r.value) for r in batch.records()]
     except CorruptRecordError:

@@ -9,15 +9,29 @@ from __future__ import annotations
 import struct
 
 import pytest
+from fuzzkit import (
+    SMALL_ALLOCATION,
+    check,
+    corpus,
+    fuzz_inputs,
+    fuzz_settings,
+    peak_bytes,
+    real_files,
+    regressions,
+    single_mutations,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzkit import (SMALL_ALLOCATION, check, corpus, fuzz_inputs, fuzz_settings, peak_bytes, real_files,
-                     regressions, single_mutations)
 from kraftsman.storage import properties
 from kraftsman.storage.log import checkpoints, meta_properties, quorum_state
-from kraftsman.storage.log.index import (CorruptIndexError, OffsetIndex, TimeIndex, read_producer_snapshot,
-                                         read_txn_index)
+from kraftsman.storage.log.index import (
+    CorruptIndexError,
+    OffsetIndex,
+    TimeIndex,
+    read_producer_snapshot,
+    read_txn_index,
+)
 from kraftsman.storage.records.crc import crc32c
 
 PROPERTIES_SEEDS = corpus("properties") + corpus("meta_properties") + real_files("meta.properties", limit=6)

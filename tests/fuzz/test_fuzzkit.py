@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-
 from fuzzkit import Hang, check, fuzz_settings, mutated, single_mutations, time_limit
+from hypothesis import given
 
 
 def test_an_allowed_error_passes_and_a_foreign_one_fails_with_the_input():

@@ -7,8 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kraftsman.storage.properties import (MALFORMED_UNICODE, PropertiesError, dumps, java_date, load,
-                                          loads, parse_java_int)
+from kraftsman.storage.properties import (
+    MALFORMED_UNICODE,
+    PropertiesError,
+    dumps,
+    java_date,
+    load,
+    loads,
+    parse_java_int,
+)
 
 # Each expectation was derived by stepping through Properties.LineReader.readLine and load0.
 LOADS_CASES = [

@@ -108,8 +108,9 @@ def test_dump_log_text_is_what_kafka_prints_without_the_tag(tmp_path):
 
 def test_dump_log_jsonl_shows_the_start_time_beside_kafkas_json(tmp_path):
     """kraftsman's JSONL names the start time (start_time_ms) while `data` stays Kafka's JSON (no tag 10000)."""
-    import jsonschema
     from importlib import resources
+
+    import jsonschema
 
     schema = json.loads(resources.files("kraftsman.cli").joinpath("schemas/dump-log-jsonl.schema.json").read_text())
     for record, expected in ((register(STARTED), STARTED), (register(), -1)):

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from kraftsman.controller.quorum import acls_control as A
-from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.quorum.context import QuorumConfig
+from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.server.error_responses import error_response
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import RESERVED, Uuid

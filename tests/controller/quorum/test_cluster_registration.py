@@ -12,8 +12,21 @@ from kraftsman.controller.quorum.cluster_control import ClusterControl
 from kraftsman.controller.quorum.context import QuorumConfig
 from kraftsman.storage.protocol.uuids import Uuid
 
-from .cluster_fixtures import (M, S, broker_record, ctx, feature, image_of, log_dir, names,
-                               partition, registration_request, replay, topic, wire)
+from .cluster_fixtures import (
+    M,
+    S,
+    broker_record,
+    ctx,
+    feature,
+    image_of,
+    log_dir,
+    names,
+    partition,
+    registration_request,
+    replay,
+    topic,
+    wire,
+)
 
 
 def control() -> ClusterControl:

@@ -8,14 +8,30 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum import acls_control, features_update, quotas_control, replication, scram_control, tokens_control
-from kraftsman.controller.quorum.controller import QuorumController
+from kraftsman.controller.quorum import (
+    acls_control,
+    features_update,
+    quotas_control,
+    replication,
+    scram_control,
+    tokens_control,
+)
 from kraftsman.controller.quorum.context import QuorumConfig
+from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.storage.protocol import codec
 
-from .cluster_fixtures import broker_record, ctx, heartbeat, image_of, names, partition, registration_request, \
-    replay, topic
-from .cluster_fixtures import M
+from .cluster_fixtures import (
+    M,
+    broker_record,
+    ctx,
+    heartbeat,
+    image_of,
+    names,
+    partition,
+    registration_request,
+    replay,
+    topic,
+)
 
 CLUSTER_APIS = {"BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "ControllerRegistration",
                 "DescribeCluster", "AllocateProducerIds"}

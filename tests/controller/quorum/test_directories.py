@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.quorum.directories import (
     LOST,

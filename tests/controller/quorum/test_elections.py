@@ -6,11 +6,15 @@ fenced -> {"leader": -1} with the ISR kept; that broker unfenced -> {"leader": i
 """
 from __future__ import annotations
 
-from kraftsman.controller.quorum.elections import (elect_leaders, on_broker_fenced, on_broker_unfenced,
-                                                   on_controlled_shutdown)
+from kraftsman.controller.quorum.elections import (
+    elect_leaders,
+    on_broker_fenced,
+    on_broker_unfenced,
+    on_controlled_shutdown,
+)
 from kraftsman.controller.quorum.topics import create_topics
 
-from .replication_fixtures import M, S, broker, cluster, context, create_request, replay, run
+from .replication_fixtures import M, S, broker, cluster, context, replay, run
 
 
 def _topic(replicas_list, brokers=(1, 2, 3)):

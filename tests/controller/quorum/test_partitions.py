@@ -10,7 +10,7 @@ from kraftsman.controller.quorum.partitions import PartitionChangeBuilder, new_p
 from kraftsman.controller.quorum.reassignment import alter_partition
 from kraftsman.controller.quorum.topics import create_topics
 
-from .replication_fixtures import M, S, broker, cluster, context, replay, run
+from .replication_fixtures import M, S, broker, cluster, replay, run
 
 
 def _image(*brokers):

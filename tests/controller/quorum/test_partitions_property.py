@@ -11,8 +11,12 @@ import random
 
 import pytest
 
-from kraftsman.controller.quorum.elections import (elect_leaders, on_broker_fenced, on_broker_unfenced,
-                                                   on_controlled_shutdown)
+from kraftsman.controller.quorum.elections import (
+    elect_leaders,
+    on_broker_fenced,
+    on_broker_unfenced,
+    on_controlled_shutdown,
+)
 from kraftsman.controller.quorum.partitions import is_active
 from kraftsman.controller.quorum.reassignment import alter_partition, alter_partition_reassignments
 from kraftsman.controller.quorum.topics import create_partitions, create_topics, delete_topics

@@ -6,10 +6,12 @@ then replicas = target and removed replicas leave the ISR (and the leadership, w
 """
 from __future__ import annotations
 
-from kraftsman.controller.quorum.reassignment import (alter_partition, alter_partition_reassignments,
-                                                      list_partition_reassignments)
+from kraftsman.controller.quorum.reassignment import (
+    alter_partition,
+    alter_partition_reassignments,
+    list_partition_reassignments,
+)
 from kraftsman.controller.quorum.topics import create_topics
-
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .replication_fixtures import M, S, cluster, replay, run

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kraftsman.controller.quorum.replication import HANDLERS, READ_ONLY
-from kraftsman.storage.protocol import framing
-
 from kraftsman.controller.quorum.topics import create_topics
+from kraftsman.storage.protocol import framing
 
 from .replication_fixtures import M, S, broker, cluster, context, create_request, replay, run
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from raft_sim import Cluster, dir_id
+
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft.core import NotLeaderError
 from kraftsman.storage.protocol.errors import error_name
 from kraftsman.storage.protocol.uuids import Uuid
-
-from raft_sim import Cluster, dir_id
 
 SEPARATOR = "----"
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 import sys
 
-from kraftsman.controller.raft import messages as msg
-
 from raft_sim import Cluster, Violation, dir_id
+
+from kraftsman.controller.raft import messages as msg
 
 TICK_MS = 50
 # metadata.max.retention.bytes and .ms by seed % 4 (not drawn from the rng, so plans stay as they were): only
@@ -110,7 +110,7 @@ class Simulation:
         due = [m for m in c.net.queue if m[0] <= c.now]
         c.net.queue = [m for m in c.net.queue if m[0] > c.now]
         self.rng.shuffle(due)
-        for at, seq, env in due:
+        for _at, _seq, env in due:
             if self.chaos and self.rng.random() < p.drop:
                 c.log_event("drop", env)
                 continue

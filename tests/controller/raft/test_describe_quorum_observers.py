@@ -2,10 +2,10 @@
 live shells and tools that come and go with random observer ids do not stay listed forever."""
 from __future__ import annotations
 
+from raft_sim import Cluster
+
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft.reconfig import OBSERVER_SESSION_TIMEOUT_MS
-
-from raft_sim import ADMIN, Cluster
 
 TICK = 100
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from raft_sim import Cluster
 
 TICK = 10

@@ -7,10 +7,9 @@ snapshot's end offset, or the log start offset) right after an election."""
 from __future__ import annotations
 
 import pytest
+from raft_sim import ADMIN, Cluster, Violation
 
 from kraftsman.controller.raft import messages as msg
-
-from raft_sim import ADMIN, Cluster, Violation
 
 TICK = 10
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from raft_sim import Cluster
 
 TICK, FETCH_TIMEOUT, ELECTION_TIMEOUT = 10, 2000, 1000

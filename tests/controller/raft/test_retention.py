@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import random
 
+from raft_sim import Cluster
+
 from kraftsman.controller.raft import records as R
 from kraftsman.controller.raft import retention
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.log import MemoryLog, SnapshotId
-
-from raft_sim import Cluster
 
 KAFKA_BYTES, KAFKA_MS = 100 * 1024 * 1024, 7 * 24 * 3600 * 1000
 DAY = 24 * 3600 * 1000
@@ -179,7 +179,7 @@ def test_across_seeds_only_deleting_retention_makes_followers_fetch_snapshots():
 
     assert RETENTION[2] == (KAFKA_BYTES, KAFKA_MS)
     by_kind: dict[int, list[int]] = {0: [], 2: []}
-    for seed in range(0, 80):
+    for seed in range(80):
         if seed % 4 in by_kind:
             by_kind[seed % 4].append(Simulation(seed).run()["snapshot_fetches"])
     assert sum(by_kind[2]) == 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from raft_scenario import run_file
 
 SCENARIOS = sorted((Path(__file__).resolve().parent / "scenarios").glob("*.txt"))

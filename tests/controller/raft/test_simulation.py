@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from raft_simulation import LivenessFailure, Simulation, SimulationFailure, election_time, kafka39
 
 SEEDS = int(os.environ.get("KRAFTSMAN_SEEDS", "1000"))

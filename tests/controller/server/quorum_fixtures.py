@@ -13,6 +13,7 @@ import pytest
 
 from kraftsman.cli.demo.local_quorum import LocalQuorum, free_ports
 from kraftsman.controller.client.controller_client import describe_quorum, find_leader  # noqa: F401
+
 from ...loop_thread import LoopThread  # noqa: F401  (re-exported to the test modules)
 
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",

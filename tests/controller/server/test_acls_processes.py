@@ -12,8 +12,7 @@ import pytest
 
 from kraftsman.storage.protocol import codec
 
-from .quorum_fixtures import (FAST, SecureListenerQuorum, loop_fixture, running_quorum, stopped_follower,
-                              wait_for)
+from .quorum_fixtures import FAST, SecureListenerQuorum, loop_fixture, running_quorum, stopped_follower, wait_for
 
 CLUSTER_ID = "QWNsUXVvcnVtQ2x1c3Rlcg"
 JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" '

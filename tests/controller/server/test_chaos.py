@@ -11,10 +11,11 @@ import time
 
 import pytest
 
+from kraftsman.controller.client.controller_client import find_leader
+
 from ...chaos import checker
 from ...chaos.faults import KINDS, ChaosQuorum
 from ...chaos.harness import LoopThread, run_chaos
-from kraftsman.controller.client.controller_client import find_leader
 
 
 def _assert_healthy(report) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from kraftsman.storage.protocol import codec
 
 from .quorum_fixtures import (

@@ -11,8 +11,8 @@ import io
 
 import pytest
 
-from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.storage.protocol.uuids import Uuid
 
 from .quorum_fixtures import FAST, find_leader, loop_fixture, running_brokers, wait_for

@@ -12,12 +12,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.server import authorizer as authz
 from kraftsman.controller.server import listener_security, sasl_server
-from kraftsman.controller.client import sync_client as sc
-from kraftsman.controller.wire import sasl
 from kraftsman.controller.server.config import ConfigError, from_properties
 from kraftsman.controller.server.network import Listener, RequestContext
+from kraftsman.controller.wire import sasl
 from kraftsman.storage import scram
 from kraftsman.storage.protocol import codec
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from kraftsman.controller.client import observer as ob
+from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft import records as R
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.log import SnapshotId
-from kraftsman.controller.client import observer as ob
-from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record

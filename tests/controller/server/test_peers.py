@@ -9,8 +9,7 @@ from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.server import raft_wire
 from kraftsman.controller.server.network import Listener
 from kraftsman.controller.server.peers import PeerRouter
-from kraftsman.controller.wire.connection import (Connection, ConnectionClosed, RequestTimeout,
-                                                  UnsupportedVersion)
+from kraftsman.controller.wire.connection import Connection, ConnectionClosed, RequestTimeout, UnsupportedVersion
 from kraftsman.storage.protocol import codec, framing
 from kraftsman.storage.protocol.errors import Errors
 

@@ -100,8 +100,12 @@ def test_admin_client_upserts_and_describes_scram_users(quorum):
 
 def test_admin_client_gets_kafkas_per_user_errors(quorum):
     from confluent_kafka import KafkaException
-    from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
-                                       UserScramCredentialUpsertion)
+    from confluent_kafka.admin import (
+        ScramCredentialInfo,
+        ScramMechanism,
+        UserScramCredentialDeletion,
+        UserScramCredentialUpsertion,
+    )
 
     client = admin(quorum)
     few = UserScramCredentialUpsertion("erin", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 1000), b"pw")

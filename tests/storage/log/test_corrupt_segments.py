@@ -8,10 +8,14 @@ import pytest
 
 from kraftsman.storage.log.segment import BatchReader, read_batches
 from kraftsman.storage.protocol import codec
-from kraftsman.storage.records.batch import CorruptRecordError, build_batch
-from kraftsman.storage.records.metadata import ApiMessageAndVersion, MetadataParseError, read_metadata_record
-from kraftsman.storage.records.metadata import write_metadata_record
 from kraftsman.storage.protocol.uuids import Uuid
+from kraftsman.storage.records.batch import CorruptRecordError, build_batch
+from kraftsman.storage.records.metadata import (
+    ApiMessageAndVersion,
+    MetadataParseError,
+    read_metadata_record,
+    write_metadata_record,
+)
 
 REAL = (Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "kraft-real" / "data"
         / "kafka-raft" / "data" / "kafka1" / "__cluster_metadata-0" / "00000000000000000000.log")

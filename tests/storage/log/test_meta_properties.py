@@ -11,8 +11,13 @@ from hypothesis import strategies as st
 
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log.atomic import FileSystem
-from kraftsman.storage.log.meta_properties import (DirectoryState, MetaProperties, MetaPropertiesError,
-                                                   MetaPropertiesVersion, VerificationFlag)
+from kraftsman.storage.log.meta_properties import (
+    DirectoryState,
+    MetaProperties,
+    MetaPropertiesError,
+    MetaPropertiesVersion,
+    VerificationFlag,
+)
 from kraftsman.storage.protocol.uuids import Uuid
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "fixtures" / "kraft-real" / "data"

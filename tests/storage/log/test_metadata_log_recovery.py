@@ -76,7 +76,7 @@ def test_a_flipped_byte_in_the_tail_batch_drops_that_batch(tmp_path, region):
     batches = build(tmp_path / "good")
     whole = (tmp_path / "good" / SEGMENT).read_bytes()
     start = len(whole) - len(batches[-1].data)
-    spans = {"base_offset": range(0, 8), "length": range(8, 12), "magic": range(16, 17), "crc": range(17, 21),
+    spans = {"base_offset": range(8), "length": range(8, 12), "magic": range(16, 17), "crc": range(17, 21),
              "body": range(21, len(batches[-1].data))}
     for i in spans[region]:
         for mask in (0x01, 0x80):

@@ -3,8 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.storage.protocol.uuids import (METADATA_TOPIC_ID, ZERO_UUID, Uuid, UuidError,
-                                              is_reserved_directory_id, random_directory_id, random_uuid)
+from kraftsman.storage.protocol.uuids import (
+    METADATA_TOPIC_ID,
+    ZERO_UUID,
+    Uuid,
+    UuidError,
+    is_reserved_directory_id,
+    random_directory_id,
+    random_uuid,
+)
 
 
 def test_reserved_values_text():

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
-from kraftsman.storage.records.metadata import (ApiMessageAndVersion, read_metadata_record, write_metadata_record,
-                                                write_metadata_records)
+from kraftsman.storage.records.metadata import (
+    ApiMessageAndVersion,
+    read_metadata_record,
+    write_metadata_record,
+    write_metadata_records,
+)
 
 
 def test_write_metadata_records_equals_one_by_one_and_reads_back():

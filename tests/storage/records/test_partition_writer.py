@@ -7,8 +7,12 @@ import pytest
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records import partition_writer
-from kraftsman.storage.records.metadata import (ApiMessageAndVersion, read_metadata_record, write_metadata_record,
-                                                write_metadata_records)
+from kraftsman.storage.records.metadata import (
+    ApiMessageAndVersion,
+    read_metadata_record,
+    write_metadata_record,
+    write_metadata_records,
+)
 
 Partition = codec.message_class("PartitionRecord")
 
