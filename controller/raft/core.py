@@ -12,6 +12,8 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.log.raft_values import Snapshot
+from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records import control as C
 
@@ -20,7 +22,7 @@ from . import messages as msg
 from . import records as R
 from . import snapshot as S
 from .config import RaftConfig, Ready, SnapshotRequest
-from .log import RaftLog, Snapshot, SnapshotId
+from .log import RaftLog
 from .state import CANDIDATE, FOLLOWER, LEADER, OBSERVER, PROSPECTIVE, RESIGNED, UNATTACHED, VOTED, QuorumState
 from .voters import VoterHistory, VoterSet
 

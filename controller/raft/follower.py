@@ -11,12 +11,12 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.protocol.errors import Errors
 
 from . import messages as msg
 from . import records as R
 from . import snapshot as S
-from .log import SnapshotId
 from .state import FOLLOWER, OBSERVER
 
 _NEVER = -(1 << 62)

@@ -17,19 +17,12 @@ Rules:
 from __future__ import annotations
 
 import bisect
-from typing import NamedTuple
 
 from kraftsman.storage.log.epoch_cache import EpochCache
+from kraftsman.storage.log.raft_values import Batch, Snapshot
 from kraftsman.storage.log.snapshot_id import SnapshotId
 
-from .records import Batch, snapshot_timestamp
-
-
-class Snapshot(NamedTuple):
-    """A complete snapshot: its id and its bytes (Kafka's .checkpoint format)."""
-
-    snapshot_id: SnapshotId
-    data: bytes
+from .records import snapshot_timestamp
 
 
 class RaftLog:

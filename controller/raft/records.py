@@ -3,7 +3,8 @@
 Rules:
 - One append is one batch; batches are never split or merged, so every replica holds the same
   batch boundaries and a batch is identified by (base_offset, epoch).
-- A Batch keeps its exact bytes (what segments store and Fetch carries); only the header is parsed.
+- A Batch (storage/log/raft_values.py, shared with the metadata log) keeps its exact bytes (what segments
+  store and Fetch carries); only the header is parsed.
 - Data records are opaque bytes (null key, no headers, timestamp delta 0: what KRaft writes).
 - Control batches hold LeaderChange, KRaftVersion and Voters records, which raft interprets.
 - Malformed bytes from the wire raise InvalidRecords (answered as INVALID_REQUEST / dropped).
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import struct
 
+from kraftsman.storage.log.raft_values import Batch
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.primitives import varint_bytes
 from kraftsman.storage.records import batch as B
@@ -22,53 +24,12 @@ LeaderChangeMessage = codec.message_class("LeaderChangeMessage")
 KRaftVersionRecord = codec.message_class("KRaftVersionRecord")
 _PREFIX = struct.Struct(">qiib")  # base offset, batch length, partition leader epoch, magic
 _CRC = struct.Struct(">I")
-_LAST_DELTA = struct.Struct(">i")
 _TABLE_SIZE = 1 << 14
 _VARINT = [varint_bytes(i) for i in range(_TABLE_SIZE)]
 
 
 class InvalidRecords(ValueError):
     """Bytes that should hold record batches do not."""
-
-
-class Batch:
-    """One record batch: offsets [base_offset, next_offset), its leader epoch, and its bytes."""
-
-    __slots__ = ("base_offset", "epoch", "count", "data", "is_control")
-
-    def __init__(self, data: bytes):
-        self.base_offset, _, self.epoch, _ = _PREFIX.unpack_from(data, 0)
-        self.count = _LAST_DELTA.unpack_from(data, 23)[0] + 1
-        self.is_control = bool(data[22] & B.CONTROL_MASK)
-        self.data = data
-
-    @property
-    def next_offset(self) -> int:
-        return self.base_offset + self.count
-
-    @property
-    def last_offset(self) -> int:
-        return self.base_offset + self.count - 1
-
-    @property
-    def crc(self) -> int:
-        return _CRC.unpack_from(self.data, B.CRC_OFFSET)[0]
-
-    def values(self) -> list[bytes]:
-        """Return the record values of a data batch."""
-        return [v for _, v in B.RecordBatch(self.data).raft_values()]
-
-    def control_records(self) -> list:
-        """Return [(control type, decoded message)] of a control batch."""
-        out = []
-        for rec in B.RecordBatch(self.data).records():
-            kind = C.parse_control_type(rec.key)
-            out.append((kind, C.decode_control(kind, rec.value) if kind in C.SCHEMAS else None))
-        return out
-
-    def __repr__(self) -> str:
-        kind = "control" if self.is_control else "data"
-        return f"Batch({kind}, offsets={self.base_offset}..{self.last_offset}, epoch={self.epoch})"
 
 
 def data_batch(values, base_offset: int, epoch: int, timestamp: int = 0) -> Batch:

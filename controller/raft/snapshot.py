@@ -11,11 +11,12 @@ Rules:
 """
 from __future__ import annotations
 
+from kraftsman.storage.log.raft_values import Snapshot
+from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records import control as C
 
 from . import records as R
-from .log import Snapshot, SnapshotId
 from .voters import VoterSet
 
 SnapshotHeaderRecord = codec.message_class("SnapshotHeaderRecord")

@@ -32,7 +32,7 @@ import logging
 
 from kraftsman.controller.raft import leader
 from kraftsman.controller.raft.core import NotLeaderError, RaftNode
-from kraftsman.controller.raft.log import SnapshotId
+from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.records.metadata import write_metadata_records
 
 from .metadata_state import MetadataState

@@ -24,7 +24,8 @@ from kraftsman.controller.image.delta import MetadataDelta
 from kraftsman.controller.image.image import EMPTY, MetadataImage
 from kraftsman.controller.image.producer_ids import Provenance
 from kraftsman.controller.raft import snapshot as S
-from kraftsman.controller.raft.log import Snapshot, SnapshotId
+from kraftsman.storage.log.raft_values import Snapshot
+from kraftsman.storage.log.snapshot_id import SnapshotId
 
 _MAX_TIMESTAMP = struct.Struct(">q")  # a v2 batch's maxTimestamp sits at byte 35
 
@@ -86,7 +87,7 @@ class MetadataState:
         return self._committed.image
 
     def apply_batch(self, batch) -> None:
-        """Apply one committed batch (raft records.Batch); adopt the pending image when it is ours."""
+        """Apply one committed batch (a raft_values.Batch); adopt the pending image when it is ours."""
         if not batch.is_control:
             marks = self._marks
             while marks and marks[0][0] < batch.next_offset:

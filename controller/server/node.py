@@ -32,8 +32,6 @@ import time
 
 from kraftsman.controller.quorum.context import ControllerContext, ControllerNode
 from kraftsman.controller.raft.core import RaftNode
-from kraftsman.controller.raft.log import Snapshot, SnapshotId
-from kraftsman.controller.raft.records import Batch
 
 from . import controller_registration, local_storage
 from .config import ControllerConfig
@@ -50,10 +48,6 @@ TICK_MS = 20
 HW_LINGER_MS = 5
 STOP_GRACE_S = 5  # SIGTERM: the network gets this long to close before the log is closed regardless
 GC_THRESHOLDS = (20_000, 20, 20)  # gen0: allocations; gen1, gen2: collections of the generation below
-
-
-def _snapshot(end_offset: int, epoch: int, data: bytes) -> Snapshot:
-    return Snapshot(SnapshotId(end_offset, epoch), data)
 
 
 class ControllerServer:
@@ -91,8 +85,7 @@ class ControllerServer:
         self.endpoints = PeerEndpoints(cfg, self.advertised_host())
         self._lock = lock_directory(cfg.metadata_log_dir)
         cfg.partition_dir.mkdir(parents=True, exist_ok=True)
-        self.log_store = FileLog.open(cfg.partition_dir, batch_type=Batch, snapshot_type=_snapshot,
-                                      segment_bytes=cfg.segment_bytes)
+        self.log_store = FileLog.open(cfg.partition_dir, segment_bytes=cfg.segment_bytes)
         saved = local_storage.read_quorum_state(cfg.partition_dir)
         raft_cfg = cfg.raft_config(self.identity.cluster_id, self.identity.directory_id, self.advertised_host(),
                                    tick_ms=TICK_MS, high_watermark_linger_ms=HW_LINGER_MS)

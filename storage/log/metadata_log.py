@@ -7,8 +7,9 @@ when the next batch would take the active one past `segment_bytes`; snapshots
 
 Rules:
 - Semantics are those of controller.raft.log.MemoryLog, observable for observable; this module
-  never imports the controller: `batch_type(data)` and `snapshot_type(end_offset, epoch, data)`
-  build the caller's objects.
+  never imports the controller. Batches and snapshots are raft_values' Batch and Snapshot, the raft
+  core's own; `batch_type(data)` and `snapshot_type(end_offset, epoch, data)` build them (a caller may
+  pass others of the same shape).
 - Memory holds an index (base offset, file position, size per batch) and the epoch cache; batch
   bytes are read from the files with os.pread when asked.
 - append() writes to the file at once (no user-space buffer); only flush() makes appends durable
@@ -42,7 +43,7 @@ from ..errors import StorageError
 from .atomic import DEFAULT_FS, FileSystem, atomic_write, write_temp
 from .checkpoints import LEADER_EPOCH_CHECKPOINT_NAME, write_leader_epoch_checkpoint
 from .epoch_cache import EpochCache
-from .raft_types import LogBatch, StoredSnapshot
+from .raft_values import Batch, Snapshot
 from .segment_files import ScannedBatches, Segment, recover_segments
 from .snapshot import PARTIAL_SUFFIX, SnapshotId, last_contained_log_timestamp, list_snapshots
 
@@ -61,9 +62,7 @@ def _is_stray(name: str) -> bool:
 class FileLog:
     """A RaftLog kept in Kafka's on-disk layout.
 
-    The controller server opens it with the raft core's types, e.g.
-    `FileLog.open(metadata_log_dir / "__cluster_metadata-0", batch_type=records.Batch,
-    snapshot_type=lambda end, epoch, data: Snapshot(SnapshotId(end, epoch), data),
+    The controller server opens it, e.g. `FileLog.open(metadata_log_dir / "__cluster_metadata-0",
     segment_bytes=metadata_log_segment_bytes)`, and close()s it on shutdown.
     """
 
@@ -87,7 +86,7 @@ class FileLog:
 
     # ------------------------------------------------------------ opening
     @classmethod
-    def open(cls, directory, *, batch_type=LogBatch, snapshot_type=StoredSnapshot.of,
+    def open(cls, directory, *, batch_type=Batch, snapshot_type=Snapshot.of,
              segment_bytes: int = DEFAULT_SEGMENT_BYTES, fs: FileSystem = DEFAULT_FS) -> FileLog:
         """Open (creating if need be) the log in `directory`, recovering from a crash."""
         if segment_bytes < 1:
@@ -279,11 +278,11 @@ class FileLog:
         if not self._snapshot_ids:
             return None
         end_offset, epoch = self._snapshot_ids[0]
-        return self.snapshot_type(end_offset, epoch, b"").snapshot_id  # the caller's id type
+        return SnapshotId(end_offset, epoch)
 
     def snapshot_ids(self) -> list:
-        """Return the ids of the snapshots kept, oldest first (the caller's id type)."""
-        return [self.snapshot_type(end, epoch, b"").snapshot_id for end, epoch in self._snapshot_ids]
+        """Return the ids of the snapshots kept, oldest first."""
+        return [SnapshotId(end, epoch) for end, epoch in self._snapshot_ids]
 
     def _has_snapshot(self, sid: tuple[int, int]) -> bool:
         i = bisect.bisect_left(self._snapshot_ids, sid)

@@ -18,12 +18,13 @@ import time
 from pathlib import Path
 
 from kraftsman.controller.raft import records as R
-from kraftsman.controller.raft.log import Snapshot, SnapshotId
 from kraftsman.storage.log.metadata_log import FileLog
+from kraftsman.storage.log.raft_values import Batch, Snapshot
+from kraftsman.storage.log.snapshot_id import SnapshotId
 
 
 def open_log(directory: Path) -> FileLog:
-    return FileLog.open(directory, batch_type=R.Batch, segment_bytes=64 * 1024 * 1024,
+    return FileLog.open(directory, batch_type=Batch, segment_bytes=64 * 1024 * 1024,
                         snapshot_type=lambda end, epoch, data: Snapshot(SnapshotId(end, epoch), data))
 
 

@@ -21,7 +21,7 @@ from kraftsman.controller.raft import records as R
 from kraftsman.storage.errors import StorageError
 from kraftsman.storage.log import quorum_state as qs
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_types import LogBatch, StoredSnapshot
+from kraftsman.storage.log.raft_values import Batch, Snapshot
 
 from .power_loss import PowerLossDisk
 
@@ -99,11 +99,11 @@ class Runner:
     def snapshot(self) -> None:
         if not self.m.batches:
             return
-        end = LogBatch(self.m.batches[self.rng.choice(sorted(self.m.batches))]).next_offset  # a batch boundary
+        end = Batch(self.m.batches[self.rng.choice(sorted(self.m.batches))]).next_offset  # a batch boundary
         sid = (end, self.log.epoch_at(end - 1))
         data = self.rng.randbytes(50)
         self.m.snapshots[sid] = data
-        self.log.store_snapshot(StoredSnapshot.of(*sid, data))
+        self.log.store_snapshot(Snapshot.of(*sid, data))
         self.m.min_snapshot = max(self.m.min_snapshot or sid, sid)
         self.log.delete_before(end)
         self.m.batches = {b: v for b, v in self.m.batches.items() if b >= end}
@@ -113,7 +113,7 @@ class Runner:
         sid = (self.log.end_offset + self.rng.randint(1, 20), self.epoch)
         data = self.rng.randbytes(50)
         self.m.snapshots[sid] = data
-        self.log.install_snapshot(StoredSnapshot.of(*sid, data))
+        self.log.install_snapshot(Snapshot.of(*sid, data))
         self.m.min_snapshot = sid
         self.m.batches, self.m.durable = {}, {}
 
@@ -214,7 +214,7 @@ def test_power_loss_during_a_truncation_to_the_snapshot_keeps_the_snapshot(tmp_p
     runner = Runner(tmp_path, monkeypatch, 0, False)
     runner.disk.on_fsync = None
     log = runner.log
-    log.install_snapshot(StoredSnapshot.of(10, 1, b"state up to offset 10"))
+    log.install_snapshot(Snapshot.of(10, 1, b"state up to offset 10"))
     for base in (10, 11, 12):
         log.append(_big_batch(base, 1))
         runner.m.allowed[base] = {_big_batch(base, 1).data}

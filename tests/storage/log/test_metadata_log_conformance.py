@@ -13,9 +13,11 @@ import random
 import pytest
 
 from kraftsman.controller.raft import records as R
-from kraftsman.controller.raft.log import MemoryLog, Snapshot, SnapshotId
+from kraftsman.controller.raft.log import MemoryLog
 from kraftsman.storage.log.metadata_log import FileLog
+from kraftsman.storage.log.raft_values import Batch, Snapshot
 from kraftsman.storage.log.snapshot import list_snapshots
+from kraftsman.storage.log.snapshot_id import SnapshotId
 
 
 def core_snapshot(end_offset, epoch, data):
@@ -23,7 +25,7 @@ def core_snapshot(end_offset, epoch, data):
 
 
 def open_log(path, segment_bytes):
-    return FileLog.open(path, batch_type=R.Batch, snapshot_type=core_snapshot, segment_bytes=segment_bytes)
+    return FileLog.open(path, batch_type=Batch, snapshot_type=core_snapshot, segment_bytes=segment_bytes)
 
 
 class Pair:

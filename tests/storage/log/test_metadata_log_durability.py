@@ -8,7 +8,7 @@ import pytest
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.log.atomic import FileSystem
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_types import StoredSnapshot
+from kraftsman.storage.log.raft_values import Snapshot
 
 
 class Recording(FileSystem):
@@ -97,7 +97,7 @@ def test_snapshots_are_written_through_a_part_file_then_renamed(tmp_path):
     fs = Recording()
     log = FileLog.open(tmp_path, fs=fs)
     log.append(R.data_batch([b"x"], 0, 3))
-    log.store_snapshot(StoredSnapshot.of(1, 3, b"snap"))
+    log.store_snapshot(Snapshot.of(1, 3, b"snap"))
     name = "00000000000000000001-0000000003.checkpoint"
     assert fs.events == [("open", name + ".part"), ("rename", f"{name}.part -> {name}"), ("fsync_dir", tmp_path.name)]
     assert (tmp_path / name).read_bytes() == b"snap"
@@ -109,12 +109,12 @@ def test_a_prepared_snapshot_is_written_and_fsynced_first_and_store_only_renames
     log = FileLog.open(tmp_path, fs=fs)
     log.append(R.data_batch([b"x"], 0, 3))
     name = "00000000000000000001-0000000003.checkpoint"
-    log.prepare_snapshot(StoredSnapshot.of(1, 3, b"snap"))  # what a background thread runs
+    log.prepare_snapshot(Snapshot.of(1, 3, b"snap"))  # what a background thread runs
     assert fs.events == [("open", name + ".prepared.tmp")] and fsyncs == [name + ".prepared.tmp"]
     assert log.latest_snapshot() is None
     fs.events.clear()
     fsyncs.clear()
-    log.store_snapshot(StoredSnapshot.of(1, 3, b"snap"))
+    log.store_snapshot(Snapshot.of(1, 3, b"snap"))
     assert fs.events == [("rename", f"{name}.prepared.tmp -> {name}"), ("fsync_dir", tmp_path.name)]
     assert (tmp_path / name).read_bytes() == b"snap" and log.latest_snapshot().data == b"snap"
     assert not (tmp_path / (name + ".prepared.tmp")).exists()
@@ -124,10 +124,10 @@ def test_a_prepared_snapshot_is_written_and_fsynced_first_and_store_only_renames
 def test_a_discarded_prepared_snapshot_leaves_no_file_and_a_crashed_one_is_deleted_on_open(tmp_path):
     log = FileLog.open(tmp_path)
     log.append(R.data_batch([b"x"], 0, 3))
-    log.prepare_snapshot(StoredSnapshot.of(1, 3, b"snap"))
-    log.discard_prepared_snapshot(StoredSnapshot.of(1, 3, b"").snapshot_id)
+    log.prepare_snapshot(Snapshot.of(1, 3, b"snap"))
+    log.discard_prepared_snapshot(Snapshot.of(1, 3, b"").snapshot_id)
     assert sorted(os.listdir(tmp_path)) == ["00000000000000000000.log"]
-    log.prepare_snapshot(StoredSnapshot.of(1, 3, b"snap"))  # then the process dies before storing it
+    log.prepare_snapshot(Snapshot.of(1, 3, b"snap"))  # then the process dies before storing it
     log.flush()
     log.close()
     reopened = FileLog.open(tmp_path)
@@ -144,6 +144,6 @@ def test_a_failed_snapshot_write_changes_nothing(tmp_path):
     log = FileLog.open(tmp_path, fs=Full())
     log.append(R.data_batch([b"x"], 0, 1))
     with pytest.raises(OSError):
-        log.store_snapshot(StoredSnapshot.of(1, 1, b"snap"))
+        log.store_snapshot(Snapshot.of(1, 1, b"snap"))
     assert log.latest_snapshot() is None and sorted(os.listdir(tmp_path)) == ["00000000000000000000.log"]
     log.close()

@@ -9,10 +9,10 @@ import random
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
-from kraftsman.controller.raft.log import Snapshot, SnapshotId
-from kraftsman.controller.raft.records import Batch
 from kraftsman.controller.raft.state import LEADER
 from kraftsman.storage.log.metadata_log import FileLog
+from kraftsman.storage.log.raft_values import Batch, Snapshot
+from kraftsman.storage.log.snapshot_id import SnapshotId
 
 
 def core_snapshot(end_offset, epoch, data):

@@ -13,7 +13,7 @@ from kraftsman.controller.image.loader import load_directory
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.errors import StorageError
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_types import LogBatch, StoredSnapshot
+from kraftsman.storage.log.raft_values import Batch, Snapshot
 from kraftsman.storage.log.snapshot import snapshot_bytes
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
@@ -126,7 +126,7 @@ def test_stray_temp_files_are_removed_and_complete_snapshots_kept(tmp_path):
         (tmp_path / name).write_bytes(b"half")
     log = FileLog.open(tmp_path)
     assert not any((tmp_path / name).exists() for name in strays)
-    assert log.latest_snapshot() == StoredSnapshot.of(3, 1, b"snapshot")
+    assert log.latest_snapshot() == Snapshot.of(3, 1, b"snapshot")
     assert (log.start_offset, log.end_offset) == (0, 5)  # the restart rule: the log starts at its first segment
     assert [b.base_offset for b in log.read(0, 1 << 30)] == [0, 1, 2, 3, 4]  # the log below it is kept
     log.close()
@@ -148,7 +148,7 @@ def test_snapshot_write_leaves_no_part_file_and_matches_kafka_name(tmp_path):
     log = FileLog.open(tmp_path)
     for i in range(3):
         log.append(R.data_batch([b"v"], i, 1))
-    log.store_snapshot(StoredSnapshot.of(3, 1, b"bytes"))
+    log.store_snapshot(Snapshot.of(3, 1, b"bytes"))
     assert sorted(os.listdir(tmp_path)) == [SEGMENT, "00000000000000000003-0000000001.checkpoint"]
     log.close()
 
@@ -175,15 +175,15 @@ def metadata_log(directory):
     first = [rec("FeatureLevelRecord", name="metadata.version", feature_level=21),
              rec("TopicRecord", name="foo", topic_id=T1)]
     for i, r in enumerate(first):
-        log.append(LogBatch(R.data_batch([write_metadata_record(r)], i, 1).data))
-    log.store_snapshot(StoredSnapshot.of(2, 1, snapshot_bytes(first, epoch=1)))
+        log.append(Batch(R.data_batch([write_metadata_record(r)], i, 1).data))
+    log.store_snapshot(Snapshot.of(2, 1, snapshot_bytes(first, epoch=1)))
     log.delete_before(2)
     later = [rec("TopicRecord", name="bar", topic_id=T2),
              rec("PartitionRecord", partition_id=0, topic_id=T2, replicas=[1], isr=[1], leader=1,
                  leader_epoch=0, partition_epoch=0)]
     log.append(R.control_batch([R.leader_change(1, [1], [1])], 2, 2))
     for r in later:
-        log.append(LogBatch(R.data_batch([write_metadata_record(r)], log.end_offset, 2).data))
+        log.append(Batch(R.data_batch([write_metadata_record(r)], log.end_offset, 2).data))
     log.flush()
     log.close()
 

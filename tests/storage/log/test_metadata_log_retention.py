@@ -8,8 +8,9 @@ import os
 from kraftsman.controller.raft import records as R
 from kraftsman.controller.raft import retention
 from kraftsman.controller.raft import snapshot as S
-from kraftsman.controller.raft.log import Snapshot, SnapshotId
 from kraftsman.storage.log.metadata_log import FileLog
+from kraftsman.storage.log.raft_values import Batch, Snapshot
+from kraftsman.storage.log.snapshot_id import SnapshotId
 
 KAFKA_BYTES, KAFKA_MS = 100 * 1024 * 1024, 7 * 24 * 3600 * 1000
 DAY = 24 * 3600 * 1000
@@ -20,7 +21,7 @@ def core_snapshot(end_offset, epoch, data):
 
 
 def open_log(path):
-    return FileLog.open(path, batch_type=R.Batch, snapshot_type=core_snapshot, segment_bytes=250)
+    return FileLog.open(path, batch_type=Batch, snapshot_type=core_snapshot, segment_bytes=250)
 
 
 def build(path) -> FileLog:
