@@ -1,22 +1,22 @@
-"""Records for a broker's fencing, unfencing, controlled shutdown and unregistration, with the replication hooks.
+"""Records for a broker's fencing, unfencing, controlled shutdown and unregistration, with the partition hooks.
 
 Rules:
-- Record choice follows Kafka 3.9 by metadata.version (features_control): BrokerRegistrationChangeRecord
+- Record choice follows Kafka 3.9 by metadata.version (feature_levels): BrokerRegistrationChangeRecord
   v0 (fenced 1 / -1) from 3.3-IV2, else Fence/UnfenceBrokerRecord v0; InControlledShutdown=1 as a v1
   change record from 3.3-IV3 (nothing below). The real logs show exactly these versions.
 - Order is Kafka's: fenced -> partition changes then the fence record (handleBrokerFenced); unfenced ->
   the unfence record then elections (handleBrokerUnfenced); controlled shutdown -> the change record then
   partition changes; unregistered -> partition changes then UnregisterBrokerRecord.
 - Each hook sees an image where the broker's new state is already applied (staging.advance).
-- The hooks live in replication.py (on_broker_fenced, on_broker_unfenced, on_controlled_shutdown).
+- The hooks live in replication_control.py (on_broker_fenced, on_broker_unfenced, on_controlled_shutdown).
 """
 from __future__ import annotations
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import features_control as fc
-from . import replication
+from . import feature_levels as fc
+from . import replication_control
 from .context import ControllerContext
 from .staging import advance
 
@@ -49,13 +49,13 @@ def _epoch(ctx: ControllerContext, broker_id: int) -> int:
 def fence(ctx: ControllerContext, broker_id: int) -> list:
     """Return Kafka's handleBrokerFenced records: ISR/leader changes, then the fence record."""
     record = fence_record(ctx, broker_id, _epoch(ctx, broker_id))
-    return list(replication.on_broker_fenced(advance(ctx, [record]), broker_id)) + [record]
+    return list(replication_control.on_broker_fenced(advance(ctx, [record]), broker_id)) + [record]
 
 
 def unfence(ctx: ControllerContext, broker_id: int) -> list:
     """Return Kafka's handleBrokerUnfenced records: the unfence record, then elections."""
     record = unfence_record(ctx, broker_id, _epoch(ctx, broker_id))
-    return [record] + list(replication.on_broker_unfenced(advance(ctx, [record]), broker_id))
+    return [record] + list(replication_control.on_broker_unfenced(advance(ctx, [record]), broker_id))
 
 
 def controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
@@ -64,7 +64,7 @@ def controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
     records = []
     if fc.metadata_version(ctx.image) >= fc.IN_CONTROLLED_SHUTDOWN_LEVEL and not registration.in_controlled_shutdown:
         records.append(_change(broker_id, registration.broker_epoch, 1, in_controlled_shutdown=IN_CONTROLLED_SHUTDOWN))
-    return records + list(replication.on_controlled_shutdown(advance(ctx, records), broker_id))
+    return records + list(replication_control.on_controlled_shutdown(advance(ctx, records), broker_id))
 
 
 def unregister(ctx: ControllerContext, broker_id: int) -> list:
@@ -73,7 +73,7 @@ def unregister(ctx: ControllerContext, broker_id: int) -> list:
     staged = ctx if registration.fenced else advance(ctx, [fence_record(ctx, broker_id, registration.broker_epoch)])
     cls = codec.message_class("UnregisterBrokerRecord")
     removal = ApiMessageAndVersion(cls(broker_id=broker_id, broker_epoch=registration.broker_epoch), 0)
-    return list(replication.on_broker_fenced(staged, broker_id)) + [removal]
+    return list(replication_control.on_broker_fenced(staged, broker_id)) + [removal]
 
 
 def has_leaderships(image, broker_id: int) -> bool:

@@ -1,4 +1,4 @@
-"""Broker and controller registrations, heartbeats and the fencing sweep (Kafka's ClusterControlManager).
+"""Broker and controller registrations, heartbeats, fencing and DescribeCluster (Kafka's ClusterControlManager).
 
 Rules:
 - BrokerRegistration (Kafka 3.9 registerBroker): cluster id must match (INCONSISTENT_CLUSTER_ID); a live
@@ -25,9 +25,10 @@ from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import broker_fencing
-from . import features_control as fc
+from . import feature_levels as fc
 from .cluster_errors import ClusterError
 from .context import ControllerContext, ControllerResult, QuorumConfig
+from .describe_cluster import describe_cluster
 from .heartbeats import BrokerControlState, BrokerHeartbeatManager
 from .staging import advance
 
@@ -54,14 +55,14 @@ def _start_time(ctx: ControllerContext, request) -> int:
 class ClusterControl:
     """Registrations, leases and fencing; one instance per controller process."""
 
-    READ_ONLY: frozenset = frozenset()
+    READ_ONLY: frozenset = frozenset({"DescribeCluster"})
 
     def __init__(self, config: QuorumConfig):
         self.config = config
         self.heartbeats = BrokerHeartbeatManager(config.session_timeout_ms)
         self.HANDLERS = {"BrokerRegistration": self.broker_registration, "BrokerHeartbeat": self.broker_heartbeat,
                          "UnregisterBroker": self.unregister_broker,
-                         "ControllerRegistration": self.controller_registration}
+                         "ControllerRegistration": self.controller_registration, "DescribeCluster": describe_cluster}
 
     # ------------------------------------------------------------ activation
     def on_activate(self, ctx: ControllerContext) -> None:

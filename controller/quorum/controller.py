@@ -1,10 +1,10 @@
-"""QuorumController: one table of request handlers (cluster side + replication side) and the periodic work.
+"""QuorumController: one table of request handlers (every `_control` part's) and the periodic work.
 
 Rules:
 - `handlers` maps API names (framing's ApiInfo.name) to `handler(ctx, request) -> ControllerResult`;
   `handle` raises KeyError for an API it does not serve (the driver maps that).
 - One registration style: every part that serves requests names them in HANDLERS (API name -> handler) and
-  READ_ONLY (the ones that never write); the modules at module level, ClusterControl (which keeps leases)
+  READ_ONLY (the ones that never write); the `_control` modules at module level, ClusterControl (which keeps leases)
   on its instance. QuorumController joins them; an API served twice is a bug (ValueError).
 - Read-only APIs never return records; the driver answers them at once from the committed image.
 - `periodic(ctx)` is cheap to call often: it fences brokers whose session expired and, from
@@ -22,22 +22,21 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import (
     acls_control,
-    describe_cluster,
-    features_update,
-    producer_ids,
+    features_control,
+    producer_ids_control,
     quotas_control,
-    replication,
+    replication_control,
     scram_control,
     tokens_control,
 )
-from . import features_control as fc
+from . import feature_levels as fc
 from .cluster_control import ClusterControl
 from .context import ControllerContext, ControllerResult, QuorumConfig
 from .staging import advance
 
 METADATA_MAX_IDLE_INTERVAL_MS = 500  # metadata.max.idle.interval.ms
-MODULES = (replication, describe_cluster, producer_ids, acls_control, scram_control, quotas_control,
-           features_update, tokens_control)
+MODULES = (replication_control, producer_ids_control, acls_control, scram_control, quotas_control, features_control,
+           tokens_control)
 
 
 class _Period:

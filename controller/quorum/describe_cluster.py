@@ -1,6 +1,7 @@
 """DescribeCluster (v0-v1) as a controller answers it (Kafka's computeDescribeClusterResponse), read-only.
 
 Rules:
+- cluster_control registers it (DescribeCluster reads the cluster's registrations).
 - Kafka 3.9 checks metadata.version first: below 3.7-IV0 -> UNSUPPORTED_VERSION with its message.
 - EndpointType 2 (controllers): the quorum's voters (ctx.controllers); ControllerId is the active
   controller (ctx.leader_id), or -1 when it is not in the list (Kafka's rule).
@@ -20,7 +21,7 @@ from __future__ import annotations
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 
-from . import features_control as fc
+from . import feature_levels as fc
 from .context import ControllerContext, ControllerResult
 
 BROKER, CONTROLLER = 1, 2
@@ -83,6 +84,3 @@ def describe_cluster(ctx: ControllerContext, request) -> ControllerResult:
                                     cluster_id=ctx.cluster_id, controller_id=controller_id, brokers=nodes,
                                     cluster_authorized_operations=operations))
 
-
-HANDLERS = {"DescribeCluster": describe_cluster}
-READ_ONLY = frozenset({"DescribeCluster"})

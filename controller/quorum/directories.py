@@ -26,8 +26,8 @@ from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import Uuid
 
 from .context import ControllerContext, ControllerResult
-from .elections import leave_isr
-from .features_control import DIRECTORY_ASSIGNMENT_LEVEL, metadata_version
+from .feature_levels import DIRECTORY_ASSIGNMENT_LEVEL, metadata_version
+from .partition_elections import leave_isr
 from .partitions import MIGRATING, NO_LEADER, PartitionChangeBuilder
 
 LOST = Uuid.from_longs(0, 1)  # DirectoryId.LOST

@@ -27,7 +27,7 @@ from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 from kraftsman.storage.records.partition_writer import PARTITION_RECORD  # PartitionRecord's api key
 
-from .features_control import DIRECTORY_ASSIGNMENT_LEVEL  # metadata.version 3.7-IV2
+from .feature_levels import DIRECTORY_ASSIGNMENT_LEVEL  # metadata.version 3.7-IV2
 
 NO_LEADER = -1
 RECOVERED, RECOVERING = 0, 1

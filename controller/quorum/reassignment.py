@@ -18,9 +18,9 @@ from __future__ import annotations
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 
+from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
 from .partitions import RECOVERED, RECOVERING, UNCLEAN, PartitionChangeBuilder, unclean_enabled
-from .replication_errors import OK, ApiError
 from .topics import validate_manual_assignment
 
 

@@ -24,7 +24,7 @@ from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
-from .features_control import metadata_version
+from .feature_levels import metadata_version
 from .java_hash_order import JavaHashMap
 
 SCRAM_LEVEL = 11  # metadata.version 3.5-IV2 (MetadataVersion.isScramSupported)

@@ -2,7 +2,7 @@
 
 Rules:
 - A handler's ctx.image never holds the records of its own result: when one step (say, a fence record)
-  must be visible to the next (the replication hooks), the next step gets `advance(ctx, records)`.
+  must be visible to the next (the partition hooks of replication_control), the next step gets `advance(ctx, records)`.
 - Staging is pure: a new image and a new context, the originals are untouched.
 """
 from __future__ import annotations

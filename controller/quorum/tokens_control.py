@@ -30,7 +30,7 @@ from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
-from .features_control import metadata_version
+from .feature_levels import metadata_version
 from .topics import random_uuid
 
 DELEGATION_TOKEN_LEVEL = 14  # metadata.version 3.6-IV2 (MetadataVersion.isDelegationTokenSupported)

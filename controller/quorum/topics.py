@@ -21,12 +21,12 @@ from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import RESERVED, ZERO_UUID, Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from .configs import DEFAULT_CONFIG, TOPIC, TOPIC_CONFIG_SOURCE, incremental_changes
-from .configs_schema import topic_defaults
+from .alter_configs import DEFAULT_CONFIG, TOPIC, TOPIC_CONFIG_SOURCE, incremental_changes
+from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
 from .partitions import active_brokers, default_dirs, is_active, new_partition_records, record_version
 from .placement import BrokerLayout, PlacementError, place
-from .replication_errors import OK, ApiError
+from .topic_configs_schema import topic_defaults
 from .topics_names import TopicNameError, has_collision_chars, unify_collision_chars, validate_topic_name
 
 TOO_LARGE = "Excessively large number of partitions per request."

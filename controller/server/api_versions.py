@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from kraftsman.controller.quorum.features_control import SUPPORTED_FEATURES
+from kraftsman.controller.quorum.feature_levels import SUPPORTED_FEATURES
 from kraftsman.storage.protocol import codec, framing
 from kraftsman.storage.protocol.errors import Errors
 

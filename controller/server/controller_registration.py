@@ -4,12 +4,12 @@ Rules:
 - Every controller registers itself with the active controller once its committed image is at
   metadata.version 3.7-IV0 or later: a ControllerRegistration carrying an incarnation id drawn when the
   process starts, its controller listeners (advertised host, port, security protocol), ZkMigrationReady
-  false and the features it supports (quorum.features_control.SUPPORTED_FEATURES).
+  false and the features it supports (quorum.feature_levels.SUPPORTED_FEATURES).
 - It registers again whenever the committed image does not hold a registration of this incarnation (a
   restart; the active controller wrote no record yet): one request at a time, and after a failure (an
   error code, a lost connection) not again before RETRY_BACKOFF_MS.
 - The request travels like any write: the active controller proposes it itself, a standby forwards it.
-  Kafka's UpdateFeatures checks what registered controllers support (controller/quorum/features_update.py);
+  Kafka's UpdateFeatures checks what registered controllers support (controller/quorum/features_control.py);
   the shell shows them under /image/cluster/controllers.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import asyncio
 import uuid
 
 from kraftsman.controller.image.render import SECURITY_PROTOCOLS
-from kraftsman.controller.quorum.features_control import CONTROLLER_REGISTRATION_LEVEL, SUPPORTED_FEATURES
+from kraftsman.controller.quorum.feature_levels import CONTROLLER_REGISTRATION_LEVEL, SUPPORTED_FEATURES
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 

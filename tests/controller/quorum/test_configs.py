@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum.configs import alter_configs, incremental_alter_configs
-from kraftsman.controller.quorum.configs_describe import describe_configs
+from kraftsman.controller.quorum.alter_configs import alter_configs, incremental_alter_configs
+from kraftsman.controller.quorum.describe_configs import describe_configs
 from kraftsman.controller.quorum.topics import create_topics
 
 from .replication_fixtures import M, S, cluster, create_request, run

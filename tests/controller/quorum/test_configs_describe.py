@@ -10,9 +10,9 @@ Every expectation below is worked out from Kafka's rules, not printed from kraft
 """
 from __future__ import annotations
 
-from kraftsman.controller.quorum.configs import config_record
-from kraftsman.controller.quorum.configs_describe import describe_configs
+from kraftsman.controller.quorum.alter_configs import config_record
 from kraftsman.controller.quorum.configs_synonyms import Layers, config_synonyms, java_double
+from kraftsman.controller.quorum.describe_configs import describe_configs
 from kraftsman.controller.quorum.topics import create_topics
 
 from .replication_fixtures import M, S, cluster, context, create_request, replay, run

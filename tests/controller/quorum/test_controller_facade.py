@@ -10,9 +10,9 @@ import pytest
 
 from kraftsman.controller.quorum import (
     acls_control,
-    features_update,
+    features_control,
     quotas_control,
-    replication,
+    replication_control,
     scram_control,
     tokens_control,
 )
@@ -39,7 +39,7 @@ CLUSTER_APIS = {"BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "Co
 
 def test_handlers_merge_both_sides_and_unknown_apis_raise_key_error():
     q = QuorumController(QuorumConfig())
-    tables = (replication, acls_control, scram_control, quotas_control, features_update, tokens_control)
+    tables = (replication_control, acls_control, scram_control, quotas_control, features_control, tokens_control)
     assert set(q.handlers) == CLUSTER_APIS.union(*(t.HANDLERS for t in tables))
     assert "UpdateFeatures" in q.handlers and "CreateDelegationToken" in q.handlers
     with pytest.raises(KeyError):

@@ -6,7 +6,7 @@ fenced -> {"leader": -1} with the ISR kept; that broker unfenced -> {"leader": i
 """
 from __future__ import annotations
 
-from kraftsman.controller.quorum.elections import (
+from kraftsman.controller.quorum.partition_elections import (
     elect_leaders,
     on_broker_fenced,
     on_broker_unfenced,
@@ -98,7 +98,7 @@ def test_unclean_topic_config_lets_a_fenced_out_replica_lead():
 
 
 def M_config(topic, key, value):
-    from kraftsman.controller.quorum.configs import config_record
+    from kraftsman.controller.quorum.alter_configs import config_record
     return config_record(2, topic, key, value)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kraftsman.controller.quorum.controller import QuorumController
-from kraftsman.controller.quorum.features_update import metadata_changed, update_features
+from kraftsman.controller.quorum.features_control import metadata_changed, update_features
 
 from .cluster_fixtures import M, S, at, broker_record, ctx, feature, image_of, incarnation, names, replay
 

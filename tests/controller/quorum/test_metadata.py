@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.controller.quorum.elections import on_broker_fenced
 from kraftsman.controller.quorum.metadata import metadata
+from kraftsman.controller.quorum.partition_elections import on_broker_fenced
 from kraftsman.controller.quorum.topics import create_topics
 from kraftsman.storage.protocol import framing
 from kraftsman.storage.protocol.uuids import Uuid

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from kraftsman.controller.quorum.elections import (
+from kraftsman.controller.quorum.partition_elections import (
     elect_leaders,
     on_broker_fenced,
     on_broker_unfenced,

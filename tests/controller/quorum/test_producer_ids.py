@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum.producer_ids import allocate_producer_ids
+from kraftsman.controller.quorum.producer_ids_control import allocate_producer_ids
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .cluster_fixtures import M, broker_record, ctx, image_of, replay, wire

@@ -136,7 +136,7 @@ def test_completion_needs_every_target_replica_in_the_isr_not_only_the_adding_on
 
 
 def test_cancel_that_would_need_an_unclean_election():
-    from kraftsman.controller.quorum.configs import config_record
+    from kraftsman.controller.quorum.alter_configs import config_record
     image = _reassign(_image(), (0, [4]))[1]                      # replicas [4,1,2,3], adding [4]
     change = M("PartitionChangeRecord", topic_id=image.topics.by_name["t"].topic_id, partition_id=0, isr=[4], leader=4)
     image = replay(image, [ApiMessageAndVersion(change, 0)])

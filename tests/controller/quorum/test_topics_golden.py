@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.controller.quorum.replication import HANDLERS
+from kraftsman.controller.quorum.replication_control import HANDLERS
 from kraftsman.storage.protocol import framing
 
 from .replication_fixtures import broker, cluster, context, replay

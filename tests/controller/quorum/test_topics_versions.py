@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum.replication import HANDLERS, READ_ONLY
+from kraftsman.controller.quorum.replication_control import HANDLERS, READ_ONLY
 from kraftsman.controller.quorum.topics import create_topics
 from kraftsman.storage.protocol import framing
 

@@ -1,4 +1,4 @@
-"""Config handlers: IncrementalAlterConfigs and AlterConfigs (legacy), plus topic creation configs.
+"""Topic and broker config changes: IncrementalAlterConfigs and AlterConfigs (legacy), plus topic creation configs.
 
 Rules:
 - Resources: TOPIC (2) and BROKER (4, "" = cluster default, else a broker id); an unknown type answers
@@ -9,7 +9,7 @@ Rules:
 - Validation as ConfigurationControlManager.validateAlterConfig: the resulting topic configs are checked
   (unknown names, types, ranges: INVALID_CONFIG), then the resource must exist (topic: UNKNOWN_TOPIC_OR_PARTITION,
   broker: BROKER_ID_NOT_REGISTERED), except for topics being created.
-- validate_only answers as if applied but returns no records. DescribeConfigs lives in configs_describe.
+- validate_only answers as if applied but returns no records. DescribeConfigs lives in describe_configs.
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from .configs_schema import TOPIC_CONFIGS, ConfigError, is_list, validate_topic_configs
+from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
-from .replication_errors import OK, ApiError
+from .topic_configs_schema import TOPIC_CONFIGS, ConfigError, is_list, validate_topic_configs
 from .topics_names import TopicNameError, validate_topic_name
 
 TOPIC, BROKER = 2, 4

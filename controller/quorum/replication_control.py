@@ -1,18 +1,20 @@
-"""The replication side of the quorum controller: request handlers by API name, and the broker hooks.
+"""Partition replication (Kafka's ReplicationControlManager): request handlers by API name, and the broker hooks.
 
 Rules:
 - HANDLERS maps the API name (as framing.api_info(key).name, e.g. "CreateTopics") to
   `handler(ctx, request) -> ControllerResult`; READ_ONLY names the ones that never return records.
+- The handlers are written in topics, reassignment, partition_elections, directories and metadata; the config
+  APIs (alter_configs, describe_configs, Kafka's ConfigurationControlManager) are registered here too.
 - The hooks on_broker_fenced / on_broker_unfenced / on_controlled_shutdown return PartitionChangeRecords
-  for the cluster side to append with its own registration change record.
+  for cluster_control (broker_fencing) to append with its own registration change record.
 """
 from __future__ import annotations
 
-from .configs import alter_configs, incremental_alter_configs
-from .configs_describe import describe_configs
+from .alter_configs import alter_configs, incremental_alter_configs
+from .describe_configs import describe_configs
 from .directories import assign_replicas_to_dirs
-from .elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
 from .metadata import metadata
+from .partition_elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
 from .reassignment import alter_partition, alter_partition_reassignments, list_partition_reassignments
 from .topics import create_partitions, create_topics, delete_topics
 

@@ -1,11 +1,11 @@
-"""Leader elections: ElectLeaders (PREFERRED / UNCLEAN) and the broker fencing / unfencing / shutdown hooks.
+"""Partition leader elections: ElectLeaders (PREFERRED / UNCLEAN) and the broker fencing / unfencing / shutdown hooks.
 
 Rules:
 - ElectLeaders answers ELECTION_NOT_NEEDED when the preferred replica already leads (PREFERRED) or a
   leader exists (UNCLEAN); when the builder finds no change it answers PREFERRED_LEADER_NOT_AVAILABLE or
   ELIGIBLE_LEADERS_NOT_AVAILABLE. Null topic_partitions means every partition, leaving out the
   ELECTION_NOT_NEEDED ones (Kafka's electLeaders).
-- Hooks return PartitionChangeRecords only (the cluster side writes the fence/unfence records) and read
+- Hooks return PartitionChangeRecords only (cluster_control writes the fence/unfence records) and read
   the broker's state from ctx.image, which already holds the fencing change.
 - Fenced or shutting-down broker: it leaves every ISR it is in (never emptying one: the last member stays,
   the leader becomes -1) and loses leadership to the first acceptable ISR replica in replica order.
@@ -16,9 +16,9 @@ from __future__ import annotations
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 
+from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
 from .partitions import NO_LEADER, PREFERRED, UNCLEAN, PartitionChangeBuilder, is_active, unclean_enabled
-from .replication_errors import OK, ApiError
 
 PREFERRED_TYPE, UNCLEAN_TYPE = 0, 1
 

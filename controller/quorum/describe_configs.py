@@ -20,6 +20,7 @@ from typing import NamedTuple
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors as E
 
+from .api_error import ApiError
 from .broker_configs_schema import (
     BROKER_CONFIGS,
     CLUSTER_LEVEL_LISTENER_CONFIGS,
@@ -31,7 +32,6 @@ from .broker_configs_schema import (
     is_sensitive,
     listener_base_name,
 )
-from .configs_schema import CONFIG_TYPES, TOPIC_CONFIGS, topic_defaults
 from .configs_synonyms import (
     DEFAULT_CONFIG,
     DYNAMIC_DEFAULT_BROKER_CONFIG,
@@ -44,7 +44,7 @@ from .configs_synonyms import (
     topic_override,
 )
 from .context import ControllerContext, ControllerResult
-from .replication_errors import ApiError
+from .topic_configs_schema import CONFIG_TYPES, TOPIC_CONFIGS, topic_defaults
 from .topics_names import TopicNameError, validate_topic_name
 
 TOPIC, BROKER = 2, 4

@@ -1,4 +1,4 @@
-"""ApiError (code + message) as Kafka's, raised inside the replication handlers.
+"""ApiError (code + message) as Kafka's, raised inside the topic, partition and config handlers.
 
 Rules:
 - Codes and default messages come from storage.protocol.errors, Kafka's one table.
