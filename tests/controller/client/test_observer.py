@@ -298,7 +298,7 @@ def test_live_shell_authenticates_with_sasl_from_the_client_config(tmp_path):
     from kraftsman.cli.common import Environment, run_command
     from kraftsman.cli.shell.tool import run
 
-    from .sync_fakes import FakeServer, body
+    from ..server.sync_fakes import FakeServer, body
 
     batch = R.data_batch([topic("secure", 1)], 0, 1)
 

@@ -9,7 +9,7 @@ import pytest
 from kraftsman.controller.client.controller_client import ActiveControllerClient, ControllerUnavailable
 from kraftsman.storage.protocol import codec
 
-from .kafka39_fakes import ACTIVE, kafka39_quorum
+from ..server.kafka39_fakes import ACTIVE, kafka39_quorum
 
 
 def unregister(client: ActiveControllerClient):

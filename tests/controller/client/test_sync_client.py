@@ -10,7 +10,7 @@ import pytest
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.protocol import codec
 
-from .sync_fakes import FakeServer, body, http_server, silent_server
+from ..server.sync_fakes import FakeServer, body, http_server, silent_server
 
 WIRE = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "kafka-wire-3.9"
 

@@ -14,7 +14,7 @@ from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.wire import sasl
 from kraftsman.storage import scram
 
-from .sync_fakes import FakeServer, body
+from ..server.sync_fakes import FakeServer, body
 
 # ---------------------------------------------------------------- SCRAM message vectors
 
