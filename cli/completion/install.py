@@ -34,7 +34,11 @@ def run(argv: list[str], env: Environment) -> int:
         env.stdout.write(script(shell))
         return ExitStatus.OK
     home = Path(env.env.get("HOME") or Path.home())
-    where = INSTALLERS[shell](home, env.env)
+    try:
+        where = INSTALLERS[shell](home, env.env)
+    except OSError as e:
+        target = e.filename or home
+        raise ToolError(f"cannot install the {shell} completion: {target}: {e.strerror or e}") from None
     env.stdout.write(f"{shell} completion of every kraftsman tool installed in {where}; "
                      f"it takes effect in a new shell\n")
     return ExitStatus.OK

@@ -401,6 +401,18 @@ def test_install_completion_defaults_to_shell_and_refuses_others(tmp_path):
     assert "complete -o nosort -F" in env.stdout.getvalue()
 
 
+def test_install_completion_into_an_unwritable_home_is_one_line(tmp_path):
+    from kraftsman.cli import main as umbrella
+    from kraftsman.cli.common import run_command
+
+    home = tmp_path / "file-not-folder"
+    home.write_text("")
+    env = _environment(home)
+    assert run_command(umbrella.run, ["--install-completion", "fish"], env) == 1
+    err = env.stderr.getvalue()
+    assert err.startswith("kraftsman: cannot install the fish completion: ") and err.count("\n") == 1, err
+
+
 def test_installed_bash_completion_completes_in_a_new_shell(tmp_path, shim):
     if not shutil.which("bash"):
         pytest.skip("bash is not installed")
