@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import json
 
-from kraftsman.storage.protocol.codec import not_default
+from kraftsman.storage.protocol.codegen import not_default
 from kraftsman.storage.protocol.schema import json_name, load, snake_name
 from kraftsman.storage.protocol.uuids import bounded_memo, uuid_str
 

@@ -22,7 +22,9 @@ import functools
 import struct
 
 from . import codec
-from .codec import INT_TYPES, not_default, reachable_structs
+from .codec import reachable_structs
+from .codegen import INT_TYPES, Emitter, not_default
+from .codegen_read import emit_field_read, emit_length_read, emit_struct_read, emit_tag_loop
 from .javafmt import jackson_string, java_double
 from .schema import json_name, load, snake_name
 from .uuids import ZERO_UUID, bounded_memo, uuid_str
@@ -173,7 +175,7 @@ class _FusedSource:
 
     def __init__(self, spec, version: int):
         self.spec, self.version = spec, version
-        self.s = codec.Emitter()
+        self.s = Emitter()
         self.top = True  # the message's own function puts `_BEFORE` and `_AFTER` around its object
         self.pending: set[str] = set()
 
@@ -215,13 +217,13 @@ class _FusedSource:
     def nested(self, ind: int, var: str, t: str, nullable: bool) -> None:
         """Emit reading a struct of type `t` (a leading presence byte when nullable) as JSON text."""
         self.pending.add(t)
-        codec.emit_struct_read(self.s, ind, var, f"_f_{t}", "'null'" if nullable else None)
+        emit_struct_read(self.s, ind, var, f"_f_{t}", "'null'" if nullable else None)
 
     def array(self, ind: int, var: str, t: str, nullable: bool) -> None:
         """Emit reading a compact array of `t` as JSON text into `var`."""
         s = self.s
         n = s.tmp("n")
-        codec.emit_length_read(s, ind, n, flex=True, wide=True)
+        emit_length_read(s, ind, n, flex=True, wide=True)
         s(ind, f"if {n} < 0:")
         self.null(ind + 1, var, nullable)
         s(ind, "else:")
@@ -243,7 +245,7 @@ class _FusedSource:
         if f.is_struct:
             raise _Unsupported(f.name)
         raw = self.s.tmp("r")
-        codec.emit_field_read(self.s, 3, raw, f, self.version, True)
+        emit_field_read(self.s, 3, raw, f, self.version, True)
         expr = array_expr(f.element_type, raw) if f.is_array else value_expr(f.type, raw, True)
         expr = f"str({raw})" if not f.is_array and f.type in INT_TYPES else expr
         self.s(3, f"if {not_default(f, raw)}: {var} = ',\"{json_name(f.name)}\":' + {expr}")
@@ -272,7 +274,7 @@ class _FusedSource:
     def tag_section(self, tagged) -> None:
         """Emit the tagged-field loop; unknown tags are skipped (Kafka's JSON leaves them out)."""
         s = self.s
-        codec.emit_tag_loop(s)
+        emit_tag_loop(s)
         for kw, (f, var) in zip(["if"] + ["elif"] * len(tagged), sorted(tagged, key=lambda fv: fv[0].tag)):
             s(2, f"{kw} tag == {f.tag}:")
             self.tagged(f, var)
