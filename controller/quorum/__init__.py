@@ -7,10 +7,10 @@ Naming rule of this package:
 - `<slice>_control.py` is a part that owns a slice of the metadata and serves requests: it alone registers
   handlers (HANDLERS: API name -> handler, READ_ONLY: the APIs that never write), which controller.py joins.
   It is named after Kafka's control manager for that slice: replication_control (ReplicationControlManager:
-  topics, partitions, ISR, reassignments, partition leader elections; with the config APIs, whose handlers it
-  registers), cluster_control (ClusterControlManager: registrations, heartbeats, fencing, DescribeCluster),
-  features_control, acls_control, scram_control, quotas_control (ClientQuotaControlManager), tokens_control
-  (DelegationTokenControlManager), producer_ids_control.
+  topics, partitions, ISR, reassignments, partition leader elections), configuration_control
+  (ConfigurationControlManager: the config APIs), cluster_control (ClusterControlManager: registrations,
+  heartbeats, fencing, DescribeCluster), features_control, acls_control, scram_control, quotas_control
+  (ClientQuotaControlManager), tokens_control (DelegationTokenControlManager), producer_ids_control.
 - Every other module is a plain name and registers nothing: it holds the handlers a `_control` module
   registers, named after the request they answer (alter_configs, describe_configs, describe_cluster, metadata)
   or the concept they work on (topics, reassignment, directories), or a pure helper (partitions, placement,

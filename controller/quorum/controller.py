@@ -22,6 +22,7 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import (
     acls_control,
+    configuration_control,
     features_control,
     producer_ids_control,
     quotas_control,
@@ -35,8 +36,8 @@ from .context import ControllerContext, ControllerResult, QuorumConfig
 from .staging import advance
 
 METADATA_MAX_IDLE_INTERVAL_MS = 500  # metadata.max.idle.interval.ms
-MODULES = (replication_control, producer_ids_control, acls_control, scram_control, quotas_control, features_control,
-           tokens_control)
+MODULES = (replication_control, configuration_control, producer_ids_control, acls_control, scram_control,
+           quotas_control, features_control, tokens_control)
 
 
 class _Period:

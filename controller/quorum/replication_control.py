@@ -3,15 +3,13 @@
 Rules:
 - HANDLERS maps the API name (as framing.api_info(key).name, e.g. "CreateTopics") to
   `handler(ctx, request) -> ControllerResult`; READ_ONLY names the ones that never return records.
-- The handlers are written in topics, reassignment, partition_elections, directories and metadata; the config
-  APIs (alter_configs, describe_configs, Kafka's ConfigurationControlManager) are registered here too.
+- The handlers are written in topics, reassignment, partition_elections, directories and metadata (the config
+  APIs are configuration_control's, as in Kafka).
 - The hooks on_broker_fenced / on_broker_unfenced / on_controlled_shutdown return PartitionChangeRecords
   for cluster_control (broker_fencing) to append with its own registration change record.
 """
 from __future__ import annotations
 
-from .alter_configs import alter_configs, incremental_alter_configs
-from .describe_configs import describe_configs
 from .directories import assign_replicas_to_dirs
 from .metadata import metadata
 from .partition_elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
@@ -26,13 +24,10 @@ HANDLERS = {
     "AlterPartitionReassignments": alter_partition_reassignments,
     "ListPartitionReassignments": list_partition_reassignments,
     "ElectLeaders": elect_leaders,
-    "IncrementalAlterConfigs": incremental_alter_configs,
-    "AlterConfigs": alter_configs,
-    "DescribeConfigs": describe_configs,
     "Metadata": metadata,
     "AssignReplicasToDirs": assign_replicas_to_dirs,
 }
 
-READ_ONLY = frozenset({"ListPartitionReassignments", "DescribeConfigs", "Metadata"})
+READ_ONLY = frozenset({"ListPartitionReassignments", "Metadata"})
 
 __all__ = ["HANDLERS", "READ_ONLY", "on_broker_fenced", "on_broker_unfenced", "on_controlled_shutdown"]

@@ -10,6 +10,7 @@ import pytest
 
 from kraftsman.controller.quorum import (
     acls_control,
+    configuration_control,
     features_control,
     quotas_control,
     replication_control,
@@ -39,7 +40,8 @@ CLUSTER_APIS = {"BrokerRegistration", "BrokerHeartbeat", "UnregisterBroker", "Co
 
 def test_handlers_merge_both_sides_and_unknown_apis_raise_key_error():
     q = QuorumController(QuorumConfig())
-    tables = (replication_control, acls_control, scram_control, quotas_control, features_control, tokens_control)
+    tables = (replication_control, configuration_control, acls_control, scram_control, quotas_control,
+              features_control, tokens_control)
     assert set(q.handlers) == CLUSTER_APIS.union(*(t.HANDLERS for t in tables))
     assert "UpdateFeatures" in q.handlers and "CreateDelegationToken" in q.handlers
     with pytest.raises(KeyError):

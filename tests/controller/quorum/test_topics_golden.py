@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.controller.quorum.replication_control import HANDLERS
+from kraftsman.controller.quorum import configuration_control, replication_control
 from kraftsman.storage.protocol import framing
 
 from .replication_fixtures import broker, cluster, context, replay
+
+HANDLERS = {**replication_control.HANDLERS, **configuration_control.HANDLERS}
 
 WIRE = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "kafka-wire-3.9"
 INNER = WIRE / "envelope-inner"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from kraftsman.controller.quorum.replication_control import HANDLERS, READ_ONLY
+from kraftsman.controller.quorum import configuration_control, replication_control
 from kraftsman.controller.quorum.topics import create_topics
 from kraftsman.storage.protocol import framing
 
 from .replication_fixtures import M, S, broker, cluster, context, create_request, replay, run
+
+HANDLERS = {**replication_control.HANDLERS, **configuration_control.HANDLERS}
+READ_ONLY = replication_control.READ_ONLY | configuration_control.READ_ONLY
 
 
 def _image():
