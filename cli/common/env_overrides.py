@@ -83,3 +83,16 @@ def with_kafka_environment(props: dict[str, str], environ: Mapping[str, str]) ->
     """Return `props` (a server .properties file's keys) overridden by the KAFKA_* environment, if enabled."""
     overrides = kafka_environment_properties(environ)
     return {**props, **overrides} if overrides else props
+
+
+def load_server_properties(path: str, environ: Mapping[str, str], error: type[Exception] = ToolError) -> dict[str, str]:
+    """Read a server .properties file with the container's KAFKA_* variables over it (when asked); raise `error`
+    with the one line Kafka's tools print for a missing or unreadable file."""
+    from kraftsman.storage import properties
+
+    try:
+        return with_kafka_environment(properties.load(path), environ)
+    except FileNotFoundError:
+        raise error(f"{path} (No such file or directory)") from None
+    except (OSError, properties.PropertiesError) as e:
+        raise error(f"Unable to read {path}: {e}") from None

@@ -48,16 +48,10 @@ def controller(ctx: typer.Context,
 def _load_config(path: str, overrides: list[str], environ):
     """Read the server .properties file; KAFKA_* variables (KRAFTSMAN_KAFKA_ENV=1) and --override win over it."""
     from kraftsman.controller.server.config import ConfigError, from_properties
-    from kraftsman.storage import properties
 
-    from ..common.env_overrides import with_kafka_environment
+    from ..common.env_overrides import load_server_properties
 
-    try:
-        props = with_kafka_environment(properties.load(path), environ)
-    except FileNotFoundError:
-        raise ToolError(f"{path} (No such file or directory)") from None
-    except (OSError, properties.PropertiesError) as e:
-        raise ToolError(f"Unable to read {path}: {e}") from None
+    props = load_server_properties(path, environ)
     try:
         props |= key_values(overrides, strip_values=False)
     except BadPair as e:

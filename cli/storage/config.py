@@ -18,15 +18,8 @@ __all__ = ["KAFKA_DEFAULT_LOG_DIR", "ConfigError", "ServerProperties", "load"]
 def load(path: str, environ) -> ServerProperties:
     """Read and check the server .properties file (KAFKA_* variables over it when KRAFTSMAN_KAFKA_ENV asks);
     raise ConfigError with the one line kafka-storage prints."""
-    from kraftsman.storage import properties
+    from ..common.env_overrides import load_server_properties
 
-    from ..common.env_overrides import with_kafka_environment
-
-    try:
-        props = with_kafka_environment(properties.load(path), environ)
-    except FileNotFoundError:
-        raise ConfigError(f"{path} (No such file or directory)") from None
-    except (OSError, properties.PropertiesError) as e:
-        raise ConfigError(f"Unable to read {path}: {e}") from None
+    props = load_server_properties(path, environ, ConfigError)
     validate(props)          # as StorageTool's `new KafkaConfig(...)`, before any command runs
     return ServerProperties(props)
