@@ -23,19 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_metadata_shell import shell_command  # noqa: E402  (sibling benchmark module)
+from bench_metadata_shell import plain_read, shell_command  # noqa: E402  (sibling benchmark module)
 from gen_metadata_log import generate  # noqa: E402
 
 PROMPT = ">>"  # prompt_toolkit draws the space as a cursor move
-
-
-def plain_read(path: Path) -> float:
-    """Return the seconds one read of the whole file takes (page cache warm, as for the shell)."""
-    start = time.perf_counter()
-    with open(path, "rb") as f:
-        while f.read(1 << 20):
-            pass
-    return time.perf_counter() - start
 
 
 def one_shot(argv: list[str]) -> tuple[float, float, int]:
