@@ -112,7 +112,7 @@ def _wire_variables(command: click.Command, tool_env_name: str) -> None:
 
 FILE_FLAGS = frozenset({"--config", "--command-config", "--files", "--snapshot", "--file", "--report",
                         "--client-config"})
-DIR_FLAGS = frozenset({"--directory", "--output-dir", "--out"})
+DIR_FLAGS = frozenset({"--directory", "--output-dir"})
 
 
 def _complete_paths(param: click.Parameter) -> None:
