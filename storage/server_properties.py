@@ -168,7 +168,7 @@ def parse_listeners(text: str) -> tuple[Endpoint, ...]:
 
 def csv_setting(props: dict[str, str], key: str) -> tuple[str, ...]:
     """Return a comma-separated setting's items, trimmed, empty ones dropped."""
-    return tuple(s.strip() for s in props.get(key, "").split(",") if s.strip())
+    return tuple(_csv_list(props.get(key, "").strip()))
 
 
 def log_dirs(props: dict[str, str]) -> tuple[str, ...]:
