@@ -56,6 +56,7 @@ class BashLineComplete(BashComplete):
     """click's bash completion, reading the line as typed (host:port and name=value stay one word)."""
 
     source_template = _BASH_LINE
+    cut = 0             # characters of the current word before bash's own word (after its last ':' or '=')
 
     def get_completion_args(self) -> tuple[list[str], str]:
         """Return (words before the cursor's word, the cursor's word), from COMP_LINE when bash gave it."""
@@ -69,8 +70,7 @@ class BashLineComplete(BashComplete):
 
     def format_completion(self, item) -> str:
         """Return click's `type,value` line, the value cut to what bash replaces (after the last ':' or '=')."""
-        cut = getattr(self, "cut", 0)
-        value = item.value[cut:] if cut and item.type == "plain" else item.value
+        value = item.value[self.cut:] if item.type == "plain" else item.value
         return f"{item.type},{value}"
 
 
