@@ -11,8 +11,8 @@ from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.state import LEADER
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.raft_values import Batch, Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 
 def core_snapshot(end_offset, epoch, data):

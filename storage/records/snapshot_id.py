@@ -2,8 +2,8 @@
 the metadata log and the snapshot files share.
 
 Rules:
-- A value only: no file access, nothing imported, so the sans-I/O raft core may use it (the one import it
-  has from storage.log, allowed by name in the import-linter contract).
+- A value only: no file access, nothing imported, so the sans-I/O raft core may use it (storage.records holds
+  values; the import-linter contract keeps the raft core out of storage.log).
 - The snapshot holds the offsets below end_offset; epoch is the epoch of the last one. Ids sort by end
   offset, then epoch, and equal any (end_offset, epoch) tuple.
 - `file_name` is the snapshot file's name, `<end offset %020d>-<epoch %010d>.checkpoint`.

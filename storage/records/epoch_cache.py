@@ -6,7 +6,7 @@ Rules:
 - Answers match Kafka's LeaderEpochFileCache.endOffsetFor:
   `end_offset_for_epoch(e)` is (largest known epoch <= e, the offset where it ends).
 - This module holds numbers only and imports nothing of the project: the raft core's MemoryLog keeps its
-  epochs in it too; metadata_log persists them as `leader-epoch-checkpoint` (checkpoints.py).
+  epochs in it too; storage/log/metadata_log persists them as `leader-epoch-checkpoint` (storage/log/checkpoints.py).
 """
 from __future__ import annotations
 

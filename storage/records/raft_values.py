@@ -1,9 +1,9 @@
 """Batch and Snapshot: the values of the Raft log, shared by the raft core, the metadata log and the tools.
 
 Rules:
-- Values only: no file access, and nothing imported that does any (storage.records' batch layout and control
-  records, the snapshot id). The sans-I/O raft core imports this module by name (the import-linter contract
-  "Raft core is sans-I/O" allows it and nothing else of storage.log beyond snapshot_id and epoch_cache).
+- Values only: no file access, and nothing imported that does any (the batch layout and control records, the
+  snapshot id, all in storage.records), so the sans-I/O raft core may use it (the import-linter contract "Raft
+  core is sans-I/O" keeps the core out of storage.log, where files are opened).
 - A Batch is one record batch (v2) as appended, fetched and stored: its exact bytes, and the header fields
   parsed once (base offset, partition leader epoch, record count, control flag). It is created per batch in
   replication and on every log read: __slots__, one struct unpack, no other work until asked.
@@ -15,8 +15,8 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from ..records import batch as B
-from ..records import control as C
+from . import batch as B
+from . import control as C
 from .snapshot_id import SnapshotId
 
 _PREFIX = struct.Struct(">qiib")  # base offset, batch length, partition leader epoch, magic
