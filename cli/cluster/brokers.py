@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 
 
 @dataclass

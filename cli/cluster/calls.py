@@ -10,8 +10,8 @@ from __future__ import annotations
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.protocol.errors import default_message, error_name
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 from . import ops
 
 CONNECTION_ERRORS = (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed)

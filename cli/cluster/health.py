@@ -20,8 +20,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 
 UNHEALTHY = ExitStatus.UNHEALTHY
 

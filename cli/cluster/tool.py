@@ -27,7 +27,6 @@ from typing import Annotated
 
 import typer
 
-from ..common import Environment, usage_exit
 from ..common.admin import Context, Failure, fail
 from ..common.admin_options import (
     BootstrapController,
@@ -39,6 +38,8 @@ from ..common.admin_options import (
     Timeout,
     settings,
 )
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
 from ..common.typer_app import run_app
 from ..completion import completers
 from . import verbs as cluster_verbs
@@ -102,7 +103,7 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit)."""
+    """Return the suite's status for a bad command line (common.boundary.usage_exit)."""
     return usage_exit(PROG, argv)
 
 
@@ -113,7 +114,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 
-from . import Environment, ExitStatus
+from .environment import Environment
 from .output import render, structured
+from .status import ExitStatus
 
 
 class Failure(Exception):

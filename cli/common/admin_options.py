@@ -20,8 +20,9 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
-from . import BadPair, Environment, key_values
 from . import profiles as profile_file
+from .environment import Environment
+from .key_values import BadPair, key_values
 from .typer_app import parameter_source
 
 SERVER_HELP = "A list of host/port pairs to use for establishing the connection to the Kafka cluster."

@@ -26,8 +26,9 @@ import click
 from click.shell_completion import CompletionItem
 from typer.main import get_command
 
-from . import Environment, ExitStatus, ToolError
+from .environment import Environment
 from .shells import answer, asked
+from .status import ExitStatus, ToolError
 
 _COMMANDS: dict[int, click.Command] = {}
 

@@ -116,7 +116,8 @@ def connection(values: dict) -> tuple[str | None, dict, bool]:
     flags, the chosen profile filling what they leave out (common.profiles.fill)."""
     import argparse
 
-    from ..common import key_values, profiles
+    from ..common import profiles
+    from ..common.key_values import key_values
 
     ns = argparse.Namespace(**{k: values.get(k) for k in ("bootstrap_controller", "bootstrap_server", "config")},
                             client=key_values(values.get("client_property") or [], lenient=True), timeout=None)

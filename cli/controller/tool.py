@@ -13,7 +13,10 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
+from ..common.boundary import exit_with, usage_exit
+from ..common.environment import Environment
+from ..common.key_values import BadPair, key_values
+from ..common.status import ExitStatus, ToolError
 from ..common.typer_app import run_app
 
 PROG = "kafka-controller"

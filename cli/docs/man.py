@@ -101,7 +101,7 @@ def _flag_environment(name: str) -> tuple[tuple[str, str], ...]:
 
 def exit_codes(readme: Path) -> list[tuple[int, str]]:
     """Return (code, meaning) for every ExitStatus, meanings read from the README's exit code table."""
-    from ..common import ExitStatus
+    from ..common.status import ExitStatus
 
     text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
     section = text.partition("## Exit codes")[2].split("\n## ")[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-from ..common import ToolError
+from ..common.status import ToolError
 
 _INT = struct.Struct(">i")
 _LONG = struct.Struct(">q")

@@ -149,7 +149,7 @@ def dump_log_jsonl(session, arg: str) -> None:
     name = Path(java_path(arg)).name
     path = session.resolve(arg)
     if not path.is_file():
-        from ..common import ToolError
+        from ..common.status import ToolError
         raise ToolError(f"{path.absolute()} (No such file or directory)")
     session.emit(file_object(session, arg, name))
     parser = MetadataParser() if session.opts.decoder == "cluster-metadata" else None

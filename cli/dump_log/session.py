@@ -20,7 +20,8 @@ from pathlib import Path
 
 from kraftsman.storage.protocol.javafmt import java_path
 
-from ..common import Environment, ExitStatus, ToolError
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
 _FLUSH_LINES = 20000

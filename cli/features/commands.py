@@ -14,9 +14,9 @@ Rules:
 """
 from __future__ import annotations
 
-from ..common import ExitStatus
 from ..common.admin import Failure
 from ..common.output import structured
+from ..common.status import ExitStatus
 from . import ops
 
 UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", ops.UNSAFE_DOWNGRADE: "unsafe_downgrade"}

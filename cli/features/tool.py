@@ -33,9 +33,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..common import Environment, usage_exit
 from ..common.admin import Context, Failure, fail
 from ..common.admin_options import ClientProperty, Output, Profile, Timeout, settings
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
 from ..common.typer_app import run_app
 from ..completion import completers
 
@@ -173,7 +174,7 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit)."""
+    """Return the suite's status for a bad command line (common.boundary.usage_exit)."""
     return usage_exit(PROG, argv)
 
 
@@ -184,7 +185,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

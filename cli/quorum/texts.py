@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from kraftsman.storage.protocol.errors import error_name
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 
 
 def endpoint_text(listener: str, host: str, port: int) -> str:

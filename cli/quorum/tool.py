@@ -34,10 +34,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..common import Environment, ExitStatus, usage_exit
 from ..common.admin import Context, Failure, fail
 from ..common.admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
 from ..common.output import structured
+from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 from ..completion import completers
 from .texts import endpoint_text, failures
@@ -132,7 +134,7 @@ def _describe_command(args, env: Environment) -> int:
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit)."""
+    """Return the suite's status for a bad command line (common.boundary.usage_exit)."""
     return usage_exit(PROG, argv)
 
 
@@ -280,7 +282,7 @@ def replication_json(info) -> list[dict]:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

@@ -107,16 +107,16 @@ def run(args, env) -> int:
 
 
 def _usage(args) -> int:
-    from ..common import ExitStatus
     from ..common.output import structured
+    from ..common.status import ExitStatus
 
     return ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
 
 
 def add_controller(args, env) -> int:
     """Add the controller that --command-config describes to the quorum (or only print it with --dry-run)."""
-    from ..common import ExitStatus
     from ..common.admin import Context
+    from ..common.status import ExitStatus
 
     path = getattr(args, "controller_config", args.config)
     if not path:
@@ -136,8 +136,8 @@ def add_controller(args, env) -> int:
 
 def remove_controller(args, env) -> int:
     """Remove the controller --controller-id / --controller-directory-id from the quorum (or only print it)."""
-    from ..common import ExitStatus
     from ..common.admin import Context
+    from ..common.status import ExitStatus
 
     ctx = Context(args, env)
     if args.controller_id < 0:

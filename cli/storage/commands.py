@@ -10,8 +10,9 @@ Rules:
 """
 from __future__ import annotations
 
-from ..common import Environment, ExitStatus
+from ..common.environment import Environment
 from ..common.output import render, structured
+from ..common.status import ExitStatus
 
 PROG = "kafka-storage"
 MISSING_VOTERS = ("Because controller.quorum.voters is not set on this controller, you must specify one of the "

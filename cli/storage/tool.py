@@ -33,7 +33,9 @@ import typer
 
 from kraftsman.storage.features import LATEST_PRODUCTION
 
-from ..common import Environment, ExitStatus, usage_exit
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
+from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 from ..completion import completers
 from .commands import MISSING_VOTERS, Failure, dependency_text, version_mapping_text  # noqa: F401 (API)
@@ -182,7 +184,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

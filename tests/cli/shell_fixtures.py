@@ -5,7 +5,8 @@ import importlib.util
 import io
 from pathlib import Path
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.shell.tool import run
 
 REPO = Path(__file__).resolve().parents[2]

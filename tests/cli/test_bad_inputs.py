@@ -17,7 +17,8 @@ import sys
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.docs import pages as docs
 
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"

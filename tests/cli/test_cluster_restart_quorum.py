@@ -15,7 +15,8 @@ import pytest
 
 from kraftsman.cli.cluster import ops as cluster_ops
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.log.snapshot import list_snapshots
 

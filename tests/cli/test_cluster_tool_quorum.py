@@ -11,7 +11,8 @@ import time
 import pytest
 
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 
 from ..controller.server.quorum_fixtures import (
     loop_fixture,

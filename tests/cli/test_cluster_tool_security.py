@@ -16,7 +16,8 @@ import time
 import pytest
 
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.demo.local_quorum import LocalQuorum
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.controller.client.broker_sim import SimulatedBroker

@@ -58,7 +58,7 @@ def candidates(line: str, environ: dict | None = None) -> list[str]:
     import io
     from unittest import mock
 
-    from kraftsman.cli.common import Environment
+    from kraftsman.cli.common.environment import Environment
     from kraftsman.cli.common.shells import complete_variable
 
     prog = os.path.basename(line.split()[0])
@@ -365,7 +365,7 @@ def test_zsh_completes_metadata_paths(snapshot, shim):
 
 
 def _environment(home: Path):
-    from kraftsman.cli.common import Environment
+    from kraftsman.cli.common.environment import Environment
 
     return Environment(stdout=__import__("io").StringIO(), stderr=__import__("io").StringIO(),
                        env={"HOME": str(home), "SHELL": "/bin/bash"})
@@ -389,7 +389,7 @@ def test_install_completion_for_each_shell_twice(tmp_path):
 
 def test_install_completion_defaults_to_shell_and_refuses_others(tmp_path):
     from kraftsman.cli import main as umbrella
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
 
     env = _environment(tmp_path)
     assert umbrella.run(["--install-completion"], env) == 0
@@ -403,7 +403,7 @@ def test_install_completion_defaults_to_shell_and_refuses_others(tmp_path):
 
 def test_install_completion_into_an_unwritable_home_is_one_line(tmp_path):
     from kraftsman.cli import main as umbrella
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
 
     home = tmp_path / "file-not-folder"
     home.write_text("")

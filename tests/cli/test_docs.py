@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import ExitStatus
+from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.docs import man as docs_man
 from kraftsman.cli.docs import pages as docs
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from kraftsman.cli import main as umbrella
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import build_batch

@@ -20,7 +20,8 @@ from __future__ import annotations
 import io
 import struct
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.coordinator import scala_hash_set_order, topic_partition_hash
 from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch

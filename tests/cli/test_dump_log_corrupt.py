@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch
 from kraftsman.storage.records.crc import crc32c

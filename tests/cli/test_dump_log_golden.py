@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import io
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.help import option_display, pieces, render, words
 from kraftsman.cli.dump_log.options import help_text
 from kraftsman.cli.dump_log.tool import run

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.schema import json_name, load, snake_name

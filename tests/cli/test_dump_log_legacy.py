@@ -15,7 +15,8 @@ import gzip
 import io
 import struct
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch
 

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from kraftsman.cli import main
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.protocol import codec

@@ -9,7 +9,8 @@ import io
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
 
 from ..controller.server.quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for

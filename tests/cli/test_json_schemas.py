@@ -136,7 +136,7 @@ def test_storage_info_and_format(tmp_path):
 
 def test_storage_errors_before_the_command_print_no_json(tmp_path):
     # documented in the schema: a missing --config file is one line on stderr, exit 1, no JSON; a bad command
-    # line with --output json is the suite's 64 (common.usage_exit), usage on stderr, no JSON
+    # line with --output json is the suite's 64 (common.boundary.usage_exit), usage on stderr, no JSON
     status, out, err = storage("info", "-c", str(tmp_path / "nope.properties"), "--output", "json")
     assert (status, out) == (1, "") and err.count("\n") == 1
     status, out, err = storage("format", "-c", config(tmp_path), "--output", "json")      # -t missing

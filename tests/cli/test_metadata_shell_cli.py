@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.shell.tool import run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def logdir() -> Path:
 
 
 def test_no_source_is_a_usage_error():
-    """A bad command line: Kafka's 1 (64 with --output json|yaml, the suite's rule: common.usage_exit)."""
+    """A bad command line: Kafka's 1 (64 with --output json|yaml, the suite's rule: common.boundary.usage_exit)."""
     status, out, err = shell("ls")
     assert (status, out) == (1, "")
     assert shell("--output", "json", "ls")[0] == 64

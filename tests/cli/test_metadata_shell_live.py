@@ -13,7 +13,9 @@ import time
 
 import pytest
 
-from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.demo.local_quorum import free_ports
 from kraftsman.cli.shell.tool import run
 from kraftsman.controller.client import observer as ob

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.common import ExitStatus
 from kraftsman.cli.common import profiles as pf
+from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.profile import tool as profile_tool
 
 from ..controller.server.sync_fakes import FakeServer
@@ -151,7 +151,7 @@ def test_yaml_renders_enum_values_as_json_does():
 
 def test_key_values_is_the_one_key_value_parser():
     """-X (profiles, admin tools, the shell), --override and --conf all read KEY=VALUE words through key_values."""
-    from kraftsman.cli.common import BadPair, key_values
+    from kraftsman.cli.common.key_values import BadPair, key_values
 
     assert key_values([" a = 1 ", "b=x=y", "a=2"]) == {"a": "2", "b": "x=y"}
     assert key_values(["k= v "], strip_values=False) == {"k": " v "}

@@ -9,7 +9,7 @@ import json
 
 import yaml
 
-from kraftsman.cli.common import ExitStatus
+from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum import tool as metadata_quorum
 

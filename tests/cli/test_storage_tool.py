@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log.snapshot import read_snapshot_records

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run as dump_log
 from kraftsman.controller.image.loader import load_directory
 from kraftsman.controller.raft import records as R
