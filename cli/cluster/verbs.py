@@ -1,9 +1,9 @@
 """kafka-cluster's kraftsman verbs as typer commands: describe-brokers, wait and health (their flags and help).
 
 Rules:
-- Each verb is one function with the shared connection options (admin_options) and its own; `add_to(app, run)`
-  registers them on kafka-cluster's app, and each hands its values to `run(ctx, command, values)` as Kafka's
-  verbs do.
+- Each verb is one function with the shared connection options (admin_options) and its own, calling its
+  implementation (brokers.describe_brokers, wait.wait, health.health) through admin_options.admin_command, as
+  Kafka's verbs do; `add_to(app)` registers them on kafka-cluster's app after Kafka's.
 - Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, 64 with
   --output json|yaml), before anything is sent.
 """
@@ -22,8 +22,12 @@ from ..common.admin_options import (
     Output,
     Profile,
     Timeout,
+    admin_command,
 )
 from ..completion import completers
+from . import brokers
+from . import health as cluster_health
+from . import wait as cluster_wait
 
 State = Annotated[Literal["registered", "unregistered", "fenced", "unfenced"], typer.Option(
     "--state", help="The state to wait for: registered, unregistered, fenced or unfenced (registered, not fenced "
@@ -55,12 +59,8 @@ Interval = Annotated[float, typer.Option("--interval", metavar="SECONDS", min=0.
                                          help="Seconds between checks with --watch or --exit-when-healthy.")]
 
 
-_runner: list = []
-
-
-def add_to(app: typer.Typer, run) -> None:
-    """Register describe-brokers, wait and health on `app`; `run(ctx, command, values)` runs one."""
-    _runner[:] = [run]
+def add_to(app: typer.Typer) -> None:
+    """Register describe-brokers, wait and health on `app`."""
     app.command("describe-brokers", help="kraftsman: describe every registered broker: endpoint, rack, fenced, "
                                          "controlled shutdown, epoch, incarnation, start time and age (fenced "
                                          "brokers need --bootstrap-controller).")(describe_brokers)
@@ -77,7 +77,7 @@ def describe_brokers(ctx: typer.Context, bootstrap_server: BootstrapServer = Non
                      output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                      client_property: ClientProperty = None) -> int:
     """Run describe-brokers."""
-    return _runner[0](ctx, "describe-brokers", locals())
+    return admin_command(ctx, locals(), brokers.describe_brokers)
 
 
 def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: RestartedAfter = None,
@@ -86,8 +86,6 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
          output: Output = "text", timeout: Timeout = None, profile: Profile = None,
          client_property: ClientProperty = None) -> int:
     """Run wait."""
-    from .wait import parse_time
-
     if restarted_after is not None and incarnation_changed_from is not None:
         raise click.UsageError("argument --incarnation-changed-from: not allowed with argument --restarted-after",
                                ctx)
@@ -95,10 +93,10 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
         raise click.UsageError("argument --state: unregistered takes neither --restarted-after nor "
                                "--incarnation-changed-from", ctx)
     try:
-        restarted_after is None or parse_time(restarted_after)
+        restarted_after is None or cluster_wait.parse_time(restarted_after)
     except ValueError as e:
         raise click.UsageError(f"argument --restarted-after: {e}", ctx) from None
-    return _runner[0](ctx, "wait", locals())
+    return admin_command(ctx, locals(), cluster_wait.wait)
 
 
 def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
@@ -108,4 +106,4 @@ def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
            output: Output = "text", timeout: Timeout = None, profile: Profile = None,
            client_property: ClientProperty = None) -> int:
     """Run health."""
-    return _runner[0](ctx, "health", locals())
+    return admin_command(ctx, locals(), cluster_health.health)

@@ -16,7 +16,7 @@ HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 
 
 def bad_command_line(ns) -> int:
-    """Return the suite's status for a bad command line (common.boundary.usage_exit): 1, or 64 with structured output."""
+    """Return the suite's status for a bad command line (boundary.usage_exit): 1, or 64 with structured output."""
     return ExitStatus.USAGE if getattr(ns, "output", "text") != "text" else ExitStatus.ERROR
 
 

@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from kraftsman.cli.cluster import ops as cluster_ops
 from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
+from kraftsman.controller.client import admin
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.log.snapshot import list_snapshots
 
@@ -48,7 +48,7 @@ def brokers(quorum, loop):
 def start_times(quorum, voter: int) -> dict[int, int]:
     """Return {broker id: start time} as one voter's DescribeCluster tells it (that voter's own image)."""
     config = sc.ClientConfig.from_properties({})
-    info = cluster_ops.describe([quorum.addresses()[voter]], config, time.monotonic() + 10, cluster_ops.BROKERS)
+    info = admin.Admin([quorum.addresses()[voter]], config, time.monotonic() + 10).describe_cluster(admin.BROKERS)
     return {n.node_id: n.start_time_ms for n in info.nodes}
 
 
@@ -58,7 +58,7 @@ def every_voter_agrees(quorum, brokers, voters=None) -> bool:
     expected = {i: b.start_time_ms for i, b in brokers.items()}
     try:
         return all(start_times(quorum, v) == expected for v in (voters or quorum.ids))
-    except (cluster_ops.ServerError, sc.ClientError):     # still loading: UNSUPPORTED_VERSION before its image
+    except (admin.ServerError, sc.ClientError):     # still loading: UNSUPPORTED_VERSION before its image
         return False
 
 

@@ -7,9 +7,9 @@ import time
 
 from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.cluster.commands import format_endpoints
-from kraftsman.cli.cluster.ops import Node
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
+from kraftsman.controller.client.admin import Node
 
 from ..controller.server.sync_fakes import FakeServer, body, http_server, silent_server
 

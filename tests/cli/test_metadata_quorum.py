@@ -14,7 +14,7 @@ import pytest
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.quorum import tool as metadata_quorum
-from kraftsman.cli.quorum.ops import QuorumInfo, ReplicaState
+from kraftsman.controller.client.admin import QuorumInfo, ReplicaState
 from kraftsman.storage.protocol.uuids import Uuid
 
 from ..controller.server import quorum_fixtures
@@ -483,7 +483,7 @@ def test_voter_changes_on_a_static_quorum_are_unsupported(quorum):
 
 
 def test_the_leader_is_reached_on_the_listener_the_client_came_in_through():
-    from kraftsman.cli.quorum.ops import leader_endpoint
+    from kraftsman.controller.client.admin import leader_endpoint
 
     nodes = {1: [("CONTROLLER", "127.0.0.1", 9093), ("SECURE", "127.0.0.1", 9193)],
              2: [("CONTROLLER", "127.0.0.1", 9094), ("SECURE", "127.0.0.1", 9194)]}
