@@ -258,7 +258,7 @@ def test_quiet_and_verbose(tmp_path, monkeypatch):
     from kraftsman.controller.client import sync_client
 
     from ..controller.server.sync_fakes import FakeServer
-    from .test_cluster_tool import RANGES, describe_handler
+    from .cluster.test_tool import RANGES, describe_handler
 
     config = str(_config(tmp_path))
     env = _env(tmp_path)

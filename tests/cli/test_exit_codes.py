@@ -18,8 +18,8 @@ from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.common.status import ExitStatus
 
 from ..controller.server.sync_fakes import FakeServer
-from .test_cluster_tool import RANGES, describe_handler
-from .test_storage_tool import CID, config
+from .cluster.test_tool import RANGES, describe_handler
+from .storage.test_tool import CID, config
 
 BAD, MISSING, UNREACHABLE, OK = "bad flag", "missing required flag", "unreachable server", "success"
 

@@ -15,7 +15,7 @@ from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.shell.tool import run
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KRAFT_REAL = REPO.parent / "shared" / "fixtures" / "kraft-real"
 EXPECTED = KRAFT_REAL / "expected-kafka-3.9"
 GOLDENS = sorted(EXPECTED.rglob("*.metadata-shell-tree.txt")) if EXPECTED.is_dir() else []

@@ -20,7 +20,7 @@ from kraftsman.controller.client import admin
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.log.snapshot import list_snapshots
 
-from ..controller.server.quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for
+from ...controller.server.quorum_fixtures import find_leader, loop_fixture, running_brokers, running_quorum, wait_for
 
 BROKER_IDS = (301, 302, 303)
 loop = loop_fixture()

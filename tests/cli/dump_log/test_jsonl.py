@@ -22,7 +22,7 @@ from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import assemble_batch, build_batch, encode_record
 from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES, ApiMessageAndVersion, write_metadata_record
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
 LOGS = sorted(p for p in DATA.rglob("*") if p.suffix in (".log", ".checkpoint")) if DATA.is_dir() else []
 

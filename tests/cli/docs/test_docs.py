@@ -14,9 +14,9 @@ from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.docs import man as docs_man
 from kraftsman.cli.docs import pages as docs
 
-from .test_complete import candidates, tool_programs
+from ..completion.test_complete import candidates, tool_programs
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 COMMANDS = docs.commands()
 NAMES = [c.name for c in COMMANDS]
 # Kafka 3.9 kafka-storage.sh: sub-commands and flags (issue 3 / the reference section 4.1), written by hand.

@@ -14,14 +14,14 @@ from kraftsman.cli.cluster import tool as cluster_tool
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 
-from ..controller.server.quorum_fixtures import (
+from ...controller.server.quorum_fixtures import (
     loop_fixture,
     running_brokers,
     running_quorum,
     stopped_follower,
     wait_for,
 )
-from ..controller.server.sync_fakes import FakeServer, http_server
+from ...controller.server.sync_fakes import FakeServer, http_server
 
 BROKER_IDS = (101, 102, 103)
 loop = loop_fixture()
@@ -117,7 +117,7 @@ def test_unreachable_and_foreign_servers_exit_69_within_the_timeout(quorum):
 def test_one_standby_address_reaches_the_active_controller(quorum, loop):
     from kraftsman.cli.quorum import tool as metadata_quorum
 
-    from ..controller.server.quorum_fixtures import find_leader
+    from ...controller.server.quorum_fixtures import find_leader
 
     leader, _ = loop.run(find_leader(quorum.addresses()))
     standby = "{}:{}".format(*next(a for i, a in quorum.addresses().items() if i != leader))

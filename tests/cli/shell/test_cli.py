@@ -12,7 +12,7 @@ from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.shell.tool import run
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
 KAFKA_TEMP = DATA / "kafka-temp" / "data" / "kafka1"
 

@@ -17,8 +17,8 @@ from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.controller.client.admin import QuorumInfo, ReplicaState
 from kraftsman.storage.protocol.uuids import Uuid
 
-from ..controller.server import quorum_fixtures
-from ..controller.server.sync_fakes import FakeServer, body, http_server
+from ...controller.server import quorum_fixtures
+from ...controller.server.sync_fakes import FakeServer, body, http_server
 
 RANGES = {18: (0, 4), 60: (0, 1), 55: (0, 2)}
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
@@ -432,7 +432,7 @@ def wait_for(predicate, timeout: float = 20):
 
 
 def test_status_matches_the_quorum(quorum, loop):
-    from ..controller.server.quorum_fixtures import find_leader
+    from ...controller.server.quorum_fixtures import find_leader
 
     def stable_reading():
         """(leader, partition, printed lines) when no election happened around the command (a loaded machine)."""

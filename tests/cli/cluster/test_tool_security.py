@@ -22,7 +22,7 @@ from kraftsman.cli.demo.local_quorum import LocalQuorum
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.controller.client.broker_sim import SimulatedBroker
 
-from ..controller.server.quorum_fixtures import (
+from ...controller.server.quorum_fixtures import (
     FAST,
     LoopThread,
     SecureListenerQuorum,

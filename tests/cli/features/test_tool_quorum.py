@@ -13,7 +13,7 @@ from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
 
-from ..controller.server.quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for
+from ...controller.server.quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for
 
 loop = loop_fixture()
 KRAFT_REFUSAL = ("Invalid update version 1 for feature kraft.version. kraft.version is kept by the Raft layer "

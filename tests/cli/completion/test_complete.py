@@ -21,9 +21,9 @@ from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from ..controller.server.sync_fakes import FakeServer, body, silent_server
+from ...controller.server.sync_fakes import FakeServer, body, silent_server
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 RANGES = {18: (0, 4), 3: (0, 12), 60: (0, 1)}
 SNAPSHOT_NAME = "00000000000000000002-0000000001.checkpoint"
 
@@ -166,7 +166,7 @@ def test_profile_names(tmp_path):
 
 def test_broker_ids_through_describe_cluster():
     """With --bootstrap-server: the unfenced brokers DescribeCluster lists (with --bootstrap-controller the
-    metadata log gives fenced ones too: test_completion_live.py)."""
+    metadata log gives fenced ones too: completion/test_live.py)."""
     with FakeServer(describe_handler(), ranges=RANGES) as server:
         assert candidates(f"kafka-cluster unregister -b {server.address} --id ") == ["4", "5", "12"]
         assert candidates(f"kraftsman cluster unregister --bootstrap-server {server.address} -i 1") == ["12"]

@@ -11,7 +11,7 @@ from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.controller.client.admin import Node
 
-from ..controller.server.sync_fakes import FakeServer, body, http_server, silent_server
+from ...controller.server.sync_fakes import FakeServer, body, http_server, silent_server
 
 RANGES = {18: (0, 4), 3: (0, 12), 60: (0, 1), 64: (0, 0)}
 

@@ -22,7 +22,7 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .shell_fixtures import shell
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "kraft-real" / "data"
+DATA = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "kraft-real" / "data"
 SNAPSHOTS = sorted(p for p in DATA.rglob("*.checkpoint") if p.name != "bootstrap.checkpoint") if DATA.is_dir() else []
 SCHEMA = json.loads(resources.files("kraftsman.cli").joinpath("schemas/metadata-shell.schema.json").read_text())
 

@@ -14,7 +14,7 @@ from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.protocol import codec
 
-from ..controller.server.sync_fakes import FakeServer, api_versions_body, body
+from ...controller.server.sync_fakes import FakeServer, api_versions_body, body
 
 RANGES = {18: (0, 4), 57: (0, 1)}
 DEPRECATION_OF_4_0 = "`metadata` flag is deprecated"

@@ -16,7 +16,7 @@ pexpect = pytest.importorskip("pexpect", reason="pexpect is in the test extra")
 pytestmark = pytest.mark.skipif(shutil.which("kafka-metadata-shell") is None,
                                 reason="needs the kafka-metadata-shell console script on PATH")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 ENV = {"PATH": str(Path(shutil.which("kafka-metadata-shell") or "/").parent) + ":/usr/bin:/bin",
        "TERM": "xterm", "KRAFTSMAN_SHELL_HISTORY": "/dev/null", "PROMPT_TOOLKIT_NO_CPR": "1", "PAGER": "cat"}
 PROMPT = ">>"

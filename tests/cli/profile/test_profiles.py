@@ -15,9 +15,9 @@ from kraftsman.cli.common import profiles as pf
 from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.profile import tool as profile_tool
 
-from ..controller.server.sync_fakes import FakeServer
-from .profile_fixtures import config_home_env, run_tool
-from .test_cluster_tool import RANGES, describe_handler
+from ...controller.server.sync_fakes import FakeServer
+from ..cluster.test_tool import RANGES, describe_handler
+from ..profile_fixtures import config_home_env, run_tool
 
 
 def _profile(env, *argv):

@@ -13,7 +13,7 @@ import pytest
 
 from .shell_fixtures import shell
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 LOGDIR = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data" / "kafka-temp" / "data" / "kafka1"
 SEGMENT = "__cluster_metadata-0/00000000000000000000.log"
 TOPIC = b"payment-create-request"

@@ -25,8 +25,8 @@ from kraftsman.shell.runner import run_line
 from kraftsman.storage.log.snapshot import list_snapshots
 from kraftsman.storage.protocol import codec
 
-from ..controller.server import quorum_fixtures as fixtures
-from ..controller.server.quorum_fixtures import describe_quorum
+from ...controller.server import quorum_fixtures as fixtures
+from ...controller.server.quorum_fixtures import describe_quorum
 
 Create = codec.message_class("CreateTopicsRequest")
 loop = fixtures.loop_fixture()

@@ -20,7 +20,7 @@ from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KRAFT_REAL = REPO.parent / "shared" / "fixtures" / "kraft-real"
 EXPECTED = KRAFT_REAL / "expected-kafka-3.9"
 DATA = KRAFT_REAL / "data"

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ..controller.server.quorum_fixtures import loop_fixture, running_brokers, running_quorum, wait_for
+from ...controller.server.quorum_fixtures import loop_fixture, running_brokers, running_quorum, wait_for
 from .test_complete import tool_programs
 
 loop = loop_fixture()

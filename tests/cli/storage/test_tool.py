@@ -11,7 +11,7 @@ from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log.snapshot import read_snapshot_records
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 REAL = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
 CID = "MkU3OEVBNTcwNTJENDM2Qg"
 DIR_ID = "JEXY6aqzQY-32P5TStzaFg"

@@ -1,5 +1,6 @@
 """Test harness for the sans-I/O raft core: replicas with crash-safe storage, a faulty network, a
-fake clock, a digest state machine, and the invariant checker.
+fake clock, a digest state machine, and the invariant checker (the seeded random runs over it are
+raft_simulation.py; the scripted scenarios raft_scenario.py).
 
 Rules:
 - A Box is one machine: what survives a crash is the flushed log, snapshots and the last persisted

@@ -9,7 +9,7 @@ from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.shell.tool import run
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def generated_log(path: Path, topics: int, partitions: int) -> Path:

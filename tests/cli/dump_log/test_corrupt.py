@@ -19,7 +19,7 @@ from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch
 from kraftsman.storage.records.crc import crc32c
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KRAFT_REAL = REPO.parent / "shared" / "fixtures" / "kraft-real"
 SEGMENT = KRAFT_REAL / "data" / "otus_kafka" / "data" / "__cluster_metadata-0" / "00000000000000000000.log"
 EXPECTED = KRAFT_REAL / "expected-kafka-3.9" / "otus_kafka" / "data" / "__cluster_metadata-0" / \

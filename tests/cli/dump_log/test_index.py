@@ -20,7 +20,7 @@ from kraftsman.cli.dump_log.tool import run
 from kraftsman.storage.records.batch import build_batch
 from kraftsman.storage.records.crc import crc32c
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KRAFT_REAL = REPO.parent / "shared" / "fixtures" / "kraft-real"
 DATA = KRAFT_REAL / "data"
 INDEXES = sorted(p for p in DATA.rglob("*.index") if p.with_suffix(".log").is_file()) if DATA.is_dir() else []

@@ -14,9 +14,9 @@ from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum import tool as metadata_quorum
 
 from ..controller.server.sync_fakes import FakeServer
+from .features.test_tool import features_server
 from .profile_fixtures import config_home_env, run_tool
-from .test_features_tool import features_server
-from .test_metadata_quorum import CLUSTER_ID, RANGES, handler
+from .quorum.test_tool import CLUSTER_ID, RANGES, handler
 
 
 def mq(env, *argv):
@@ -157,7 +157,7 @@ def test_a_flag_on_either_side_wins_over_the_variable(tmp_path):
 
 
 def test_completion_takes_the_profile_named_before_the_sub_command(tmp_path, monkeypatch):
-    from .test_complete import candidates, describe_handler
+    from .completion.test_complete import candidates, describe_handler
 
     with FakeServer(describe_handler((1, 2, 3)), ranges=RANGES) as server:
         _profiles(tmp_path, f"profiles:\n  lab:\n    bootstrap-controller: {server.address}\n")
