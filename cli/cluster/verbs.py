@@ -2,8 +2,9 @@
 
 Rules:
 - Each verb is one function with the shared connection options (admin_options) and its own, calling its
-  implementation (brokers.describe_brokers, wait.wait, health.health) through admin_options.admin_command, as
-  Kafka's verbs do; `add_to(app)` registers them on kafka-cluster's app after Kafka's.
+  implementation (brokers.describe_brokers, wait.wait, health.health, imported when the verb runs: --help stays
+  light) through admin_options.admin_command, as Kafka's verbs do; `add_to(app)` registers them on
+  kafka-cluster's app after Kafka's.
 - Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, 64 with
   --output json|yaml), before anything is sent.
 """
@@ -25,9 +26,6 @@ from ..common.admin_options import (
     admin_command,
 )
 from ..completion import completers
-from . import brokers
-from . import health as cluster_health
-from . import wait as cluster_wait
 
 State = Annotated[Literal["registered", "unregistered", "fenced", "unfenced"], typer.Option(
     "--state", help="The state to wait for: registered, unregistered, fenced or unfenced (registered, not fenced "
@@ -77,7 +75,10 @@ def describe_brokers(ctx: typer.Context, bootstrap_server: BootstrapServer = Non
                      output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                      client_property: ClientProperty = None) -> int:
     """Run describe-brokers."""
-    return admin_command(ctx, locals(), brokers.describe_brokers)
+    values = dict(locals())
+    from .brokers import describe_brokers as implementation
+
+    return admin_command(ctx, values, implementation)
 
 
 def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: RestartedAfter = None,
@@ -86,6 +87,10 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
          output: Output = "text", timeout: Timeout = None, profile: Profile = None,
          client_property: ClientProperty = None) -> int:
     """Run wait."""
+    values = dict(locals())
+    from .wait import parse_time
+    from .wait import wait as implementation
+
     if restarted_after is not None and incarnation_changed_from is not None:
         raise click.UsageError("argument --incarnation-changed-from: not allowed with argument --restarted-after",
                                ctx)
@@ -93,10 +98,10 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
         raise click.UsageError("argument --state: unregistered takes neither --restarted-after nor "
                                "--incarnation-changed-from", ctx)
     try:
-        restarted_after is None or cluster_wait.parse_time(restarted_after)
+        restarted_after is None or parse_time(restarted_after)
     except ValueError as e:
         raise click.UsageError(f"argument --restarted-after: {e}", ctx) from None
-    return admin_command(ctx, locals(), cluster_wait.wait)
+    return admin_command(ctx, values, implementation)
 
 
 def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
@@ -106,4 +111,7 @@ def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
            output: Output = "text", timeout: Timeout = None, profile: Profile = None,
            client_property: ClientProperty = None) -> int:
     """Run health."""
-    return admin_command(ctx, locals(), cluster_health.health)
+    values = dict(locals())
+    from .health import health as implementation
+
+    return admin_command(ctx, values, implementation)

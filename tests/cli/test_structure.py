@@ -4,6 +4,7 @@ controller/client/admin.py, tests that mirror cli/."""
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import textwrap
 from pathlib import Path
@@ -47,16 +48,25 @@ def test_a_sub_command_names_itself_once(tool, name, fn):
     assert name not in strings, f"{fn.__module__}.{fn.__qualname__} dispatches on {name!r}"
 
 
+def _names(fn) -> dict:
+    """Return the names the function's body can see: its module's, and those it imports itself (lazily)."""
+    names = dict(fn.__globals__)
+    for node in (n for stmt in _body(fn) for n in ast.walk(stmt) if isinstance(n, ast.ImportFrom)):
+        module = importlib.import_module("." * node.level + (node.module or ""), fn.__module__.rsplit(".", 1)[0])
+        names.update({alias.asname or alias.name: getattr(module, alias.name) for alias in node.names})
+    return names
+
+
 @pytest.mark.parametrize("tool, name, fn", SUB_COMMANDS, ids=[f"{t} {n}" for t, n, _ in SUB_COMMANDS])
 def test_a_sub_command_calls_its_implementation(tool, name, fn):
     """The typer function hands a function of its own tool's package (not itself, not cli.common's) to the call
-    that runs it."""
+    that runs it (imported at the top of its module, or inside it to keep --help light)."""
     package = fn.__module__.rsplit(".", 1)[0]
-    handed = []
+    names, handed = _names(fn), []
     for node in (n for stmt in _body(fn) for n in ast.walk(stmt) if isinstance(n, ast.Call)):
         for arg in node.args:
             try:
-                value = eval(compile(ast.Expression(arg), "<arg>", "eval"), fn.__globals__)  # names and attributes
+                value = eval(compile(ast.Expression(arg), "<arg>", "eval"), names)  # names and attributes
             except Exception:  # noqa: BLE001 (locals(), literals: not a function reference)
                 continue
             if inspect.isfunction(value) and value is not fn and value.__module__.startswith(package + "."):
