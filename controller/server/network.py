@@ -264,7 +264,7 @@ class _ServerConnection:
         ctx = RequestContext(info.api_key, version, info.name, header.correlation_id,
                              header.client_id, header, self.listener.name, self.peer, self.connection_id,
                              session_principal=self.principal)
-        if info.api_key in _LISTENER_APIS:
+        if info.api_key in LISTENER_APIS:
             return self.loop.create_task(self._handle(ctx, body))
         try:
             answer = self.listener.handler(ctx, body)
@@ -314,7 +314,7 @@ class _ServerConnection:
         return None
 
     async def _handle(self, ctx: RequestContext, body):
-        """Answer what the listener serves itself (_LISTENER_APIS)."""
+        """Answer what the listener serves itself (LISTENER_APIS)."""
         if ctx.api_key == API_VERSIONS:
             return ctx, _api_versions_answer(self.listener, ctx, body)
         if ctx.api_key == ENVELOPE:
@@ -378,7 +378,7 @@ class _ServerConnection:
             raise _Close from None
 
 
-_LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
+LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
 
 
 class _Pending:
