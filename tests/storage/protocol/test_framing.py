@@ -28,6 +28,7 @@ API_TABLE = {
     57: (1, 0),  # UpdateFeatures (Kafka 3.9's spec, not in the reference table)
     73: (0, 0),  # AssignReplicasToDirs (KIP-858, Kafka 3.9's spec, not in the reference table)
     38: (3, 2), 39: (2, 2), 40: (2, 2),  # Create/Renew/ExpireDelegationToken (Kafka 3.9's ApiVersions ranges)
+    75: (0, 0), 48: (1, 1), 35: (4, 2),  # DescribeTopicPartitions, DescribeClientQuotas, DescribeLogDirs (a broker's)
 }
 
 
