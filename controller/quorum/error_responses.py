@@ -1,4 +1,5 @@
-"""Error responses for any request the controller serves, as Kafka's AbstractRequest.getErrorResponse builds them.
+"""Error responses for any request a controller or a simulated broker serves, as Kafka's
+AbstractRequest.getErrorResponse builds them, and the error codes a response carries (its errorCounts keys).
 
 Rules:
 - Responses with a top-level ErrorCode carry the error there (and ErrorMessage when the version has it).
@@ -9,6 +10,8 @@ Rules:
 - SCRAM and quota responses follow their Kafka getErrorResponse: AlterUserScramCredentials one result per
   distinct user (Java-sorted), DescribeUserScramCredentials the top-level error plus one nameless result per
   listed user, AlterClientQuotas one entry per request entry with its entity parts as sent.
+- error_codes() walks every ErrorCode field of a response, nested ones included (what a forwarding check for
+  NOT_CONTROLLER looks at, as Kafka's errorCounts().containsKey).
 """
 from __future__ import annotations
 
@@ -39,6 +42,23 @@ def error_response(api_name: str, request, code: int, message: str | None = None
     if hasattr(body, "error_message"):
         body.error_message = message if message is not None else default_message(code)
     return body
+
+
+def error_codes(response) -> set[int]:
+    """Return every ErrorCode value in `response` and its nested structs."""
+    found: set[int] = set()
+    stack = [response]
+    while stack:
+        message = stack.pop()
+        for name in getattr(message, "_fields", ()):
+            value = getattr(message, name, None)
+            if name == "error_code":
+                found.add(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if hasattr(v, "_fields"))
+            elif hasattr(value, "_fields"):
+                stack.append(value)
+    return found
 
 
 def _create_topics(cls, request, code, message):
