@@ -9,7 +9,8 @@ Rules:
   request's version, so fields a version lacks are simply not written.
 - SCRAM and quota responses follow their Kafka getErrorResponse: AlterUserScramCredentials one result per
   distinct user (Java-sorted), DescribeUserScramCredentials the top-level error plus one nameless result per
-  listed user, AlterClientQuotas one entry per request entry with its entity parts as sent.
+  listed user, AlterClientQuotas one entry per request entry with its entity parts as sent;
+  DescribeTopicPartitions one empty result per requested topic, DescribeClientQuotas no entries (null).
 - error_codes() walks every ErrorCode field of a response, nested ones included (what a forwarding check for
   NOT_CONTROLLER looks at, as Kafka's errorCounts().containsKey).
 """
@@ -124,9 +125,19 @@ def _alter_quotas(cls, request, code, message):
                         for entry in request.entries])
 
 
+def _describe_topic_partitions(cls, request, code, message):
+    return cls(topics=[cls.DescribeTopicPartitionsResponseTopic(name=t.name, error_code=code, is_internal=False,
+                                                               partitions=[]) for t in request.topics])
+
+
+def _describe_quotas(cls, request, code, message):
+    return cls(error_code=code, error_message=message, entries=None)
+
+
 _PER_TOPIC = {"CreateTopics": _create_topics, "DeleteTopics": _delete_topics,
               "CreatePartitions": _create_partitions, "IncrementalAlterConfigs": _alter_configs,
               "AlterConfigs": _alter_configs, "ElectLeaders": _elect_leaders,
               "CreateAcls": _create_acls, "DeleteAcls": _delete_acls,
               "AlterUserScramCredentials": _alter_scram, "DescribeUserScramCredentials": _describe_scram,
-              "AlterClientQuotas": _alter_quotas}
+              "AlterClientQuotas": _alter_quotas, "DescribeTopicPartitions": _describe_topic_partitions,
+              "DescribeClientQuotas": _describe_quotas}

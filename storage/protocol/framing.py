@@ -221,13 +221,16 @@ def _peek_key_version(frame: bytes) -> tuple[int, int]:
     return _KEY_VERSION.unpack_from(frame, 0)
 
 
-def decode_request(frame: bytes):
-    """Decode a request frame (without size) into (RequestHeader message, body message)."""
+def decode_request(frame: bytes, *, trailing_ok: bool = False):
+    """Decode a request frame (without size) into (RequestHeader message, body message); bytes after the body
+    are an error unless `trailing_ok` (a Kafka server's request parser does not look for them)."""
     api_key, version = _peek_key_version(frame)
     info = api_info(api_key)
     if version not in info.valid_versions:
         raise _unsupported_request(info, version, frame)
     header, pos = _decode_part("RequestHeader", request_header_version(api_key, version), frame, 0)
+    if trailing_ok:
+        return header, _decode_part(info.request, version, frame, pos)[0]
     return header, _decode_body(info.request, version, frame, pos)
 
 

@@ -147,6 +147,8 @@ def test_garbage_after_a_request_body():
         framing.decode_request(frame)
     assert one_line_error(e) == "Found 1 byte(s) of garbage after UnregisterBrokerRequest v0"
     assert e.value.position == len(frame) - 1
+    header, body = framing.decode_request(frame, trailing_ok=True)   # a server's parser, as Kafka's
+    assert (header.client_id, body.broker_id) == ("a", 1)
 
 
 def test_truncated_request_body_is_a_framing_error():
