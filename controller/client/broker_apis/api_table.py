@@ -8,16 +8,15 @@ Rules:
 - FORWARDABLE is ApiKeys.forwardable: the broker advertises the intersection of its range and the active
   controller's (ApiVersionsResponse.intersectForwardableApis); an API the controller does not list, or whose
   ranges do not meet, is left out, and all of them are while the controller's versions are unknown.
-- SUPPORTED_FEATURES are a 3.9 broker's (kraft.version 0-1, metadata.version 1-21); the finalized features are the
-  image's metadata.version (and other levels above 0), with the image's offset as their epoch.
+- Supported features are a 3.9 node's (feature_levels.SUPPORTED_FEATURES: a broker advertises the controllers'
+  kraft.version 0-1, metadata.version 1-21); the finalized features are the image's metadata.version (and other
+  levels above 0), with the image's offset as their epoch.
 - ClientSoftwareName/Version of ApiVersions v3+ must match Kafka's pattern, else INVALID_REQUEST (42).
 """
 from __future__ import annotations
 
-import re
-
-from kraftsman.storage.protocol import codec
-from kraftsman.storage.protocol.errors import Errors
+from kraftsman.controller.quorum.feature_levels import SUPPORTED_FEATURES
+from kraftsman.storage.protocol import codec, framing
 
 _TABLE = """
 0 0 11   1 0 17   2 0 9    3 0 12   8 0 9    9 0 9    10 0 6   11 0 9   12 0 4   13 0 5   14 0 5   15 0 5
@@ -31,8 +30,6 @@ _NUMBERS = [int(n) for n in _TABLE.split()]
 BROKER_APIS: dict[int, tuple[int, int]] = {k: (lo, hi) for k, lo, hi in zip(*[iter(_NUMBERS)] * 3)}
 # ApiKeys with forwardable=true that a broker listener carries
 FORWARDABLE = frozenset({19, 20, 30, 31, 33, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 55, 57, 64, 80, 81})
-SUPPORTED_FEATURES = {"kraft.version": (0, 1), "metadata.version": (1, 21)}
-_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
 def advertised(controller_apis: dict[int, tuple[int, int]] | None) -> dict[int, tuple[int, int]]:
@@ -67,8 +64,4 @@ def api_versions_response(apis: dict[int, tuple[int, int]], image):
 
 def request_error(body, api_version: int) -> int:
     """Return the error code for an ApiVersions request: INVALID_REQUEST for a bad v3+ client software id."""
-    if api_version >= 3:
-        for value in (body.client_software_name, body.client_software_version):
-            if not value or not _SOFTWARE.fullmatch(value):
-                return Errors.INVALID_REQUEST
-    return 0
+    return framing.api_versions_request_error(body, api_version)
