@@ -122,16 +122,20 @@ class AdminCluster:
             self._release_lock()
             raise FixtureClusterError(f"the fixture cluster needs 127.0.0.1:{port}, which something else listens on "
                                       "(fixed ports 31001-31003, 31014, 31015: one fixture cluster at a time)")
-        self.quorum.format()
-        self.quorum.start()
-        self.quorum.wait_listening()
-        self.loop.run(find_leader(self.quorum.addresses()))
-        for broker_id in BROKER_PORTS:
-            self.brokers[broker_id] = ServingBroker(
-                broker_id, self.quorum.addresses(), CLUSTER_ID, port=BROKER_PORTS[broker_id], host="127.0.0.1",
-                properties=broker_properties(broker_id, self.base), heartbeat_interval_ms=2000)
-        for broker_id in BROKER_PORTS:
-            self.start_broker(broker_id)
+        try:
+            self.quorum.format()
+            self.quorum.start()
+            self.quorum.wait_listening()
+            self.loop.run(find_leader(self.quorum.addresses()))
+            for broker_id in BROKER_PORTS:
+                self.brokers[broker_id] = ServingBroker(
+                    broker_id, self.quorum.addresses(), CLUSTER_ID, port=BROKER_PORTS[broker_id], host="127.0.0.1",
+                    properties=broker_properties(broker_id, self.base), heartbeat_interval_ms=2000)
+            for broker_id in BROKER_PORTS:
+                self.start_broker(broker_id)
+        except BaseException:
+            self.stop()   # nothing left running, the ports and the lock free
+            raise
         return self
 
     def _take_lock(self) -> None:
