@@ -1,4 +1,5 @@
-"""Error responses for any request the controller serves, as Kafka's AbstractRequest.getErrorResponse builds them.
+"""Error responses for any request a controller or a simulated broker serves, as Kafka's
+AbstractRequest.getErrorResponse builds them, and the error codes a response carries (its errorCounts keys).
 
 Rules:
 - Responses with a top-level ErrorCode carry the error there (and ErrorMessage when the version has it).
@@ -8,7 +9,10 @@ Rules:
   request's version, so fields a version lacks are simply not written.
 - SCRAM and quota responses follow their Kafka getErrorResponse: AlterUserScramCredentials one result per
   distinct user (Java-sorted), DescribeUserScramCredentials the top-level error plus one nameless result per
-  listed user, AlterClientQuotas one entry per request entry with its entity parts as sent.
+  listed user, AlterClientQuotas one entry per request entry with its entity parts as sent;
+  DescribeTopicPartitions one empty result per requested topic, DescribeClientQuotas no entries (null).
+- error_codes() walks every ErrorCode field of a response, nested ones included (what a forwarding check for
+  NOT_CONTROLLER looks at, as Kafka's errorCounts().containsKey).
 """
 from __future__ import annotations
 
@@ -39,6 +43,23 @@ def error_response(api_name: str, request, code: int, message: str | None = None
     if hasattr(body, "error_message"):
         body.error_message = message if message is not None else default_message(code)
     return body
+
+
+def error_codes(response) -> set[int]:
+    """Return every ErrorCode value in `response` and its nested structs."""
+    found: set[int] = set()
+    stack = [response]
+    while stack:
+        message = stack.pop()
+        for name in getattr(message, "_fields", ()):
+            value = getattr(message, name, None)
+            if name == "error_code":
+                found.add(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if hasattr(v, "_fields"))
+            elif hasattr(value, "_fields"):
+                stack.append(value)
+    return found
 
 
 def _create_topics(cls, request, code, message):
@@ -104,9 +125,19 @@ def _alter_quotas(cls, request, code, message):
                         for entry in request.entries])
 
 
+def _describe_topic_partitions(cls, request, code, message):
+    return cls(topics=[cls.DescribeTopicPartitionsResponseTopic(name=t.name, error_code=code, is_internal=False,
+                                                               partitions=[]) for t in request.topics])
+
+
+def _describe_quotas(cls, request, code, message):
+    return cls(error_code=code, error_message=message, entries=None)
+
+
 _PER_TOPIC = {"CreateTopics": _create_topics, "DeleteTopics": _delete_topics,
               "CreatePartitions": _create_partitions, "IncrementalAlterConfigs": _alter_configs,
               "AlterConfigs": _alter_configs, "ElectLeaders": _elect_leaders,
               "CreateAcls": _create_acls, "DeleteAcls": _delete_acls,
               "AlterUserScramCredentials": _alter_scram, "DescribeUserScramCredentials": _describe_scram,
-              "AlterClientQuotas": _alter_quotas}
+              "AlterClientQuotas": _alter_quotas, "DescribeTopicPartitions": _describe_topic_partitions,
+              "DescribeClientQuotas": _describe_quotas}
