@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 
 from .admin_cluster import FIXTURES, AdminCluster
 from .admin_cluster_checks import CHECKS
