@@ -11,8 +11,8 @@ Rules:
 - One resource per call; the request asks every key (ConfigurationKeys null). A resource's error code is a
   ServerError with the server's message ("" kept as ""; null becomes Kafka's default message for the code);
   NOT_CONTROLLER is a refusal (the call goes on to the active controller).
-- Sources are Kafka's public ConfigEntry.ConfigSource names (the wire's TOPIC_CONFIG is DYNAMIC_TOPIC_CONFIG); an
-  id Kafka does not know is UNKNOWN, as DescribeConfigsResponse.ConfigSource.forId answers.
+- Sources are the wire's ConfigSource ids; source_name() gives Kafka's public ConfigEntry.ConfigSource name (the
+  wire's TOPIC_CONFIG is DYNAMIC_TOPIC_CONFIG; an id Kafka does not know is UNKNOWN, as ConfigSource.forId).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class ConfigSynonym:
 
     name: str
     value: str | None
-    source: str
+    source: int
 
 
 @dataclass
@@ -59,7 +59,7 @@ class ConfigEntry:
 
     name: str
     value: str | None
-    source: str = "UNKNOWN"
+    source: int = 0
     sensitive: bool = False
     read_only: bool = False
     synonyms: list[ConfigSynonym] = field(default_factory=list)
@@ -142,9 +142,8 @@ def _describe_on(conn: sc.SyncConnection, resource: ConfigResource, synonyms: bo
 
 
 def _entry(c) -> ConfigEntry:
-    synonyms = [ConfigSynonym(s.name, s.value, source_name(s.source)) for s in (getattr(c, "synonyms", None) or [])]
-    return ConfigEntry(c.name, c.value, source_name(getattr(c, "config_source", 0)), c.is_sensitive, c.read_only,
-                       synonyms)
+    synonyms = [ConfigSynonym(s.name, s.value, s.source) for s in (getattr(c, "synonyms", None) or [])]
+    return ConfigEntry(c.name, c.value, getattr(c, "config_source", 0), c.is_sensitive, c.read_only, synonyms)
 
 
 def describe_resource(resource: ConfigResource) -> str:

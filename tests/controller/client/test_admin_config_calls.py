@@ -29,6 +29,7 @@ from kraftsman.controller.client.admin_configs import (
     AlterConfigOp,
     ConfigCalls,
     ConfigResource,
+    source_name,
 )
 from kraftsman.controller.client.admin_configs import TOPIC as TOPIC_RESOURCE
 from kraftsman.controller.client.admin_quotas import (
@@ -89,15 +90,15 @@ def test_topic_configs_set_delete_and_describe_with_synonyms(cluster):
     cluster.sync(lambda image: image.configs.resources.get((2, "cfg"), {}).get("retention.ms") == "1000")
     entries = {e.name: e for e in admin(cluster.server).describe_configs(resource, include_synonyms=True)}
     policy = entries["cleanup.policy"]
-    assert (policy.value, policy.source, policy.sensitive) == ("compact", "DYNAMIC_TOPIC_CONFIG", False)
-    assert [(s.source, s.name, s.value) for s in policy.synonyms] == [
+    assert (policy.value, source_name(policy.source), policy.sensitive) == ("compact", "DYNAMIC_TOPIC_CONFIG", False)
+    assert [(source_name(s.source), s.name, s.value) for s in policy.synonyms] == [
         ("DYNAMIC_TOPIC_CONFIG", "cleanup.policy", "compact"), ("DEFAULT_CONFIG", "log.cleanup.policy", "delete")]
-    assert entries["segment.bytes"].source == "DEFAULT_CONFIG"
+    assert source_name(entries["segment.bytes"].source) == "DEFAULT_CONFIG"
     admin(cluster.server).incremental_alter_configs(resource, [AlterConfigOp("retention.ms", DELETE)])
     cluster.sync(lambda image: "retention.ms" not in image.configs.resources.get((2, "cfg"), {}))
     # through the controller too (Kafka's LeastLoadedBrokerOrActiveKController)
     entries = {e.name: e for e in admin(cluster.controller, controllers=True).describe_configs(resource)}
-    assert entries["retention.ms"].source == "DEFAULT_CONFIG" and entries["cleanup.policy"].value == "compact"
+    assert source_name(entries["retention.ms"].source) == "DEFAULT_CONFIG" and entries["cleanup.policy"].value == "compact"
 
 
 def test_bad_value_and_missing_topic_are_server_errors_with_kafkas_messages(cluster):
@@ -115,7 +116,7 @@ def test_broker_configs_go_to_the_broker_and_the_legacy_alter_replaces_them(clus
     resource = ConfigResource(BROKER, "4")
     admin(cluster.server).alter_configs(resource, [("log.cleaner.threads", "2")])
     cluster.sync(lambda image: image.configs.resources.get((4, "4"), {}).get("log.cleaner.threads") == "2")
-    dynamic = [e for e in admin(cluster.server).describe_configs(resource) if e.source == "DYNAMIC_BROKER_CONFIG"]
+    dynamic = [e for e in admin(cluster.server).describe_configs(resource) if e.source == 2]
     assert [(e.name, e.value) for e in dynamic] == [("log.cleaner.threads", "2")]
     admin(cluster.server).alter_configs(resource, [])          # the legacy API deletes what it leaves out
     cluster.sync(lambda image: not image.configs.resources.get((4, "4")))
@@ -123,8 +124,7 @@ def test_broker_configs_go_to_the_broker_and_the_legacy_alter_replaces_them(clus
     admin(cluster.controller, controllers=True).alter_configs(default, [("log.retention.ms", "604800000")])
     cluster.sync(lambda image: image.configs.resources.get((4, ""), {}).get("log.retention.ms") == "604800000")
     entries = admin(cluster.controller, controllers=True).describe_configs(default, include_synonyms=True)
-    assert [(e.name, e.source, [s.source for s in e.synonyms]) for e in entries] == [
-        ("log.retention.ms", "DYNAMIC_DEFAULT_BROKER_CONFIG", ["DYNAMIC_DEFAULT_BROKER_CONFIG"])]
+    assert [(e.name, e.source, [s.source for s in e.synonyms]) for e in entries] == [("log.retention.ms", 3, [3])]
     admin(cluster.server).alter_configs(default, [])
     cluster.sync(lambda image: not image.configs.resources.get((4, "")))
 
