@@ -225,3 +225,19 @@ def test_kafkas_error_texts():
         "org.apache.kafka.common.errors." + n for n in (
             "InvalidConfigurationException", "UnknownTopicOrPartitionException", "ResourceNotFoundException",
             "UnsupportedEndpointTypeException", "UnknownServerException")]
+
+
+def test_valid_config_names_per_entity_type():
+    from kraftsman.cli.configs.config_names import add_config_help, names
+
+    assert names("users") == ["SCRAM-SHA-256", "SCRAM-SHA-512", "consumer_byte_rate", "controller_mutation_rate",
+                              "producer_byte_rate", "request_percentage"]
+    assert names("ips") == ["connection_creation_rate"] and names("broker-loggers") == []
+    brokers = names("brokers")
+    assert {"log.cleaner.threads", "log.retention.ms", "leader.replication.throttled.rate"} <= set(brokers)
+    assert "broker.id" not in brokers and "node.id" not in brokers       # read-only configs are not listed
+    assert {"cleanup.policy", "retention.ms", "min.insync.replicas"} <= set(names("topics"))
+    text = add_config_help()
+    assert "For entity-type 'users': \n\tSCRAM-SHA-256\n\tSCRAM-SHA-512\n\tconsumer_byte_rate\n" in text
+    assert text.endswith("\tmetrics\nEntity types 'users' and 'clients' may be specified together to update config "
+                         "for clients of a specific user.")
