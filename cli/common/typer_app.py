@@ -14,6 +14,9 @@ Rules:
   command line passes `usage_error(error, prog)`, which returns the stderr text instead.
 - A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
   before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS complete paths.
+- A closed stdout (EPIPE: `| head`) is success, as for any Unix filter: click's main would turn it into exit 1
+  before the error boundary sees it, so the command's BrokenPipeError is carried past click (_PipeClosed) and
+  re-raised for run_command, which answers 0.
 - Typer and click are imported here and in the tools' app modules only (cli layer).
 """
 from __future__ import annotations
@@ -78,12 +81,25 @@ def option_names(param: click.Parameter) -> str:
     return "/".join(names)
 
 
+class _PipeClosed(Exception):
+    """The reader of stdout went away: a BrokenPipeError wrapped so that click's main does not exit 1 on it."""
+
+
+def _invoke_through_pipe_errors(command: click.Command, ctx: click.Context):
+    """Invoke `command` as click does, turning a BrokenPipeError into _PipeClosed (not an OSError)."""
+    try:
+        return type(command).invoke(command, ctx)
+    except BrokenPipeError as e:
+        raise _PipeClosed() from e
+
+
 def click_command(app, tool_env_name: str) -> click.Command:
     """Return the click command of a typer `app`, its options reading KRAFTSMAN_<TOOL>_<FLAG> (built once)."""
     key = id(app)
     if key not in _COMMANDS:
         command = get_command(app)
         _wire_variables(command, tool_env_name)
+        command.invoke = MethodType(_invoke_through_pipe_errors, command)
         _COMMANDS[key] = command
     return _COMMANDS[key]
 
@@ -168,6 +184,8 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
             return int(e.exit_code or 0)
         except click.exceptions.Abort:
             raise KeyboardInterrupt from None
+        except _PipeClosed:
+            raise BrokenPipeError from None
         except click.UsageError as e:
             _from_variable(e)
             env.stderr.write((usage_error or usage_text)(e, prog))
