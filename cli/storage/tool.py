@@ -152,6 +152,8 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
         return COMMANDS[command](args, env)
     except Failure as e:
         env.stderr.write(" ".join(str(e).split()) + "\n")
+        if e.hint:
+            env.stderr.write(f"{PROG}: hint: {e.hint}\n")
         return e.status
 
 

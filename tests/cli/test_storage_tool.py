@@ -75,7 +75,10 @@ NO_ZK = "Missing required configuration `zookeeper.connect` which has no default
 NO_NODE_ID = ("Missing configuration `node.id` which is required when `process.roles` is defined (i.e. when running "
               "in KRaft mode).")
 KAFKA_CONFIG_ERRORS = [
-    (dict(process_roles=None), NO_ZK),
+    # no process.roles: the CONTROLLER listener has no protocol, and Kafka parses the listeners (its
+    # earlyStartListeners field) before validateValues asks for zookeeper.connect
+    (dict(process_roles=None), "Error creating broker listeners from 'PLAINTEXT://:9092,CONTROLLER://:9093': No "
+                               "security protocol defined for listener CONTROLLER"),
     (dict(process_roles=None, listeners="PLAINTEXT://:9092", controller_listener_names=None), NO_ZK),
     (dict(node_id=None), NO_NODE_ID),
     (dict(node_id=None, broker_id="-1"), NO_NODE_ID),
