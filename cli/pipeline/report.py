@@ -222,15 +222,29 @@ def _table(title: str, header: tuple[str, ...], rows: list[tuple]) -> str:
 
 def _summaries(tables: dict[str, list[dict]]) -> str:
     fences = Counter(e["broker_id"] for e in tables.get("broker_events", []) if e["event"] == "fence")
-    shrinks = Counter((r["topic_name"] or r["topic_id"], r["partition_id"]) for r in tables.get("isr_changes", [])
-                      if r["kind"] == "isr shrink")
-    last_shrink: dict[tuple, datetime] = {}
-    for r in tables.get("isr_changes", []):
-        if r["kind"] == "isr shrink":
-            last_shrink[(r["topic_name"] or r["topic_id"], r["partition_id"])] = r["timestamp"]
     return (_table("Brokers fenced most often", ("broker", "times fenced"), fences.most_common(10))
             + _table("Partitions whose ISR shrank most often", ("topic", "partition", "shrinks", "last shrink (UTC)"),
-                     [(t, p, n, _when(last_shrink.get((t, p)))) for (t, p), n in shrinks.most_common(10)]))
+                     shrink_rows(tables.get("isr_changes", []))))
+
+
+def shrink_rows(changes: list[dict], top: int = 10) -> list[tuple]:
+    """Return (topic, partition, shrinks, last shrink) of the partitions whose ISR shrank most often, one row per
+    partition: counted by topic id, named by the topic's name wherever a row has it (with the id when two topics
+    of one name, a deleted one and its successor, would read alike)."""
+    shrinks, last, names = Counter(), {}, {}
+    for r in changes:
+        if r["topic_name"]:
+            names.setdefault(r["topic_id"], r["topic_name"])
+        if r["kind"] == "isr shrink":
+            key = (r["topic_id"], r["partition_id"])
+            shrinks[key] += 1
+            last[key] = r["timestamp"]
+    ids_by_name = Counter(names.values())
+
+    def shown(topic_id: str) -> str:
+        name = names.get(topic_id)
+        return topic_id if name is None else name if ids_by_name[name] == 1 else f"{name} ({topic_id})"
+    return [(shown(t), p, n, _when(last[(t, p)])) for (t, p), n in shrinks.most_common(top)]
 
 
 def _when(t: datetime | None) -> str:

@@ -79,3 +79,12 @@ def test_neighbouring_columns_share_one_count():
     offsets, counts = report.stacked(times)
     assert len(set(zip(times, offsets))) == len(times)
     assert counts == [(T0, 7)]
+
+
+def test_the_shrink_table_has_one_row_per_partition_named_once():
+    rows = [dict(shrink(1, 0), topic_name=None), shrink(2, 0), shrink(3, 0),            # one partition, named late
+            dict(shrink(4, 0), topic_id="t2"), dict(shrink(5, 1), topic_id="t2")]       # orders again, a new id
+    table = report.shrink_rows(rows)
+    assert table == [("orders (t)", 0, 3, "2024-05-01 08:03:00.000"), ("orders (t2)", 0, 1, "2024-05-01 08:04:00.000"),
+                     ("orders (t2)", 1, 1, "2024-05-01 08:05:00.000")]
+    assert len(set(table)) == len(table)
