@@ -2,7 +2,8 @@
 
 Rules:
 - Only the cli layer prints; library errors reach users as one line on stderr, never a traceback
-  (set KRAFTSMAN_DEBUG=1 or pass --debug to see it).
+  (set KRAFTSMAN_DEBUG=1 or pass --debug to see it); a ToolError's hint adds one `<prog>: hint:` line
+  saying what to do where Kafka's own text does not.
 - Colour only on terminals, never with NO_COLOR set or --no-color (a global flag, like --debug);
   --quiet prints nothing on stdout, --verbose traces each client request on stderr (global too).
 - Exit codes are an IntEnum documented in the README; Kafka-compatible tools keep Kafka's codes.
@@ -33,12 +34,14 @@ class ExitStatus(IntEnum):
 
 
 class ToolError(Exception):
-    """An error a tool reports as one line with a given exit status."""
+    """An error a tool reports as one line with a given exit status; `hint`, when given, is a second line
+    (`<prog>: hint: ...`) saying what to do, under a Kafka text that does not."""
 
-    def __init__(self, message: str, status: int = ExitStatus.ERROR):
+    def __init__(self, message: str, status: int = ExitStatus.ERROR, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.status = int(status)
+        self.hint = hint
 
 
 @dataclass
@@ -120,8 +123,8 @@ def _expected_errors() -> tuple[type, ...]:
     return (ToolError,) + known_errors()
 
 
-# Tools whose own --version prints something else (kafka-dump-log: Kafka's version, as Kafka's tool does).
-OWN_VERSION = frozenset({"kraftsman", "kafka-dump-log"})
+# Tools whose own --version prints something else (the umbrella: `kraftsman <version>`).
+OWN_VERSION = frozenset({"kraftsman"})
 
 
 def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | None = None,
@@ -161,6 +164,8 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
         known = isinstance(e, _expected_errors())
         text = str(e) if known else f"unexpected {type(e).__name__}: {e} (run with --debug for details)"
         env.stderr.write(f"{prog}: {_one_line(text)}\n")
+        if getattr(e, "hint", None):
+            env.stderr.write(f"{prog}: hint: {_one_line(e.hint)}\n")
         return status
 
 
