@@ -4,8 +4,8 @@ Rules:
 - Each verb is one function with the shared connection options (admin_options) and its own; `add_to(app, run)`
   registers them on kafka-cluster's app, and each hands its values to `run(ctx, command, values)` as Kafka's
   verbs do.
-- Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, 64 with
-  --output json|yaml), before anything is sent.
+- Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, whatever
+  --output asks), before anything is sent.
 """
 from __future__ import annotations
 

@@ -97,22 +97,14 @@ def key_values(pairs, strip_values: bool = True, lenient: bool = False) -> dict[
     return found
 
 
-def asks_structured(argv: list[str]) -> bool:
-    """Tell whether a command line asks for structured output (--output json|yaml|jsonl, -o too) before parsing."""
-    formats = ("json", "yaml", "jsonl")
-    pairs = zip(argv, argv[1:] + [""])
-    return any(f"{flag}={f}" in argv for flag in ("--output", "-o") for f in formats) or any(
-        a in ("--output", "-o") and b in formats for a, b in pairs)
-
-
-def usage_exit(prog: str, argv: list[str]) -> int:
-    """Return the exit status of a bad command line, the one rule of every tool: Kafka's 1 for the drop-ins of
-    Kafka's scripts (the registry's `kafka` tools), 64 (EX_USAGE) for kraftsman's own commands (kraftsman,
-    kafka-controller, kafka-metadata-export, kraftsman-demo), and 64 in any tool asked for structured output."""
+def usage_exit(prog: str, argv: list[str] = ()) -> int:
+    """Return the exit status of a bad command line, the one rule of every tool, whatever --output asks: Kafka's 1
+    for the drop-ins of Kafka's scripts (the registry's `kafka` tools), 64 (EX_USAGE) for kraftsman's own
+    commands (kraftsman, kafka-controller, kafka-metadata-export, kraftsman-demo)."""
     from ..app import by_script
 
     tool = by_script(prog)
-    if asks_structured(argv) or tool is None or not tool.kafka:
+    if tool is None or not tool.kafka:
         return ExitStatus.USAGE
     return ExitStatus.ERROR
 

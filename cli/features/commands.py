@@ -2,8 +2,8 @@
 its texts, and Kafka 4.0's --release-version, version-mapping and feature-dependencies with 4.0's texts.
 
 Rules:
-- Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, or 64
-  with --output json or yaml. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
+- Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, whatever
+  --output asks. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
   TLS or SASL failure -> 69, a server error answering describe -> 1.
 - --metadata prints nothing first (Kafka 4.0 added a deprecation line; 3.9 has none) and an unknown version
   fails with 3.9's "Unsupported metadata.version ..."; --release-version fails with 4.0's "Unknown ...".
@@ -14,7 +14,7 @@ Rules:
 """
 from __future__ import annotations
 
-from ..common import ExitStatus
+from ..common import ExitStatus, usage_exit
 from ..common.admin import Failure
 from ..common.output import structured
 from . import ops
@@ -23,8 +23,8 @@ UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", o
 
 
 def _bad(ctx, message: str) -> Failure:
-    """Return a Failure for bad arguments: 1 as Kafka, 64 with --output json or yaml."""
-    return Failure(message, ExitStatus.USAGE if structured(ctx.args.output) else ExitStatus.ERROR)
+    """Return a Failure for bad arguments: Kafka's 1, whatever --output asks (common.usage_exit)."""
+    return Failure(message, usage_exit("kafka-features"))
 
 
 def _call(fn, *args):

@@ -107,10 +107,10 @@ def run(args, env) -> int:
 
 
 def _usage(args) -> int:
-    from ..common import ExitStatus
-    from ..common.output import structured
+    """Return the status of bad arguments: Kafka's 1, whatever --output asks (common.usage_exit)."""
+    from ..common import usage_exit
 
-    return ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
+    return usage_exit("kafka-metadata-quorum")
 
 
 def add_controller(args, env) -> int:

@@ -346,6 +346,6 @@ def test_usage_errors_keep_kafkas_exit_code(tmp_path):
         status, out, err = storage(*argv)
         assert (status, out) == (1, ""), argv
         assert err.startswith("usage: kafka-storage") and err.count("\n") == 2, (argv, err)
-    status, out, err = storage("format", "-c", "x", "--output", "json")   # structured output asked: 64
-    assert (status, out) == (64, "") and err.startswith("usage: kafka-storage") and err.count("\n") == 2
+    status, out, err = storage("format", "-c", "x", "--output", "json")   # structured output asked: still 1
+    assert (status, out) == (1, "") and err.startswith("usage: kafka-storage") and err.count("\n") == 2
     assert storage("@" + str(tmp_path / "absent"))[0] == 1
