@@ -179,7 +179,8 @@ def save(found: ProfileFile) -> None:
     data["profiles"] = {name: p.as_dict(masked=False) for name, p in sorted(found.profiles.items())}
     found.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     # it may hold client passwords: private from the temp file's creation on, not only after the rename
-    atomic_write_text(found.path, yaml.safe_dump(data, sort_keys=False, default_flow_style=False), mode=0o600)
+    atomic_write_text(found.path, yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1 << 30),
+                      mode=0o600)
 
 
 def fill(ns, chosen: Profile | None, given, *, servers: bool = True, output: bool = True) -> None:

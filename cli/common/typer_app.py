@@ -14,6 +14,8 @@ Rules:
   command line passes `usage_error(error, prog)`, which returns the stderr text instead.
 - A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
   before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS complete paths.
+- Global flags may come before or after the sub-command (option_order.hoist moves each to the side that
+  takes it), in every tool.
 - A closed stdout (EPIPE: `| head`) is success, as for any Unix filter: click's main would turn it into exit 1
   before the error boundary sees it, so the command's BrokenPipeError is carried past click (_PipeClosed) and
   re-raised for run_command, which answers 0.
@@ -30,6 +32,7 @@ from click.shell_completion import CompletionItem
 from typer.main import get_command
 
 from . import Environment, ExitStatus, ToolError
+from .option_order import hoist
 from .shells import answer, asked
 
 _COMMANDS: dict[int, click.Command] = {}
@@ -179,7 +182,8 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
             return answer(command, prog, instruction, env)
         try:
             # click's own main, not typer's: typer turns Ctrl-C into a bare exit 130, losing "Interrupted."
-            result = click.Command.main(command, args=list(argv), prog_name=prog, standalone_mode=False, obj=env)
+            result = click.Command.main(command, args=hoist(command, argv), prog_name=prog, standalone_mode=False,
+                                        obj=env)
         except click.exceptions.Exit as e:
             return int(e.exit_code or 0)
         except click.exceptions.Abort:

@@ -29,6 +29,7 @@ from ..common import Environment, ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
 _FLUSH_LINES = 20000
+_YAML_FLUSH_LINES = 500
 _PROGRESS_BYTES = 64 << 20
 _LISTED = 5  # positions named per file in the summary
 FILE_KINDS = ".log, .checkpoint, .index, .timeindex, .snapshot and .txnindex"
@@ -54,18 +55,23 @@ class DumpSession:
 
         self.time_errors = TimeIndexErrors()
         self.dumped = 0          # files dumped (not ignored as unknown)
+        # YAML is slow to write: small chunks, so that the first documents show at once (| head, | less)
+        self.flush_lines = _YAML_FLUSH_LINES if opts.output == "yaml" else _FLUSH_LINES
 
     # -- output
     def emit(self, line: str) -> None:
         """Queue one stdout line."""
         self.out.append(line)
-        if len(self.out) >= _FLUSH_LINES:
+        if len(self.out) >= self.flush_lines:
             self.flush()
 
     def flush(self) -> None:
-        """Write the queued stdout lines in one chunk."""
+        """Write the queued stdout lines in one chunk (--output yaml: each JSON line as a YAML document)."""
         if self.out:
-            self.env.stdout.write("\n".join(self.out) + "\n")
+            if self.opts.output == "yaml":
+                self.env.stdout.write(_as_yaml(self.out))
+            else:
+                self.env.stdout.write("\n".join(self.out) + "\n")
             self.out.clear()
 
     def report(self, message: str, corrupt: bool = True) -> None:
@@ -115,7 +121,7 @@ class DumpSession:
         if self.resolve(arg).is_dir():
             raise ToolError(f"{java_path(arg)} is a directory", hint=DIRECTORY_HINT)
         self.dumped += 1
-        jsonl = self.opts.output == "jsonl"
+        jsonl = self.opts.output in ("jsonl", "yaml")
         if not jsonl:
             self.emit(f"Dumping {java_path(arg)}")
         name = Path(java_path(arg)).name
@@ -296,6 +302,15 @@ def rich_console(env: Environment):
     from rich.console import Console
 
     return Console(file=env.stderr, no_color=not env.color)
+
+
+def _as_yaml(lines: list[str]) -> str:
+    """Return the JSON objects of --output jsonl as YAML documents."""
+    import json
+
+    from ..common.output import yaml_document
+
+    return "".join(yaml_document(json.loads(line)) for line in lines)
 
 
 def _shares_the_screen(stream) -> bool:

@@ -58,7 +58,7 @@ class JavaInt(click.ParamType):
 
 
 class OutputFormat(KafkaChoice):
-    """--output text|jsonl, with `json` read as `jsonl` (one JSON object per line)."""
+    """--output text|jsonl|yaml, with `json` read as `jsonl` (one JSON object per line)."""
 
     def __init__(self):
         super().__init__(list(OUTPUTS))

@@ -36,6 +36,7 @@ STREAMING = [
     _dump(),
     _dump("--output jsonl"),
     _dump("--output json"),
+    _dump("--output yaml"),
     "kafka-dump-log --files {log}",
     "kafka-dump-log --files {log} --deep-iteration --print-data-log",
     "kraftsman dump-log --cluster-metadata-decoder --files {log}",

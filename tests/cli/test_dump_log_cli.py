@@ -143,7 +143,8 @@ def test_output_json_is_a_synonym_of_jsonl_on_the_command_line_and_in_the_enviro
     (["--print"], "unrecognized arguments: --print"),             # Kafka's tools allow no abbreviations
     (["--files"], "argument --files: expected one argument"),
     (["--files", NAME, "extra"], "unrecognized arguments: extra"),
-    (["--files", NAME, "--output", "yaml"], "argument --output: invalid choice: 'yaml' (choose from 'text', 'jsonl')"),
+    (["--files", NAME, "--output", "xml"],
+     "argument --output: invalid choice: 'xml' (choose from 'text', 'jsonl', 'yaml')"),
     (["--files", NAME, "--max-message-size", "99999999999"],
      "argument --max-message-size: Cannot parse argument '99999999999' of option max-message-size"),
 ])
