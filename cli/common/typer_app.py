@@ -14,6 +14,7 @@ Rules:
   command line passes `usage_error(error, prog)`, which returns the stderr text instead.
 - A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
   before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS complete paths.
+- `-X list` / `-X help` print the client settings -X takes, in any tool that takes -X (client_settings).
 - Global flags may come before or after the sub-command (option_order.hoist moves each to the side that
   takes it), in every tool.
 - A closed stdout (EPIPE: `| head`) is success, as for any Unix filter: click's main would turn it into exit 1
@@ -31,7 +32,7 @@ import click
 from click.shell_completion import CompletionItem
 from typer.main import get_command
 
-from . import Environment, ExitStatus, ToolError
+from . import Environment, ExitStatus, ToolError, client_settings
 from .option_order import hoist
 from .shells import answer, asked
 
@@ -180,6 +181,10 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
         instruction = asked(prog, env.env)
         if instruction:                 # a shell asks for candidates (shells.py)
             return answer(command, prog, instruction, env)
+        listed = client_settings.asked_listing(argv)
+        if listed and client_settings.takes_settings(command):     # -X list / -X help
+            env.stdout.write(client_settings.listing(listed))
+            return ExitStatus.OK
         try:
             # click's own main, not typer's: typer turns Ctrl-C into a bare exit 130, losing "Interrupted."
             result = click.Command.main(command, args=hoist(command, argv), prog_name=prog, standalone_mode=False,

@@ -11,7 +11,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, key_values, usage_exit
+from ..common import BadPair, Environment, ExitStatus, client_settings, usage_exit
 from ..common import profiles as pf
 from ..common.output import render, structured
 from ..common.typer_app import run_app
@@ -86,9 +86,11 @@ def create(ctx: typer.Context, name: ProfileName,
     if timeout is not None and timeout <= 0:
         raise pf.ProfileError(f"profile {name!r}: timeout must be positive")
     try:
-        client = key_values(client_property or ())
+        client = client_settings.overrides(client_property or ())
     except BadPair as e:
         raise pf.ProfileError(f"--client-property: expected KEY=VALUE, got {e.pair!r}") from None
+    except client_settings.UnknownSetting as e:
+        raise pf.ProfileError(f"--client-property: {e}") from None
     found.profiles[name] = pf.Profile(name, bootstrap_controller, bootstrap_server, client, client_config, timeout,
                                       output)
     if use_it or found.current is None:

@@ -24,7 +24,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, profiles, usage_exit
+from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, profiles, usage_exit
 from ..common.typer_app import is_default, run_app
 from ..completion import completers
 from .session import HISTORY_ENV, bad_command_line, open_script, run_session
@@ -234,10 +234,14 @@ def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:
 
 
 def _client_overrides(pairs: list[str]) -> dict[str, str]:
+    from ..common import client_settings
+
     try:
-        return key_values(pairs)
+        return client_settings.overrides(pairs)
     except BadPair as e:
         raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {e.pair!r}", ExitStatus.ERROR) from None
+    except client_settings.UnknownSetting as e:
+        raise ToolError(f"{PROG}: --client-property: {e}", ExitStatus.ERROR) from None
 
 
 def _apply_profile(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> None:
