@@ -19,6 +19,9 @@ from ..common.admin import Failure
 from ..common.output import structured
 from . import ops
 
+KRAFT_VERSION = "kraft.version"
+KRAFT_VERSION_HINT = ("kraft.version follows the quorum: a static quorum (controller.quorum.voters) keeps 0. The other "
+                      "features can be changed without it: --metadata VERSION, or --feature NAME=LEVEL for each one")
 UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", ops.UNSAFE_DOWNGRADE: "unsafe_downgrade"}
 
 
@@ -197,6 +200,8 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
     ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=[])
     if failed and not structured(ctx.args.output):
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
+        if found.get(KRAFT_VERSION) is not None and len(updates) > 1:
+            ctx.env.stderr.write(f"kafka-features: hint: {KRAFT_VERSION_HINT}\n")
     return status
 
 

@@ -169,7 +169,7 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
         context = Context(args, env)    # as Kafka: the client properties and addresses are read for every command
         return features_commands.COMMANDS[command](args, context)
     except Failure as e:
-        return fail(args, env, str(e), e.status)
+        return fail(args, env, str(e), e.status, e.hint, PROG)
 
 
 def _usage_status(argv: list[str]) -> int:

@@ -114,7 +114,7 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
             return quorum_voters.run(args, env)
         return _describe_command(args, env)
     except Failure as e:
-        return fail(args, env, str(e), e.status)
+        return fail(args, env, str(e), e.status, e.hint, PROG)
 
 
 def _describe_command(args, env: Environment) -> int:

@@ -11,7 +11,7 @@ Rules:
 from __future__ import annotations
 
 from ..common.admin import Failure
-from .texts import endpoint_text, failures
+from .texts import STATIC_QUORUM_HINT, endpoint_text, failures
 
 
 def controller_id(props: dict) -> int:
@@ -127,8 +127,8 @@ def add_controller(args, env) -> int:
     node_id, directory = controller_id(props), directory_id(metadata_directory(props))
     endpoints = controller_endpoints(props)
     if not args.dry_run:
-        failures(lambda: _change(ctx, "AddRaftVoter", voter_id=node_id, voter_directory_id=directory,
-                                 listeners=endpoints))
+        _static_quorum_hint(lambda: _change(ctx, "AddRaftVoter", voter_id=node_id, voter_directory_id=directory,
+                                            listeners=endpoints))
     ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
              directory_id=str(directory), endpoints=[endpoint_text(*e) for e in endpoints], dry_run=args.dry_run)
     return ExitStatus.OK
@@ -144,10 +144,23 @@ def remove_controller(args, env) -> int:
         raise Failure(f"Invalid negative --controller-id: {args.controller_id}", _usage(args))
     directory = parse_directory_id(args.controller_directory_id)
     if not args.dry_run:
-        failures(lambda: _change(ctx, "RemoveRaftVoter", voter_id=args.controller_id, voter_directory_id=directory))
+        _static_quorum_hint(lambda: _change(ctx, "RemoveRaftVoter", voter_id=args.controller_id,
+                                            voter_directory_id=directory))
     ctx.emit(removed_text(args.dry_run, args.controller_id, directory), controller_id=args.controller_id,
              directory_id=str(directory), dry_run=args.dry_run)
     return ExitStatus.OK
+
+
+def _static_quorum_hint(fn) -> None:
+    """Run a voter change (texts.failures); UNSUPPORTED_VERSION (a static quorum) gets a hint saying what to do."""
+    from kraftsman.storage.protocol.errors import Errors
+
+    try:
+        failures(fn)
+    except Failure as e:
+        if e.code == Errors.UNSUPPORTED_VERSION:
+            raise Failure(str(e), e.status, e.code, hint=STATIC_QUORUM_HINT) from None
+        raise
 
 
 def _change(ctx, api: str, **fields) -> None:

@@ -26,15 +26,19 @@ class Failure(Exception):
     def __init__(self, message: str, status: int = ExitStatus.ERROR, hint: str | None = None):
         super().__init__(message)
         self.status = int(status)
-        self.hint = hint or HINTS.get(message)
+        self.hint = hint or next((text for words, text in HINTS if all(w in message for w in words)), None)
 
 
-# Kafka's texts that do not say what to do, and the line kraftsman adds under them
-HINTS = {
-    "No available log directories to format.":
-        "every log directory named by log.dirs (or log.dir) and metadata.log.dir gave an I/O error (the lines "
-        "above): each must be a folder this user can read and write, or not exist yet",
-}
+# Kafka's texts that do not say what to do (recognised by the words they hold), and the line kraftsman adds
+HINTS = (
+    (("No available log directories to format.",),
+     "every log directory named by log.dirs (or log.dir) and metadata.log.dir gave an I/O error (the lines above): "
+     "each must be a folder this user can read and write, or not exist yet"),
+    (("kraft.version", "metadata.version"),    # 3.9: "kraft.version 1 must be used with metadata.version 21"
+     "kraft.version 1 is a dynamic quorum (--standalone, --initial-controllers), which needs metadata.version "
+     "3.9-IV0 or later: leave out --release-version (or give 3.9-IV0), or format a static quorum: "
+     "controller.quorum.voters in the config, and neither flag"),
+)
 
 
 def warn(env: Environment, text: str) -> None:

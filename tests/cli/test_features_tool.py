@@ -10,6 +10,7 @@ import pytest
 from kraftsman.cli import main
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli.features.commands import KRAFT_VERSION_HINT
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.protocol import codec
 
@@ -250,10 +251,10 @@ def test_a_refused_feature_is_reported_and_the_command_fails():
         c = ("--bootstrap-controller", server.address)
         assert kf(*c, "upgrade", "--release-version", "3.9-IV0") == (
             1, f"Could not upgrade kraft.version to 1. {refusal}\nmetadata.version was upgraded to 21.\n",
-            "1 out of 2 operation(s) failed.\n")
+            f"1 out of 2 operation(s) failed.\nkafka-features: hint: {KRAFT_VERSION_HINT}\n")
         assert kf(*c, "upgrade", "--release-version", "3.9-IV0", "--dry-run") == (
             1, f"Can not upgrade kraft.version to 1. {refusal}\nmetadata.version can be upgraded to 21.\n",
-            "1 out of 2 operation(s) failed.\n")
+            f"1 out of 2 operation(s) failed.\nkafka-features: hint: {KRAFT_VERSION_HINT}\n")
     with update_server({"group.version": (95, None)}) as server:
         assert kf("--bootstrap-controller", server.address, "disable", "--feature", "group.version") == (
             1, "Could not disable group.version. The given update version was invalid.\n",
