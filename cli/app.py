@@ -63,6 +63,8 @@ UMBRELLA_COMMANDS: tuple[UmbrellaCommand, ...] = (
                     "Manage connection profiles (bootstrap, client settings, timeout, output)."),
     UmbrellaCommand("completion", "kraftsman.cli.completion.tool",
                     "Print the bash, zsh or fish completion of every tool (source <(kraftsman completion bash))."),
+    UmbrellaCommand("man", "kraftsman.cli.docs.tool",
+                    "Show a tool's man page, or install every page where man finds it (kraftsman man --install)."),
 )
 
 

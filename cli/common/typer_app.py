@@ -13,7 +13,7 @@ Rules:
   status (`usage_status(argv)`: Kafka's 1, or 64 where the tool says so). A tool with its own words for a bad
   command line passes `usage_error(error, prog)`, which returns the stderr text instead.
 - A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
-  before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS complete paths.
+  before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS, and FILE_ARGUMENTS, complete paths.
 - `-X list` / `-X help` print the client settings -X takes, in any tool that takes -X (client_settings).
 - Global flags may come before or after the sub-command (option_order.hoist moves each to the side that
   takes it), in every tool.
@@ -133,14 +133,19 @@ def _wire_variables(command: click.Command, tool_env_name: str) -> None:
 FILE_FLAGS = frozenset({"--config", "--command-config", "--files", "--snapshot", "--file", "--report",
                         "--client-config"})
 DIR_FLAGS = frozenset({"--directory", "--output-dir"})
+FILE_ARGUMENTS = frozenset({"paths"})       # positional file arguments (kafka-metadata-export's PATH...)
 
 
 def _complete_paths(param: click.Parameter) -> None:
-    """Make a file or directory option without a completer of its own complete paths (click's 'file'/'dir')."""
-    if getattr(param, "_custom_shell_complete", None) is not None or not isinstance(param, click.Option):
+    """Make a file or directory option (or a positional file argument) without a completer of its own complete
+    paths (click's 'file'/'dir': the shell then lists them, expanding `$VAR/` and `~/` as for any command)."""
+    if getattr(param, "_custom_shell_complete", None) is not None:
         return
-    names = set(param.opts)
-    kind = "file" if names & FILE_FLAGS else "dir" if names & DIR_FLAGS else None
+    if isinstance(param, click.Argument):
+        kind = "file" if param.name in FILE_ARGUMENTS else None
+    else:
+        names = set(param.opts)
+        kind = "file" if names & FILE_FLAGS else "dir" if names & DIR_FLAGS else None
     if kind is not None:
         param.shell_complete = MethodType(lambda self, ctx, incomplete: [CompletionItem(incomplete, type=kind)],
                                           param)
