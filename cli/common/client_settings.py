@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 
-from . import BadPair, key_values
+from .key_values import BadPair, key_values
 
 LIST_WORDS = ("list", "help")
 

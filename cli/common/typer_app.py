@@ -32,11 +32,13 @@ import click
 from click.shell_completion import CompletionItem
 from typer.main import get_command
 
-from . import Environment, ExitStatus, ToolError, client_settings
+from . import client_settings
+from .environment import Environment
 from .option_order import hoist
 from .shells import answer, asked
+from .status import ExitStatus, ToolError
 
-_COMMANDS: dict[int, click.Command] = {}
+_CLICK_OF_APP: dict[int, click.Command] = {}
 
 
 class KafkaInt(click.ParamType):
@@ -100,12 +102,12 @@ def _invoke_through_pipe_errors(command: click.Command, ctx: click.Context):
 def click_command(app, tool_env_name: str) -> click.Command:
     """Return the click command of a typer `app`, its options reading KRAFTSMAN_<TOOL>_<FLAG> (built once)."""
     key = id(app)
-    if key not in _COMMANDS:
+    if key not in _CLICK_OF_APP:
         command = get_command(app)
         _wire_variables(command, tool_env_name)
         command.invoke = MethodType(_invoke_through_pipe_errors, command)
-        _COMMANDS[key] = command
-    return _COMMANDS[key]
+        _CLICK_OF_APP[key] = command
+    return _CLICK_OF_APP[key]
 
 
 GLOBAL_FLAGS = ("Global flags (every tool): --quiet prints nothing on stdout (the exit code tells), --verbose traces "

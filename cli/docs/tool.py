@@ -22,7 +22,9 @@ from typing import Annotated, Optional
 import typer
 
 from ..app import TOOLS, UMBRELLA
-from ..common import Environment, ExitStatus, ToolError, usage_exit
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 from ..common.typer_app import run_app
 
 PROG = "kraftsman man"

@@ -17,7 +17,7 @@ import errno
 import glob
 import os
 
-from kraftsman.cli.common import ExitStatus, ToolError
+from kraftsman.cli.common.status import ExitStatus, ToolError
 
 from .inputs import is_remote, is_uri, local_path
 

@@ -3,19 +3,21 @@
 Rules:
 - A command on the command line is one-shot; -f FILE ('-': stdin), or stdin that is not a terminal, is batch
   mode; otherwise the REPL. A command and --file together are a bad command line (1, whatever --output asks:
-  common.usage_exit's rule).
+  common.boundary.usage_exit's rule).
 - No prompt_toolkit here: the REPL is started by the caller's `interactive()`.
 """
 from __future__ import annotations
 
-from ..common import Environment, ToolError, usage_exit
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
+from ..common.status import ToolError
 
 PROG = "kafka-metadata-shell"
 HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 
 
 def bad_command_line(ns) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit): Kafka's 1, whatever --output asks."""
+    """Return the suite's status for a bad command line (boundary.usage_exit): Kafka's 1, whatever --output asks."""
     return usage_exit(PROG)
 
 

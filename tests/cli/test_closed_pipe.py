@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .shell_fixtures import generated_log
+from .shell.shell_fixtures import generated_log
 
 BIN = Path(sys.executable).parent
 

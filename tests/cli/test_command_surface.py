@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from kraftsman.cli import app
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.common.option_order import hoist
 from kraftsman.cli.common.output import render, yaml_document
 from kraftsman.storage.records.batch import build_batch

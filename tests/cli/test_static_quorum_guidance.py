@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features.tool import run as features
 from kraftsman.cli.quorum.texts import STATIC_QUORUM_HINT
 from kraftsman.cli.quorum.tool import run as quorum

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.pipeline import preflight
 from kraftsman.cli.pipeline.command import run
 
