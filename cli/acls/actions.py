@@ -9,8 +9,8 @@ Rules:
 - --remove: per resource filter, the question (skipped with --force; an answer other than y/Y skips that filter;
   no answer at all, stdin at its end, is NoAnswer), then one DeleteAcls: every ACL of the filter when no entry
   is named, else one filter per entry; the first failed filter or binding stops the command.
-- Each action returns what --output json/yaml reports: the bindings listed, or whether something changed (an
-  --add asks, in that mode only, which of its ACLs existed before; a --remove knows what it matched).
+- Each action returns what --output json/yaml reports: the bindings listed, whether an --add changed something
+  (it asks, in that mode only, which of its ACLs existed before), the bindings a --remove deleted.
 """
 from __future__ import annotations
 
@@ -61,12 +61,12 @@ def add_acls(opts, admin, out, ask_existing: bool = False) -> bool:
     return changed if ask_existing else True
 
 
-def remove_acls(opts, admin, out, read_answer, force: bool) -> bool:
-    """Delete the ACLs the command line names, after asking unless `force`; return whether any was deleted."""
-    removed = False
+def remove_acls(opts, admin, ask, read_answer, force: bool) -> list[AclBinding]:
+    """Delete the ACLs the command line names, after asking (ask(text)) unless `force`; return those deleted."""
+    removed: list[AclBinding] = []
     for pattern_filter, acls in filter_entries(opts).items():
         if not force:
-            out((texts.remove_question(pattern_filter, acls) if acls else texts.remove_all_question(pattern_filter))
+            ask((texts.remove_question(pattern_filter, acls) if acls else texts.remove_all_question(pattern_filter))
                 + "\n")
             answer = read_answer()
             if answer is None:
@@ -77,8 +77,9 @@ def remove_acls(opts, admin, out, read_answer, force: bool) -> bool:
         for outcome in admin.delete_acls(filters):
             if outcome.error is not None:
                 raise outcome.error
-            for _, error in outcome.matched:
+            for binding, error in outcome.matched:
                 if error is not None:
                     raise error
-            removed = removed or bool(outcome.matched)
+                if binding not in removed:
+                    removed.append(binding)
     return removed

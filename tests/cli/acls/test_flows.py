@@ -78,7 +78,8 @@ def test_add_list_match_and_remove_as_the_recording(cluster):
     assert not changed                                                   # already so
     text, removed = run(cluster, remove_acls, "--remove --allow-principal User:alice --operation Read --topic plain",
                         read_answer=lambda: None, force=True)
-    assert (text, removed) == ("", True)
+    assert (text, [str(b) for b in removed]) == ("", [f"(pattern={PLAIN}, entry=(principal=User:alice, host=*, "
+                                                   "operation=READ, permissionType=ALLOW))"])
     wait_acls(cluster, 5)
     text, _ = run(cluster, list_acls, "--list --topic plain")            # acls-list-topic-after-remove
     assert text == (f"Current ACLs for resource `{PLAIN}`: \n"
@@ -90,12 +91,12 @@ def test_remove_asks_first(cluster):
     text, removed = run(cluster, remove_acls, "--remove --topic plain", read_answer=lambda: next(answers, None),
                         force=False)
     assert (text, removed) == (f"Are you sure you want to delete all ACLs for resource filter `{PLAIN}`? (y/n)\n",
-                               False)
+                               [])
     with pytest.raises(NoAnswer):
         run(cluster, remove_acls, "--remove --topic plain", read_answer=lambda: None, force=False)
     _, removed = run(cluster, remove_acls, "--remove --topic plain --cluster", read_answer=lambda: "Y\n", force=False)
-    assert removed
+    assert {b.pattern.name for b in removed} == {"plain"}     # no cluster ACL here
     wait_acls(cluster, 4)
     _, removed = run(cluster, remove_acls, "--remove --topic plain", read_answer=lambda: "y", force=False)
-    assert not removed
+    assert removed == []
 
