@@ -43,6 +43,8 @@ TOOLS: tuple[Tool, ...] = (
          "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
     Tool("kafka-features", "features", "kraftsman.cli.features.tool", "features",
          "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
+    Tool("kafka-topics", "topics", "kraftsman.cli.topics.tool", "topics",
+         "Create, list, describe, alter and delete topics.", jopt=True),
     Tool("kafka-controller", "controller", "kraftsman.cli.controller.tool", "controller",
          "Run a KRaft controller in the foreground.", kafka=False),
     Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo", "Write and decode a small metadata log.",
