@@ -3,16 +3,17 @@ run in-process on the fixture cluster at its point of the recorded history and c
 
 A tool's golden test (tests/cli/<tool>/test_golden.py) is a few lines:
 
-    from ...admin_golden import cases, history, replay  # noqa: F401 (history is the cluster fixture)
+    from ...admin_golden import cases, replay
 
-    @pytest.mark.parametrize("name", cases("kafka-topics"))
+    @pytest.mark.parametrize("name", cases("kafka-topics"))     # `history`: tests/conftest.py's fixture
     def test_golden(history, name):
         problems = replay(history, name)
         assert not problems, "\n".join(problems)
 
 Rules:
 - cases(tool) lists the tool's cases in the history's order (admin_cluster_history.CASES; pytest keeps the
-  parameters' order); the `history` fixture is one fixture cluster per test module, walked from its start.
+  parameters' order); the `history` fixture (offered to every test by tests/conftest.py) is one fixture cluster
+  per test module, walked from its start.
 - replay(history, name): History.prepare (the cases before it that this module does not run are emulated by the
   state helpers), the tool's run(argv, env) behind the suite's boundary with the case's stdin and input files in a
   scratch working directory and no profile, a sync of the brokers' images (so what the case wrote is seen by

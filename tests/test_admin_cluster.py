@@ -16,10 +16,10 @@ import pytest
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 
-from .admin_cluster import FIXTURES, AdminCluster
+from .admin_cluster import FIXTURES
 from .admin_cluster_checks import CHECKS
 from .admin_cluster_compare import compare, load_case, normalize
-from .admin_cluster_history import CASES, History
+from .admin_cluster_history import CASES
 from .admin_golden import landed
 
 TOOLS = {"kafka-cluster", "kafka-metadata-quorum"}
@@ -28,16 +28,6 @@ TOOLS = {"kafka-cluster", "kafka-metadata-quorum"}
 TOOL_ADDITIONS = {"cluster-list-endpoints-bootstrap-server", "cluster-no-subcommand"}
 if not FIXTURES.is_dir():
     pytest.skip(f"admin fixtures not found at {FIXTURES} (../shared is absent)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory):
-    cluster = AdminCluster(tmp_path_factory.mktemp("fixture-cluster"))
-    cluster.start()
-    try:
-        yield History(cluster)
-    finally:
-        cluster.stop()
 
 
 def run_tool(tool: str, argv: list[str]) -> tuple[int, str, str]:

@@ -119,10 +119,18 @@ def table(command: click.Command, additions: bool = False) -> str:
         text = _RAW_HELP.get(param.help or "", param.help or "")
         if text.startswith(ADDITION) != additions:
             continue
-        argument = param.metavar.strip("<>") if param.metavar else None
-        for name in sorted(param.opts, key=lambda o: (not o.startswith("--"), o)):
-            rows.append((option_display(name, None if param.is_flag else argument), text))
-    return render(sorted(rows, key=lambda r: r[0].lstrip("-")))
+        names = ", ".join(sorted(param.opts, key=lambda o: (o.startswith("--"), o)))     # jopt: -X, --long
+        rows.append((option_display(names, None if param.is_flag else _argument(param)), text))
+    return render(sorted(rows, key=lambda r: r[0].lstrip("-").lower()))
+
+
+def _argument(param: click.Option) -> str:
+    """Return an option's argument display: its metavar ("String: topic"), its choices, or its name."""
+    if param.metavar:
+        return param.metavar.strip("<>")
+    if isinstance(param.type, click.Choice):
+        return "|".join(map(str, param.type.choices))
+    return param.name.upper()
 
 
 # ---------------------------------------------------------------- failures
@@ -343,10 +351,12 @@ def _answer(current: Run) -> int | None:
         env.stderr.write(f"{tool.no_args or tool.help}\n{table(ctx.command)}\n")
         return ExitStatus.ERROR
     if current.args.show_help:
+        import textwrap
+
         from .typer_app import GLOBAL_FLAGS
 
         env.stderr.write(f"{tool.help}\n{table(ctx.command)}\n\n{table(ctx.command, additions=True)}\n"
-                         f"{GLOBAL_FLAGS}\n")
+                         f"{textwrap.fill(GLOBAL_FLAGS, 80)}\n")
         return ExitStatus.ERROR
     if current.args.show_version:
         env.stdout.write(f"{KAFKA_VERSION}\n")

@@ -220,8 +220,7 @@ def alter(r: jopt.Run) -> int:
     """Grow the matching topics to --partitions (TopicService.alterTopic), validated first when several."""
     topic = command_topic(r)
     names = matching_topics(r)
-    ensure_exists(r, names)
-    if not names:
+    if not _existing(r, names):
         return unchanged(r, topics=[])
     admin = r.admin()
     described = r.call(admin.describe_topics, names)
@@ -232,6 +231,12 @@ def alter(r: jopt.Run) -> int:
     _raise_first(r.call(admin.create_partitions, increases))
     r.emit("", changed=True, topics=names, partitions=topic["partitions"])
     return ExitStatus.OK
+
+
+def _existing(r: jopt.Run, names: list[str]) -> bool:
+    """Tell whether --topic matched any topic (Kafka's 'does not exist as expected' unless --if-exists)."""
+    ensure_exists(r, names)
+    return bool(names)
 
 
 def _new_replicas(assignment: dict[int, list[int]], described) -> list[list[int]] | None:
@@ -250,8 +255,7 @@ def _raise_first(outcome: dict) -> None:
 def delete(r: jopt.Run) -> int:
     """Delete the matching topics (TopicService.deleteTopic)."""
     names = matching_topics(r)
-    ensure_exists(r, names)
-    if not names:
+    if not _existing(r, names):
         return unchanged(r, topics=[])
     admin = r.admin()
     outcome = r.call(admin.delete_topics, names)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ...admin_golden import cases, history, replay  # noqa: F401 (history: the module's fixture cluster)
+from ...admin_golden import cases, replay
 
 
 @pytest.mark.parametrize("name", cases("kafka-topics"))
-def test_golden(history, name):  # noqa: F811 (the fixture)
+def test_golden(history, name):
     problems = replay(history, name)
     assert not problems, "\n".join(problems)
