@@ -15,7 +15,7 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client.admin_acls import (
+from kraftsman.controller.client.admin.acls import (
     ALL,
     ALLOW,
     ANY_OPERATION,

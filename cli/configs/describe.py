@@ -52,16 +52,15 @@ def describe_resources(admin, entity_type: str, name: str | None, describe_all: 
 
 def _every(admin, entity_type: str) -> list[str]:
     if entity_type == TOPICS:
-        return admin.list_topic_names(internal=True)
+        return [t.name for t in admin.list_topics()]
     if entity_type in (BROKERS, BROKER_LOGGERS):
         return [str(node.node_id) for node in admin.describe_cluster().nodes] + [""]
-    return admin.list_client_metrics_resources()
+    raise Refusal("kraftsman does not list client-metrics resources (ListClientMetricsResources): name one with "
+                  "--entity-name")
 
 
 def resource_configs(admin, entity_type: str, name: str, include_synonyms: bool) -> list:
     """Return a resource's entries (Kafka's getResourceConfig before its filter), checking the name first."""
-    from kraftsman.controller.client.admin_configs import ConfigResource
-
     if entity_type == TOPICS and name:
         from kraftsman.controller.quorum.topics_names import TopicNameError, validate_topic_name
 
@@ -71,11 +70,15 @@ def resource_configs(admin, entity_type: str, name: str, include_synonyms: bool)
             raise JavaThrowable("org.apache.kafka.common.errors.InvalidTopicException", str(e)) from None
     if entity_type in (BROKERS, BROKER_LOGGERS) and name and not is_java_int(name):
         raise Refusal(f"The entity name for {entity_type} must be a valid integer broker id, found: {name}")
-    return admin.describe_configs(ConfigResource(RESOURCE_TYPES[entity_type], name), include_synonyms)
+    resource = (RESOURCE_TYPES[entity_type], name)
+    config = admin.describe_configs([resource], include_synonyms)[resource]
+    if config.error is not None:
+        raise config.error
+    return config.entries
 
 
 def _entry_fields(entry) -> dict:
-    from kraftsman.controller.client.admin_configs import source_name
+    from kraftsman.controller.client.admin.configs import source_name
 
     return {"name": entry.name, "value": entry.value, "sensitive": entry.sensitive,
             "source": source_name(entry.source),
@@ -84,7 +87,7 @@ def _entry_fields(entry) -> dict:
 
 def quota_filter(types: list[str], names: list[str]) -> list:
     """Return the quota filter components of the command line's types and names (Kafka's zipAll)."""
-    from kraftsman.controller.client.admin_quotas import DEFAULT, EXACT, SPECIFIED, QuotaFilterComponent
+    from kraftsman.controller.client.admin.quotas import DEFAULT, EXACT, SPECIFIED, QuotaFilterComponent
 
     if len(names) > len(types):
         raise Refusal("More entity names specified than entity types")

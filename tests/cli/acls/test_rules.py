@@ -8,7 +8,7 @@ import pytest
 
 from kraftsman.cli.acls import texts
 from kraftsman.cli.acls.bindings import Failed, Usage, check_args, filter_entries, patterns_to_add, resource_filters
-from kraftsman.controller.client.admin_acls import AccessControlEntry, ResourcePattern
+from kraftsman.controller.client.admin.acls import AccessControlEntry, ResourcePattern
 
 FLAGS = {"add", "remove", "list", "cluster", "producer", "consumer", "idempotent", "force", "help", "version"}
 

@@ -11,11 +11,11 @@ from kraftsman.cli.configs.describe import describe
 from kraftsman.cli.configs.entities import Refusal
 from kraftsman.cli.configs.errors import JavaThrowable
 from kraftsman.controller.client import sync_client as sc
-from kraftsman.controller.client.admin import ServerError
+from kraftsman.controller.client.admin import Admin, ServerError
 from kraftsman.storage.protocol.errors import Errors
 
 from ...controller.client.small_cluster import small_cluster
-from ...controller.client.test_admin_config_calls import FullAdmin, create_topic
+from ...controller.client.test_admin_config_calls import create_topic
 from ...controller.server.quorum_fixtures import loop_fixture
 
 loop = loop_fixture()
@@ -28,9 +28,9 @@ def cluster(tmp_path_factory, loop):
         yield c
 
 
-def admin(cluster, controllers: bool = False) -> FullAdmin:
+def admin(cluster, controllers: bool = False) -> Admin:
     address = cluster.controller if controllers else cluster.server
-    return FullAdmin(sc.parse_addresses(address), sc.ClientConfig(bootstrap_controllers=controllers),
+    return Admin(sc.parse_addresses(address), sc.ClientConfig(bootstrap_controllers=controllers),
                      time.monotonic() + 15)
 
 

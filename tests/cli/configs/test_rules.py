@@ -26,7 +26,7 @@ from kraftsman.cli.configs.entities import (
 )
 from kraftsman.cli.configs.errors import command_error, exception_class, from_server_error, timed_out
 from kraftsman.controller.client.admin import ServerError
-from kraftsman.controller.client.admin_configs import ConfigEntry, ConfigSynonym
+from kraftsman.controller.client.admin.results import ConfigEntry, ConfigSynonym
 
 FLAGS = {"alter", "describe", "all", "entity-default", "force", "client-defaults", "user-defaults", "broker-defaults",
          "ip-defaults"}
