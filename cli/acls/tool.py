@@ -115,14 +115,13 @@ TransactionalId = jopt.valued("--transactional-id", "The transactionalId to whic
 UserPrincipal = jopt.valued("--user-principal", "Specifies a user principal as a resource in relation with the "
                             "operation. For instance one could grant CreateTokens or DescribeTokens permission on a "
                             "given user principal.", "String: user-principal", multiple=True)
-ZkTlsConfigFile = jopt.valued("--zk-tls-config-file", "DEPRECATED: Identifies the file where ZooKeeper client TLS "
-                              "connectivity properties are defined for the default authorizer kafka.security."
-                              "authorizer.AclAuthorizer. Any properties other than the following (with or without an "
-                              f"\"authorizer.\" prefix) are ignored: {jopt.ZK_TLS_KEYS}. Note that if SASL is not "
-                              "configured and zookeeper.set.acl is supposed to be true due to mutual certificate "
-                              "authentication being used then it is necessary to explicitly specify --authorizer-properties "
-                              "zookeeper.set.acl=true. " + DEPRECATION,
-                              "String: Authorizer ZooKeeper TLS configuration")
+ZK_TLS_HELP = ("DEPRECATED: Identifies the file where ZooKeeper client TLS connectivity properties are defined for "
+               "the default authorizer kafka.security.authorizer.AclAuthorizer. Any properties other than the "
+               f"following (with or without an \"authorizer.\" prefix) are ignored: {jopt.ZK_TLS_KEYS}. Note that if "
+               "SASL is not configured and zookeeper.set.acl is supposed to be true due to mutual certificate "
+               "authentication being used then it is necessary to explicitly specify --authorizer-properties "
+               "zookeeper.set.acl=true. " + DEPRECATION)
+ZkTlsConfigFile = jopt.valued("--zk-tls-config-file", ZK_TLS_HELP, "String: Authorizer ZooKeeper TLS configuration")
 
 app = jopt.app(PROG)
 
