@@ -14,7 +14,7 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client.admin_acls import ANY_ENTRY, AclBinding
+from kraftsman.controller.client.admin.acls import ANY_ENTRY, AclBinding
 
 from . import texts
 from .bindings import filter_entries, patterns_to_add, principals, resource_filters
@@ -26,7 +26,7 @@ class NoAnswer(Exception):
 
 def list_acls(opts, admin, out) -> list[AclBinding]:
     """Print the ACLs the command line asks for; return the bindings shown."""
-    from kraftsman.controller.client.admin_acls import ANY_PATTERN, ANY_TYPE, ResourcePattern
+    from kraftsman.controller.client.admin.acls import ANY_PATTERN, ANY_TYPE, ResourcePattern
 
     filters = resource_filters(opts, die_if_none=False) or [ResourcePattern(ANY_TYPE, None, ANY_PATTERN)]
     wanted = principals(opts, "principal")

@@ -15,7 +15,7 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client.admin_acls import (
+from kraftsman.controller.client.admin.acls import (
     ALL,
     ALLOW,
     ANY_OPERATION,
@@ -62,6 +62,8 @@ def check_args(opts) -> None:
     """Run AclCommandOptions.checkArgs for the admin-client path: raise Usage with Kafka's text, or return."""
     if opts.has("bootstrap-server") and opts.has("authorizer"):
         raise Usage("Only one of --bootstrap-server or --authorizer must be specified")
+    if not _connected(opts) and not opts.has("authorizer-properties"):
+        raise Usage('Missing required argument "[authorizer-properties]"')
     if opts.has("command-config") and not _connected(opts):
         raise Usage("The --command-config option can only be used with --bootstrap-server option")
     if opts.has("authorizer-properties") and _connected(opts):

@@ -4,7 +4,7 @@ removal questions, the per-principal heading.
 Rules:
 - A block is Kafka's `s"<head> for resource `$resource`: $nl ${acls.map("\t" + _).mkString(nl)} $nl"` then
   println: the heading line ends with ": ", the first entry line starts with " \t", the last ends with " ", and a
-  blank line follows. Patterns and entries print as their Java toString() (controller.client.admin_acls).
+  blank line follows. Patterns and entries print as their Java toString() (controller.client.admin.acls).
 """
 from __future__ import annotations
 

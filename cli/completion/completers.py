@@ -129,11 +129,7 @@ def _admin(values: dict):
 @_silent
 def topic_names(values: dict, incomplete: str) -> list[str]:
     """Complete a topic name from the cluster the line names (Metadata: every topic, internal ones too)."""
-    found = _admin(values)
-    if found is None:
-        return []
-    with found[0] as admin:
-        return [t.name for t in admin.list_topics()]
+    return _topics(values)
 
 
 @_silent
@@ -151,15 +147,99 @@ def topic_config_names() -> list[str]:
 
 @_silent
 def config_keys(values: dict, incomplete: str) -> list[str]:
-    """Complete a config name (kafka-configs --delete-config, --add-config's keys): topic configs, or broker
-    configs when the line's --entity-type names brokers."""
-    from kraftsman.controller.quorum.broker_configs_schema import BROKER_CONFIGS
+    """Complete a config name (kafka-configs --delete-config): the names kafka-configs accepts for the entity type
+    the line names (--entity-type, or --topic, --broker, --user, ...; topics when it names none)."""
+    from ..configs.config_names import names
+
+    return names(_entity_type(values))
+
+
+@_silent
+def config_pairs(values: dict, incomplete: str) -> list[str]:
+    """Complete kafka-configs --add-config's `NAME=`: the config names of the line's entity type."""
+    from ..configs.config_names import names
+
+    return [f"{name}=" for name in names(_entity_type(values))]
+
+
+def _entity_type(values: dict) -> str:
+    """Return the entity type a kafka-configs line names (its first one), topics when none."""
+    from ..configs.entities import DEFAULT_FLAGS, ENTITY_FLAGS
 
     kinds = values.get("entity_type") or []
-    kinds = [kinds] if isinstance(kinds, str) else kinds
-    if any(k.startswith("broker") for k in kinds):
-        return sorted(BROKER_CONFIGS)
-    return topic_config_names()
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    kinds += [kind for flag, kind in (*ENTITY_FLAGS, *DEFAULT_FLAGS) if values.get(flag.replace("-", "_"))]
+    return kinds[0] if kinds else "topics"
+
+
+@_silent
+def entity_types(values: dict, incomplete: str) -> list[str]:
+    """Complete kafka-configs --entity-type (Kafka 3.9's entity types)."""
+    from ..configs.entities import SUPPORTED_TYPES
+
+    return list(SUPPORTED_TYPES)
+
+
+@_silent
+def entity_names(values: dict, incomplete: str) -> list[str]:
+    """Complete kafka-configs --entity-name from the cluster, by the line's entity type: topics, broker ids, users
+    (SCRAM credentials and quotas), client ids (quotas)."""
+    kind = _entity_type(values)
+    if kind in ("brokers", "broker-loggers"):
+        return node_ids(values, controllers=False)
+    if kind in ("users", "clients"):
+        return quota_names(values, "user" if kind == "users" else "client-id") + \
+            (scram_users(values) if kind == "users" else [])
+    return [] if kind != "topics" else _topics(values)
+
+
+def _topics(values: dict) -> list[str]:
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        return [t.name for t in admin.list_topics()]
+
+
+def quota_names(values: dict, entity_type: str) -> list[str]:
+    """Return the names of the quota entities of one type (DescribeClientQuotas), defaults left out."""
+    from kraftsman.controller.client.admin.quotas import SPECIFIED, QuotaFilterComponent
+
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        entries = admin.describe_client_quotas([QuotaFilterComponent(entity_type, SPECIFIED)], strict=False)
+    return sorted({name for e in entries for kind, name in e.entity if kind == entity_type and name})
+
+
+def scram_users(values: dict) -> list[str]:
+    """Return the users with SCRAM credentials (DescribeUserScramCredentials)."""
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        return sorted({r.user for r in admin.describe_user_scram_credentials() if not r.error_code})
+
+
+@_silent
+def users(values: dict, incomplete: str) -> list[str]:
+    """Complete kafka-configs --user: the users with SCRAM credentials or quotas."""
+    return sorted({*scram_users(values), *quota_names(values, "user")})
+
+
+@_silent
+def principals(values: dict, incomplete: str) -> list[str]:
+    """Complete a kafka-acls principal: those the cluster's ACLs name, and User:<name> of each SCRAM user."""
+    from kraftsman.controller.client.admin.acls import ANY_ENTRY, ANY_PATTERN, ANY_TYPE, ResourcePattern
+
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        named = {b.entry.principal for b in admin.describe_acls(ResourcePattern(ANY_TYPE, None, ANY_PATTERN),
+                                                                ANY_ENTRY)}
+    return sorted(named | {f"User:{u}" for u in scram_users(values)})
 
 
 def connection(values: dict) -> tuple[str | None, dict, bool]:

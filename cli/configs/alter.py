@@ -53,19 +53,17 @@ def _check_deletes(deletes: list[str], present, what: str = "config(s)") -> None
 
 
 def _incremental(admin, entity_type: str, name: str, adds: dict[str, str], deletes: list[str]) -> bool:
-    from kraftsman.controller.client.admin_configs import AlterConfigOp, ConfigResource
+    from kraftsman.controller.client.admin.configs import AlterConfigOp
 
     old = {e.name: e for e in shown_entries(resource_configs(admin, entity_type, name, False), entity_type, name,
                                             False)}
     _check_deletes(deletes, old)
     ops = [AlterConfigOp(k, SET, v) for k, v in adds.items()] + [AlterConfigOp(k, DELETE) for k in deletes]
-    admin.incremental_alter_configs(ConfigResource(RESOURCE_TYPES[entity_type], name), ops)
+    admin.incremental_alter_configs((RESOURCE_TYPES[entity_type], name), ops)
     return any(k not in old or old[k].value != v for k, v in adds.items()) or bool(deletes)
 
 
 def _legacy_broker(admin, name: str, adds: dict[str, str], deletes: list[str]) -> bool:
-    from kraftsman.controller.client.admin_configs import ConfigResource
-
     old = {e.name: e.value for e in shown_entries(resource_configs(admin, BROKERS, name, False), BROKERS, name, False)}
     _check_deletes(deletes, old)
     new = {**old, **adds}
@@ -75,19 +73,19 @@ def _legacy_broker(admin, name: str, adds: dict[str, str], deletes: list[str]) -
     if hidden:
         raise InvalidConfigs("All sensitive broker config entries must be specified for --alter, missing entries: "
                              + texts.scala_set(hidden))
-    admin.alter_configs(ConfigResource(RESOURCE_TYPES[BROKERS], name), list(new.items()))
+    admin.alter_configs((RESOURCE_TYPES[BROKERS], name), list(new.items()))
     return new != old
 
 
 def _loggers(admin, name: str, adds: dict[str, str], deletes: list[str]) -> bool:
-    from kraftsman.controller.client.admin_configs import AlterConfigOp, ConfigResource
+    from kraftsman.controller.client.admin.configs import AlterConfigOp
 
     loggers = {e.name: e.value for e in resource_configs(admin, BROKER_LOGGERS, name, True)}
     invalid = [k for k in deletes if k not in loggers] + [k for k in adds if k not in loggers]
     if invalid:
         raise InvalidConfigs(f"Invalid broker logger(s): {','.join(invalid)}")
     ops = [AlterConfigOp(k, SET, v) for k, v in adds.items()] + [AlterConfigOp(k, DELETE) for k in deletes]
-    admin.incremental_alter_configs(ConfigResource(RESOURCE_TYPES[BROKER_LOGGERS], name), ops)
+    admin.incremental_alter_configs((RESOURCE_TYPES[BROKER_LOGGERS], name), ops)
     return any(loggers[k] != v for k, v in adds.items()) or bool(deletes)
 
 
@@ -137,7 +135,7 @@ def alter_quotas(admin, types, names, adds: dict[str, str], deletes: list[str]) 
 
 def alter_scram(admin, user: str, adds: dict[str, str], deletes: list[str]) -> bool:
     """Create, replace or delete one user's SCRAM credentials; fail with the user's error."""
-    from kraftsman.controller.client.admin_quotas import ScramDeletion, ScramUpsertion
+    from kraftsman.controller.client.admin.quotas import ScramDeletion, ScramUpsertion
 
     upserts = [ScramUpsertion(user, m, *scram_credential(m, text)) for m, text in adds.items()]
     outcome = admin.alter_user_scram_credentials(upserts, [ScramDeletion(user, m) for m in deletes])

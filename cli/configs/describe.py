@@ -6,7 +6,8 @@ Rules:
   dicts (one per entity) for --output json/yaml.
 - topics, brokers, broker-loggers, client-metrics: the named entity, or every one (topics: the cluster's, internal
   ones included; brokers: each listed broker, then the cluster default ""), each with its configs
-  (texts.shown_entries). An invalid topic name fails before asking (Kafka's Topic.validate: InvalidTopicException).
+  (texts.shown_entries). An invalid topic name fails before asking (Kafka's Topic.validate: InvalidTopicException,
+  a jopt.KafkaError without frames, as Kafka's ApiExceptions have none).
 - users, clients: the quota entities matching the names (a filter component per entity type: a name, the
   default, or any), then, unless clients are named or a default is, every user's SCRAM credentials (the named
   users, or all); a user without credentials is left out (RESOURCE_NOT_FOUND), another per-user error is
@@ -18,7 +19,6 @@ from kraftsman.storage.protocol.errors import Errors
 
 from . import texts
 from .entities import BROKER_LOGGERS, BROKERS, CLIENT_METRICS, CLIENTS, IPS, TOPICS, USERS, Refusal, is_java_int
-from .errors import JavaThrowable
 
 QUOTA_TYPES = {USERS: "user", CLIENTS: "client-id", IPS: "ip"}
 RESOURCE_TYPES = {TOPICS: 2, BROKERS: 4, BROKER_LOGGERS: 8, CLIENT_METRICS: 16}
@@ -52,30 +52,35 @@ def describe_resources(admin, entity_type: str, name: str | None, describe_all: 
 
 def _every(admin, entity_type: str) -> list[str]:
     if entity_type == TOPICS:
-        return admin.list_topic_names(internal=True)
+        return [t.name for t in admin.list_topics()]
     if entity_type in (BROKERS, BROKER_LOGGERS):
         return [str(node.node_id) for node in admin.describe_cluster().nodes] + [""]
-    return admin.list_client_metrics_resources()
+    raise Refusal("kraftsman does not list client-metrics resources (ListClientMetricsResources): name one with "
+                  "--entity-name")
 
 
 def resource_configs(admin, entity_type: str, name: str, include_synonyms: bool) -> list:
     """Return a resource's entries (Kafka's getResourceConfig before its filter), checking the name first."""
-    from kraftsman.controller.client.admin_configs import ConfigResource
-
     if entity_type == TOPICS and name:
         from kraftsman.controller.quorum.topics_names import TopicNameError, validate_topic_name
 
         try:
             validate_topic_name(name)
         except TopicNameError as e:
-            raise JavaThrowable("org.apache.kafka.common.errors.InvalidTopicException", str(e)) from None
+            from ..common.jopt import KafkaError
+
+            raise KafkaError(str(e), "org.apache.kafka.common.errors.InvalidTopicException", traced=False) from None
     if entity_type in (BROKERS, BROKER_LOGGERS) and name and not is_java_int(name):
         raise Refusal(f"The entity name for {entity_type} must be a valid integer broker id, found: {name}")
-    return admin.describe_configs(ConfigResource(RESOURCE_TYPES[entity_type], name), include_synonyms)
+    resource = (RESOURCE_TYPES[entity_type], name)
+    config = admin.describe_configs([resource], include_synonyms)[resource]
+    if config.error is not None:
+        raise config.error
+    return config.entries
 
 
 def _entry_fields(entry) -> dict:
-    from kraftsman.controller.client.admin_configs import source_name
+    from kraftsman.controller.client.admin.configs import source_name
 
     return {"name": entry.name, "value": entry.value, "sensitive": entry.sensitive,
             "source": source_name(entry.source),
@@ -84,7 +89,7 @@ def _entry_fields(entry) -> dict:
 
 def quota_filter(types: list[str], names: list[str]) -> list:
     """Return the quota filter components of the command line's types and names (Kafka's zipAll)."""
-    from kraftsman.controller.client.admin_quotas import DEFAULT, EXACT, SPECIFIED, QuotaFilterComponent
+    from kraftsman.controller.client.admin.quotas import DEFAULT, EXACT, SPECIFIED, QuotaFilterComponent
 
     if len(names) > len(types):
         raise Refusal("More entity names specified than entity types")
@@ -118,8 +123,7 @@ def describe_scram(admin, names: list[str], out) -> list[dict]:
             continue
         if result.error_code:
             from kraftsman.controller.client.admin import error_message
-
-            from .errors import exception_class
+            from kraftsman.storage.protocol.errors import exception_class
 
             message = error_message(result.error_code, result.error_message)
             out(texts.scram_error_line(result.user, "ExecutionException",

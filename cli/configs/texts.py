@@ -12,7 +12,7 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client.admin_configs import source_name
+from kraftsman.controller.client.admin.configs import source_name
 
 from .entities import BROKER_LOGGERS, BROKERS, CLIENT_METRICS, TOPICS, singular
 

@@ -8,9 +8,9 @@ import pytest
 
 from kraftsman.cli.acls.actions import NoAnswer, add_acls, list_acls, remove_acls
 from kraftsman.controller.client import sync_client as sc
+from kraftsman.controller.client.admin import Admin
 
 from ...controller.client.small_cluster import small_cluster
-from ...controller.client.test_admin_config_calls import FullAdmin
 from ...controller.server.quorum_fixtures import loop_fixture
 from .test_rules import Opts
 
@@ -24,9 +24,9 @@ def cluster(tmp_path_factory, loop):
         yield c
 
 
-def admin(cluster, controllers: bool = False) -> FullAdmin:
+def admin(cluster, controllers: bool = False) -> Admin:
     address = cluster.controller if controllers else cluster.server
-    return FullAdmin(sc.parse_addresses(address), sc.ClientConfig(bootstrap_controllers=controllers),
+    return Admin(sc.parse_addresses(address), sc.ClientConfig(bootstrap_controllers=controllers),
                      time.monotonic() + 15)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from kraftsman.cli.acls import texts
 from kraftsman.cli.acls.bindings import Failed, Usage, check_args, filter_entries, patterns_to_add, resource_filters
-from kraftsman.controller.client.admin_acls import AccessControlEntry, ResourcePattern
+from kraftsman.controller.client.admin.acls import AccessControlEntry, ResourcePattern
 
 FLAGS = {"add", "remove", "list", "cluster", "producer", "consumer", "idempotent", "force", "help", "version"}
 
@@ -49,7 +49,9 @@ def usage(command_line: str) -> str:
     (S + "--add --operation Read --topic plain",
      "You must specify one of: --allow-principal, --deny-principal when trying to add ACLs."),
     (S + "--authorizer x --list", "Only one of --bootstrap-server or --authorizer must be specified"),
-    ("--command-config f --list", "The --command-config option can only be used with --bootstrap-server option"),
+    ("--list", 'Missing required argument "[authorizer-properties]"'),
+    ("--authorizer-properties a=b --command-config f --list",
+     "The --command-config option can only be used with --bootstrap-server option"),
     (S + "--authorizer-properties a=b --list",
      "The --authorizer-properties option can only be used with --authorizer option"),
     (S + "--list --producer --topic t", 'Option "[list]" can\'t be used with option "[producer]"'),

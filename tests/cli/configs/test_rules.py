@@ -24,9 +24,7 @@ from kraftsman.cli.configs.entities import (
     entity_names,
     entity_types,
 )
-from kraftsman.cli.configs.errors import command_error, exception_class, from_server_error, timed_out
-from kraftsman.controller.client.admin import ServerError
-from kraftsman.controller.client.admin_configs import ConfigEntry, ConfigSynonym
+from kraftsman.controller.client.admin.results import ConfigEntry, ConfigSynonym
 
 FLAGS = {"alter", "describe", "all", "entity-default", "force", "client-defaults", "user-defaults", "broker-defaults",
          "ip-defaults"}
@@ -208,23 +206,6 @@ def test_shown_entries_keep_the_dynamic_source_sorted_in_java_order():
     assert [e.name for e in texts.shown_entries(entries, "brokers", "4", False)] == ["B", "b"]
     assert [e.name for e in texts.shown_entries(entries, "brokers", "", False)] == ["c"]
     assert [e.name for e in texts.shown_entries(entries, "brokers", "4", True)] == ["B", "a", "b", "c"]
-
-
-def test_kafkas_error_texts():
-    argv = ["--bootstrap-server", "127.0.0.1:31014", "--describe", "--entity-type", "topics", "--entity-name", "nope"]
-    text = command_error(argv, from_server_error(ServerError(3, "")))
-    assert text == ("Error while executing config command with args '--bootstrap-server 127.0.0.1:31014 --describe "
-                    "--entity-type topics --entity-name nope'\n"
-                    "java.util.concurrent.ExecutionException: org.apache.kafka.common.errors."
-                    "UnknownTopicOrPartitionException: \n"
-                    "\tat kraftsman.cli.configs(kafka-configs)\n"
-                    "Caused by: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: \n")
-    assert command_error([], timed_out()).splitlines()[1:] == ["java.util.concurrent.TimeoutException",
-                                                                "\tat kraftsman.cli.configs(kafka-configs)"]
-    assert [exception_class(c) for c in (40, 3, 91, 115, -1)] == [
-        "org.apache.kafka.common.errors." + n for n in (
-            "InvalidConfigurationException", "UnknownTopicOrPartitionException", "ResourceNotFoundException",
-            "UnsupportedEndpointTypeException", "UnknownServerException")]
 
 
 def test_valid_config_names_per_entity_type():

@@ -8,7 +8,7 @@ import pytest
 
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.client.admin import Admin, ServerError
-from kraftsman.controller.client.admin_acls import (
+from kraftsman.controller.client.admin.acls import (
     ALLOW,
     ANY_ENTRY,
     CLUSTER,
@@ -19,31 +19,21 @@ from kraftsman.controller.client.admin_acls import (
     TOPIC,
     AccessControlEntry,
     AclBinding,
-    AclCalls,
     ResourcePattern,
 )
-from kraftsman.controller.client.admin_configs import (
-    BROKER,
-    DELETE,
-    SET,
-    AlterConfigOp,
-    ConfigCalls,
-    ConfigResource,
-    source_name,
-)
-from kraftsman.controller.client.admin_configs import TOPIC as TOPIC_RESOURCE
-from kraftsman.controller.client.admin_quotas import (
+from kraftsman.controller.client.admin.configs import BROKER, DELETE, SET, AlterConfigOp, source_name
+from kraftsman.controller.client.admin.configs import TOPIC as TOPIC_RESOURCE
+from kraftsman.controller.client.admin.core import NodeUnavailable
+from kraftsman.controller.client.admin.quotas import (
     DEFAULT,
     EXACT,
     SPECIFIED,
-    QuotaCalls,
     QuotaEntry,
     QuotaFilterComponent,
     ScramDeletion,
     ScramUpsertion,
     java_ordered,
 )
-from kraftsman.controller.client.node_routing import NodeUnavailable
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors
 
@@ -54,19 +44,23 @@ loop = loop_fixture()
 READ, WRITE, DESCRIBE = 3, 4, 8
 
 
-class FullAdmin(Admin, ConfigCalls, QuotaCalls, AclCalls):
-    """Admin with the configs, quotas and ACL calls."""
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, loop):
     with small_cluster(tmp_path_factory.mktemp("admin-calls"), loop) as c:
         yield c
 
 
-def admin(address: str, *, controllers: bool = False, seconds: float = 15) -> FullAdmin:
+def admin(address: str, *, controllers: bool = False, seconds: float = 15) -> Admin:
     config = sc.ClientConfig(bootstrap_controllers=controllers, request_timeout_ms=int(seconds * 1000))
-    return FullAdmin(sc.parse_addresses(address), config, time.monotonic() + seconds)
+    return Admin(sc.parse_addresses(address), config, time.monotonic() + seconds)
+
+
+def configs(a: Admin, resource: tuple[int, str], include_synonyms: bool = False) -> list:
+    """Return one resource's entries (raise its error)."""
+    config = a.describe_configs([resource], include_synonyms)[resource]
+    if config.error is not None:
+        raise config.error
+    return config.entries
 
 
 def create_topic(cluster, name: str) -> None:
@@ -84,11 +78,11 @@ def create_topic(cluster, name: str) -> None:
 
 def test_topic_configs_set_delete_and_describe_with_synonyms(cluster):
     create_topic(cluster, "cfg")
-    resource = ConfigResource(TOPIC_RESOURCE, "cfg")
+    resource = (TOPIC_RESOURCE, "cfg")
     admin(cluster.server).incremental_alter_configs(resource, [AlterConfigOp("cleanup.policy", SET, "compact"),
                                                                AlterConfigOp("retention.ms", SET, "1000")])
     cluster.sync(lambda image: image.configs.resources.get((2, "cfg"), {}).get("retention.ms") == "1000")
-    entries = {e.name: e for e in admin(cluster.server).describe_configs(resource, include_synonyms=True)}
+    entries = {e.name: e for e in configs(admin(cluster.server), resource, include_synonyms=True)}
     policy = entries["cleanup.policy"]
     assert (policy.value, source_name(policy.source), policy.sensitive) == ("compact", "DYNAMIC_TOPIC_CONFIG", False)
     assert [(source_name(s.source), s.name, s.value) for s in policy.synonyms] == [
@@ -97,33 +91,33 @@ def test_topic_configs_set_delete_and_describe_with_synonyms(cluster):
     admin(cluster.server).incremental_alter_configs(resource, [AlterConfigOp("retention.ms", DELETE)])
     cluster.sync(lambda image: "retention.ms" not in image.configs.resources.get((2, "cfg"), {}))
     # through the controller too (Kafka's LeastLoadedBrokerOrActiveKController)
-    entries = {e.name: e for e in admin(cluster.controller, controllers=True).describe_configs(resource)}
+    entries = {e.name: e for e in configs(admin(cluster.controller, controllers=True), resource)}
     assert source_name(entries["retention.ms"].source) == "DEFAULT_CONFIG" and entries["cleanup.policy"].value == "compact"
 
 
 def test_bad_value_and_missing_topic_are_server_errors_with_kafkas_messages(cluster):
     with pytest.raises(ServerError) as bad:
-        admin(cluster.server).incremental_alter_configs(ConfigResource(TOPIC_RESOURCE, "cfg"),
+        admin(cluster.server).incremental_alter_configs((TOPIC_RESOURCE, "cfg"),
                                                         [AlterConfigOp("retention.ms", SET, "abc")])
     assert (bad.value.code, bad.value.message) == (
         Errors.INVALID_CONFIG, "Invalid value abc for configuration retention.ms: Not a number of type LONG")
     with pytest.raises(ServerError) as missing:
-        admin(cluster.server).describe_configs(ConfigResource(TOPIC_RESOURCE, "nope"))
+        configs(admin(cluster.server), (TOPIC_RESOURCE, "nope"))
     assert (missing.value.code, missing.value.message) == (Errors.UNKNOWN_TOPIC_OR_PARTITION, "")
 
 
 def test_broker_configs_go_to_the_broker_and_the_legacy_alter_replaces_them(cluster):
-    resource = ConfigResource(BROKER, "4")
+    resource = (BROKER, "4")
     admin(cluster.server).alter_configs(resource, [("log.cleaner.threads", "2")])
     cluster.sync(lambda image: image.configs.resources.get((4, "4"), {}).get("log.cleaner.threads") == "2")
-    dynamic = [e for e in admin(cluster.server).describe_configs(resource) if e.source == 2]
+    dynamic = [e for e in configs(admin(cluster.server), resource) if e.source == 2]
     assert [(e.name, e.value) for e in dynamic] == [("log.cleaner.threads", "2")]
     admin(cluster.server).alter_configs(resource, [])          # the legacy API deletes what it leaves out
     cluster.sync(lambda image: not image.configs.resources.get((4, "4")))
-    default = ConfigResource(BROKER, "")
+    default = (BROKER, "")
     admin(cluster.controller, controllers=True).alter_configs(default, [("log.retention.ms", "604800000")])
     cluster.sync(lambda image: image.configs.resources.get((4, ""), {}).get("log.retention.ms") == "604800000")
-    entries = admin(cluster.controller, controllers=True).describe_configs(default, include_synonyms=True)
+    entries = configs(admin(cluster.controller, controllers=True), default, include_synonyms=True)
     assert [(e.name, e.source, [s.source for s in e.synonyms]) for e in entries] == [("log.retention.ms", 3, [3])]
     admin(cluster.server).alter_configs(default, [])
     cluster.sync(lambda image: not image.configs.resources.get((4, "")))
@@ -132,13 +126,13 @@ def test_broker_configs_go_to_the_broker_and_the_legacy_alter_replaces_them(clus
 def test_a_broker_the_cluster_does_not_list_times_out_as_kafkas_admin_does(cluster):
     started = time.monotonic()
     with pytest.raises(NodeUnavailable) as unknown:
-        admin(cluster.server, seconds=1.5).describe_configs(ConfigResource(BROKER, "9"))
+        configs(admin(cluster.server, seconds=1.5), (BROKER, "9"))
     assert 1.4 < time.monotonic() - started < 5
-    assert "node 9 is not among the brokers the cluster lists (4)" in str(unknown.value)
+    assert "node 9 is not in the cluster's metadata (call: DescribeConfigs)" in str(unknown.value)
     # with bootstrap controllers only a controller's own id is found: broker 4 is not
-    with pytest.raises(NodeUnavailable, match=r"node 4 is not among the controllers the cluster lists \(1\)"):
-        admin(cluster.controller, controllers=True, seconds=1).describe_configs(ConfigResource(BROKER, "4"))
-    own = admin(cluster.controller, controllers=True).describe_configs(ConfigResource(BROKER, "1"))
+    with pytest.raises(NodeUnavailable, match=r"node 4 is not in the cluster's metadata"):
+        configs(admin(cluster.controller, controllers=True, seconds=1), (BROKER, "4"))
+    own = configs(admin(cluster.controller, controllers=True), (BROKER, "1"))
     assert {e.name: e.value for e in own}["node.id"] == "1"
 
 

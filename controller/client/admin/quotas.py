@@ -1,10 +1,10 @@
-"""Kafka's Admin calls on client quotas and SCRAM credentials: describeClientQuotas, alterClientQuotas,
-describeUserScramCredentials and alterUserScramCredentials, mixed into the Admin class (controller.client.admin).
+"""Kafka's client quota and SCRAM credential calls: describeClientQuotas, alterClientQuotas,
+describeUserScramCredentials and alterUserScramCredentials (a part of Admin).
 
 Rules:
-- Every call goes where Admin sends controller-bound calls (on_active_controller): the first broker that answers,
-  or the active controller with bootstrap controllers (whose lack of DescribeClientQuotas is then the client's
-  UnsupportedVersion, as Kafka 3.9 controllers refuse it too).
+- Routing is KafkaAdminClient's: the describes and AlterClientQuotas go to any node (core.any_node; with
+  bootstrap controllers a controller, whose lack of DescribeClientQuotas is the client's UnsupportedVersion,
+  where Kafka 3.9's client refuses the call), AlterUserScramCredentials to the controller (core.on_controller).
 - describe_client_quotas returns the entities, and each entity's values, in the order Kafka's Admin client
   iterates them: java.util.HashMaps sized to the response (ClientQuotaEntity hashes as Objects.hash of its
   Map<String, String>),
@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from kraftsman.storage.protocol.errors import Errors
 
-from . import sync_client as sc
-from .active_controller import Refused
+from .. import sync_client as sc
+from .core import ServerError, error_message, raise_for
 
 USER, CLIENT_ID, IP = "user", "client-id", "ip"                  # ClientQuotaEntity types
 EXACT, DEFAULT, SPECIFIED = 0, 1, 2                              # DescribeClientQuotas MatchType
@@ -72,14 +72,12 @@ class ScramDeletion(NamedTuple):
     mechanism: str
 
 
-def _server_error(code: int, message: str | None):
-    from .admin import ServerError, error_message
-
+def _server_error(code: int, message: str | None) -> ServerError:
     return ServerError(code, error_message(code, message))
 
 
 class QuotaCalls:
-    """Client quota and SCRAM credential calls (mixed into Admin: addresses, config, deadline)."""
+    """Client quota and SCRAM credential calls (a part of Admin)."""
 
     def describe_client_quotas(self, components: list[QuotaFilterComponent], strict: bool) -> list[QuotaEntry]:
         """Return the quotas matching the filter, in Kafka's Admin client order (DescribeClientQuotas)."""
@@ -91,13 +89,10 @@ class QuotaCalls:
                                                      match=c.match) for c in components], strict=strict)
             response = conn.request("DescribeClientQuotas", conn.pick_version("DescribeClientQuotas"), body,
                                     self.deadline)
-            if response.error_code == Errors.NOT_CONTROLLER:
-                raise Refused(Errors.NOT_CONTROLLER.name)
-            if response.error_code:
-                raise _server_error(response.error_code, response.error_message)
+            raise_for(response.error_code, response.error_message)
             return java_ordered(response.entries)
 
-        return self._on_active_controller(attempt, "DescribeClientQuotas")
+        return self.any_node(attempt, "DescribeClientQuotas")
 
     def alter_client_quotas(self, entity: list[tuple[str, str | None]], ops: list[tuple[str, float | None]],
                             validate_only: bool = False) -> None:
@@ -112,12 +107,9 @@ class QuotaCalls:
             body = cls(entries=[entry], validate_only=validate_only)
             response = conn.request("AlterClientQuotas", conn.pick_version("AlterClientQuotas"), body, self.deadline)
             for answer in response.entries:
-                if answer.error_code == Errors.NOT_CONTROLLER:
-                    raise Refused(Errors.NOT_CONTROLLER.name)
-                if answer.error_code:
-                    raise _server_error(answer.error_code, answer.error_message)
+                raise_for(answer.error_code, answer.error_message)
 
-        self._on_active_controller(attempt, "AlterClientQuotas")
+        self.on_controller(attempt, "AlterClientQuotas")
 
     def describe_user_scram_credentials(self, users: list[str] | None = None) -> list[UserScramResult]:
         """Return the SCRAM credentials of `users` (every user when None or empty)."""
@@ -128,13 +120,10 @@ class QuotaCalls:
             body = cls(users=[cls.UserName(name=u) for u in users] if users else None)
             api = "DescribeUserScramCredentials"
             response = conn.request(api, conn.pick_version(api), body, self.deadline)
-            if response.error_code == Errors.NOT_CONTROLLER:
-                raise Refused(Errors.NOT_CONTROLLER.name)
-            if response.error_code:
-                raise _server_error(response.error_code, response.error_message)
+            raise_for(response.error_code, response.error_message)
             return [_scram_result(r) for r in response.results]
 
-        return self._on_active_controller(attempt, "DescribeUserScramCredentials")
+        return self.any_node(attempt, "DescribeUserScramCredentials")
 
     def alter_user_scram_credentials(self, upsertions: list[ScramUpsertion],
                                      deletions: list[ScramDeletion]) -> dict[str, Exception | None]:
@@ -146,14 +135,15 @@ class QuotaCalls:
         def attempt(conn: sc.SyncConnection) -> dict[str, Exception | None]:
             api = "AlterUserScramCredentials"
             response = conn.request(api, conn.pick_version(api), body, self.deadline)
-            if any(r.error_code == Errors.NOT_CONTROLLER for r in response.results):
-                raise Refused(Errors.NOT_CONTROLLER.name)
+            for r in response.results:
+                if r.error_code == Errors.NOT_CONTROLLER:
+                    raise_for(r.error_code, r.error_message)
             return {r.user: _server_error(r.error_code, r.error_message) if r.error_code else None
                     for r in response.results}
 
         outcomes = dict(refused)
         if body.upsertions or body.deletions:
-            answered = self._on_active_controller(attempt, "AlterUserScramCredentials")
+            answered = self.on_controller(attempt, "AlterUserScramCredentials")
             outcomes.update({u: e for u, e in answered.items() if u not in refused})
         for user in {a.user for a in (*upsertions, *deletions)} - outcomes.keys():
             outcomes[user] = _server_error(Errors.UNKNOWN_SERVER_ERROR,

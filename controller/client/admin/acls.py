@@ -1,12 +1,13 @@
-"""Kafka's Admin calls on ACLs: describeAcls, createAcls and deleteAcls, with their types (ResourcePattern,
-AccessControlEntry, AclBinding and their filters), mixed into the Admin class (controller.client.admin).
+"""Kafka's ACL calls: describeAcls, createAcls and deleteAcls, with their types (ResourcePattern,
+AccessControlEntry, AclBinding and their filters) (a part of Admin).
 
 Rules:
 - Codes are Kafka's enums (ResourceType, PatternType, AclOperation, AclPermissionType), named as in
   controller.image.acls; the texts are the Java toString()s the tools print: ResourcePattern(resourceType=TOPIC,
   name=plain, patternType=LITERAL) and (principal=User:alice, host=*, operation=READ, permissionType=ALLOW).
-- Every call goes where Admin sends controller-bound calls (on_active_controller): the first broker that answers,
-  or the active controller with bootstrap controllers (Kafka 3.9 controllers serve all three).
+- DescribeAcls goes to any node (core.any_node), CreateAcls and DeleteAcls to the controller (core.on_controller:
+  with bootstrap servers a broker, which forwards them, as Kafka's least loaded node would; with bootstrap
+  controllers the active one: Kafka 3.9 controllers serve all three, a kraftsman addition to kafka-acls).
 - describe_acls: a top-level error is a ServerError. create_acls returns one outcome per binding sent, in order
   (None: created; an answer missing is Kafka's "The broker reported no creation result for the given ACL: ...").
   delete_acls returns per filter either its ServerError or the bindings it matched, each with its own outcome.
@@ -18,8 +19,8 @@ from typing import NamedTuple
 from kraftsman.controller.image.acls import OPERATIONS, PATTERN_TYPES, PERMISSION_TYPES, RESOURCE_TYPES
 from kraftsman.storage.protocol.errors import Errors
 
-from . import sync_client as sc
-from .active_controller import Refused
+from .. import sync_client as sc
+from .core import ServerError, error_message, raise_for
 
 ANY_TYPE, TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN, USER = 1, 2, 3, 4, 5, 6, 7   # ResourceType
 ANY_PATTERN, MATCH, LITERAL, PREFIXED = 1, 2, 3, 4                                             # PatternType
@@ -80,14 +81,12 @@ class DeleteOutcome(NamedTuple):
     matched: list[tuple[AclBinding, Exception | None]]
 
 
-def _server_error(code: int, message: str | None):
-    from .admin import ServerError, error_message
-
+def _server_error(code: int, message: str | None) -> ServerError:
     return ServerError(code, error_message(code, message))
 
 
 class AclCalls:
-    """describeAcls, createAcls, deleteAcls (mixed into Admin: addresses, config, deadline)."""
+    """describeAcls, createAcls, deleteAcls (a part of Admin)."""
 
     def describe_acls(self, pattern: ResourcePattern, entry: AccessControlEntry = ANY_ENTRY) -> list[AclBinding]:
         """Return the ACLs matching the filter, in the server's order (DescribeAcls)."""
@@ -99,15 +98,12 @@ class AclCalls:
                 pattern_type_filter=pattern.pattern_type, principal_filter=entry.principal,
                 host_filter=entry.host, operation=entry.operation, permission_type=entry.permission_type)
             response = conn.request("DescribeAcls", conn.pick_version("DescribeAcls"), body, self.deadline)
-            if response.error_code == Errors.NOT_CONTROLLER:
-                raise Refused(Errors.NOT_CONTROLLER.name)
-            if response.error_code:
-                raise _server_error(response.error_code, response.error_message)
+            raise_for(response.error_code, response.error_message)
             return [AclBinding(ResourcePattern(r.resource_type, r.resource_name, r.pattern_type),
                                AccessControlEntry(a.principal, a.host, a.operation, a.permission_type))
                     for r in response.resources for a in r.acls]
 
-        return self._on_active_controller(attempt, "DescribeAcls")
+        return self.any_node(attempt, "DescribeAcls")
 
     def create_acls(self, bindings: list[AclBinding]) -> list[Exception | None]:
         """Create the ACLs; return each binding's outcome in order (CreateAcls)."""
@@ -120,14 +116,15 @@ class AclCalls:
                 resource_pattern_type=b.pattern.pattern_type, principal=b.entry.principal, host=b.entry.host,
                 operation=b.entry.operation, permission_type=b.entry.permission_type) for b in bindings])
             response = conn.request("CreateAcls", conn.pick_version("CreateAcls"), body, self.deadline)
-            if any(r.error_code == Errors.NOT_CONTROLLER for r in response.results):
-                raise Refused(Errors.NOT_CONTROLLER.name)
+            for r in response.results:
+                if r.error_code == Errors.NOT_CONTROLLER:
+                    raise_for(r.error_code, r.error_message)
             outcomes = [_server_error(r.error_code, r.error_message) if r.error_code else None
                         for r in response.results[:len(bindings)]]
             return outcomes + [_server_error(Errors.UNKNOWN_SERVER_ERROR, "The broker reported no creation result "
                                              f"for the given ACL: {b}") for b in bindings[len(outcomes):]]
 
-        return self._on_active_controller(attempt, "CreateAcls")
+        return self.on_controller(attempt, "CreateAcls")
 
     def delete_acls(self, filters: list[AclBinding]) -> list[DeleteOutcome]:
         """Delete the ACLs matching each filter; return what each filter did, in order (DeleteAcls)."""
@@ -141,14 +138,15 @@ class AclCalls:
                 host_filter=f.entry.host, operation=f.entry.operation, permission_type=f.entry.permission_type)
                 for f in filters])
             response = conn.request("DeleteAcls", conn.pick_version("DeleteAcls"), body, self.deadline)
-            if any(r.error_code == Errors.NOT_CONTROLLER for r in response.filter_results):
-                raise Refused(Errors.NOT_CONTROLLER.name)
+            for r in response.filter_results:
+                if r.error_code == Errors.NOT_CONTROLLER:
+                    raise_for(r.error_code, r.error_message)
             outcomes = [_delete_outcome(r) for r in response.filter_results[:len(filters)]]
             missing = DeleteOutcome(_server_error(Errors.UNKNOWN_SERVER_ERROR, "The broker reported no deletion "
                                                   "result for the given filter."), [])
             return outcomes + [missing] * (len(filters) - len(outcomes))
 
-        return self._on_active_controller(attempt, "DeleteAcls")
+        return self.on_controller(attempt, "DeleteAcls")
 
 
 def _delete_outcome(result) -> DeleteOutcome:
