@@ -69,9 +69,7 @@ def run(r: jopt.Run) -> int:
         raise jopt.UsageExit(str(e)) from None
     r.args.command = next(a for a in ("add", "remove", "list") if opts.has(a))
     if not (opts.has("bootstrap-server") or opts.has("bootstrap-controller")):
-        from .tool import DEPRECATION
-
-        r.env.stderr.write(DEPRECATION + "\n")
+        r.env.stderr.write(bindings.DEPRECATION + "\n")
         raise jopt.KafkaError("kraftsman's kafka-acls manages ACLs through the cluster (--bootstrap-server or "
                               "--bootstrap-controller); it does not write them to ZooKeeper through an authorizer",
                               form=lambda run, e: run.env.stderr.write(f"{e.message}\n"))

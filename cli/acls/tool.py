@@ -33,12 +33,10 @@ from ..common import jopt
 from ..common.environment import Environment
 from ..completion import completers
 from . import commands
+from .bindings import DEPRECATION
 
 PROG = "kafka-acls"
 TOOL = jopt.Tool(PROG, "This tool helps to manage acls on kafka.", form=commands.acl_error)
-DEPRECATION = ("Warning: support for ACL configuration directly through the authorizer is deprecated and will be "
-               "removed in a future release. Please use --bootstrap-server instead to set ACLs through the admin "
-               "client.")
 # Kafka's help lists AclEntry.ACL_OPERATIONS (a HashSet of the enum) in this order
 OPERATION_NAMES = ("CreateTokens", "Create", "Describe", "DescribeTokens", "AlterConfigs", "Write", "Alter",
                    "IdempotentWrite", "Delete", "ClusterAction", "Read", "All", "DescribeConfigs")

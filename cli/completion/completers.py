@@ -22,7 +22,7 @@ LOAD_SECONDS = 5.0
 TIMEOUT_ENV = "KRAFTSMAN_COMPLETE_TIMEOUT"
 
 
-def _silent(completer):
+def silent(completer):
     """Wrap `completer(values, incomplete)` as a (ctx, incomplete) callback: any failure (or Ctrl-C) completes
     nothing, and only candidates starting with `incomplete` are kept."""
     def wrapper(ctx: click.Context, incomplete: str) -> list[str]:
@@ -44,7 +44,7 @@ def typed(ctx: click.Context) -> dict:
 # ---------------------------------------------------------------- metadata
 
 
-@_silent
+@silent
 def metadata_paths(values: dict, incomplete: str) -> list[str]:
     """Complete kafka-metadata-shell's command words against the image of --snapshot / --directory."""
     if not (values.get("snapshot") or values.get("directory")):
@@ -76,13 +76,13 @@ def _quote(word: str) -> str:
 # ---------------------------------------------------------------- node ids
 
 
-@_silent
+@silent
 def broker_ids(values: dict, incomplete: str) -> list[str]:
     """Complete a broker id: every registered broker, fenced ones included (from the metadata log)."""
     return node_ids(values, controllers=False)
 
 
-@_silent
+@silent
 def controller_ids(values: dict, incomplete: str) -> list[str]:
     """Complete a controller id (DescribeCluster's controllers)."""
     return node_ids(values, controllers=True)
@@ -126,13 +126,13 @@ def _admin(values: dict):
 # ---------------------------------------------------------------- topics and configs
 
 
-@_silent
+@silent
 def topic_names(values: dict, incomplete: str) -> list[str]:
     """Complete a topic name from the cluster the line names (Metadata: every topic, internal ones too)."""
-    return _topics(values)
+    return live_topics(values)
 
 
-@_silent
+@silent
 def topic_config_pairs(values: dict, incomplete: str) -> list[str]:
     """Complete `--config NAME=VALUE` of a topic: the topic config names with '=' (Kafka 3.9's LogConfig)."""
     return [f"{name}=" for name in topic_config_names()]
@@ -145,55 +145,8 @@ def topic_config_names() -> list[str]:
     return sorted(TOPIC_CONFIGS)
 
 
-@_silent
-def config_keys(values: dict, incomplete: str) -> list[str]:
-    """Complete a config name (kafka-configs --delete-config): the names kafka-configs accepts for the entity type
-    the line names (--entity-type, or --topic, --broker, --user, ...; topics when it names none)."""
-    from ..configs.config_names import names
-
-    return names(_entity_type(values))
-
-
-@_silent
-def config_pairs(values: dict, incomplete: str) -> list[str]:
-    """Complete kafka-configs --add-config's `NAME=`: the config names of the line's entity type."""
-    from ..configs.config_names import names
-
-    return [f"{name}=" for name in names(_entity_type(values))]
-
-
-def _entity_type(values: dict) -> str:
-    """Return the entity type a kafka-configs line names (its first one), topics when none."""
-    from ..configs.entities import DEFAULT_FLAGS, ENTITY_FLAGS
-
-    kinds = values.get("entity_type") or []
-    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
-    kinds += [kind for flag, kind in (*ENTITY_FLAGS, *DEFAULT_FLAGS) if values.get(flag.replace("-", "_"))]
-    return kinds[0] if kinds else "topics"
-
-
-@_silent
-def entity_types(values: dict, incomplete: str) -> list[str]:
-    """Complete kafka-configs --entity-type (Kafka 3.9's entity types)."""
-    from ..configs.entities import SUPPORTED_TYPES
-
-    return list(SUPPORTED_TYPES)
-
-
-@_silent
-def entity_names(values: dict, incomplete: str) -> list[str]:
-    """Complete kafka-configs --entity-name from the cluster, by the line's entity type: topics, broker ids, users
-    (SCRAM credentials and quotas), client ids (quotas)."""
-    kind = _entity_type(values)
-    if kind in ("brokers", "broker-loggers"):
-        return node_ids(values, controllers=False)
-    if kind in ("users", "clients"):
-        return quota_names(values, "user" if kind == "users" else "client-id") + \
-            (scram_users(values) if kind == "users" else [])
-    return [] if kind != "topics" else _topics(values)
-
-
-def _topics(values: dict) -> list[str]:
+def live_topics(values: dict) -> list[str]:
+    """Return the cluster's topic names (Metadata), or [] when the line names no cluster."""
     found = _admin(values)
     if found is None:
         return []
@@ -222,13 +175,13 @@ def scram_users(values: dict) -> list[str]:
         return sorted({r.user for r in admin.describe_user_scram_credentials() if not r.error_code})
 
 
-@_silent
+@silent
 def users(values: dict, incomplete: str) -> list[str]:
     """Complete kafka-configs --user: the users with SCRAM credentials or quotas."""
     return sorted({*scram_users(values), *quota_names(values, "user")})
 
 
-@_silent
+@silent
 def principals(values: dict, incomplete: str) -> list[str]:
     """Complete a kafka-acls principal: those the cluster's ACLs name, and User:<name> of each SCRAM user."""
     from kraftsman.controller.client.admin.acls import ANY_ENTRY, ANY_PATTERN, ANY_TYPE, ResourcePattern
@@ -329,7 +282,7 @@ class _time_limit:
 # ---------------------------------------------------------------- static tables and profiles
 
 
-@_silent
+@silent
 def release_versions(values: dict, incomplete: str) -> list[str]:
     """Complete a release version (metadata.version names a KRaft cluster can use, e.g. 3.9-IV0)."""
     from kraftsman.storage import features
@@ -337,7 +290,7 @@ def release_versions(values: dict, incomplete: str) -> list[str]:
     return [mv.version for mv in features.VERSIONS]
 
 
-@_silent
+@silent
 def feature_levels(values: dict, incomplete: str) -> list[str]:
     """Complete `--feature NAME=LEVEL`: the feature names with '=', then that feature's known levels."""
     name, sep, _ = incomplete.partition("=")
@@ -346,7 +299,7 @@ def feature_levels(values: dict, incomplete: str) -> list[str]:
     return [f"{name}={level}" for level in _levels(name)]
 
 
-@_silent
+@silent
 def feature_names(values: dict, incomplete: str) -> list[str]:
     """Complete a feature name (kafka-features disable --feature)."""
     return _feature_names()
@@ -367,7 +320,7 @@ def _levels(name: str) -> list[int]:
     return [fl.level for fl in found.levels] if found else []
 
 
-@_silent
+@silent
 def profile_names(values: dict, incomplete: str) -> list[str]:
     """Complete a connection profile's name (from the profile file)."""
     from ..common import profiles

@@ -13,6 +13,7 @@ Rules:
 """
 from __future__ import annotations
 
+import contextvars
 import os
 
 from ..common import jopt
@@ -26,14 +27,13 @@ VALUED = ("add-config", "add-config-file", "bootstrap-controller", "bootstrap-se
           "client", "command-config", "delete-config", "entity-type", "ip", "topic", "user", "zk-tls-config-file",
           "zookeeper")
 EXECUTION = "java.util.concurrent.ExecutionException"
+ARGV: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("kafka_configs_argv", default=None)
 UNSUPPORTED_ENDPOINT = ("org.apache.kafka.common.errors.UnsupportedEndpointTypeException", "This Admin API is not yet "
                         "supported when communicating directly with the controller quorum.")
 
 
 def config_error(r: jopt.Run, error: jopt.KafkaError) -> None:
     """Print ConfigCommand's catch-all failure: the command line, then the exception's stack trace, on stderr."""
-    from .tool import ARGV
-
     r.env.stderr.write(f"Error while executing config command with args '{' '.join(ARGV.get() or [])}'\n"
                        f"{jopt.stack_trace(error)}")
 

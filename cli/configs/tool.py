@@ -31,23 +31,20 @@ Rules:
 """
 from __future__ import annotations
 
-import contextvars
-
 import typer
 
 from ..common import jopt
 from ..common.environment import Environment
 from ..completion import completers
-from . import commands
+from . import commands, completion
 from .config_names import add_config_help
 
 PROG = "kafka-configs"
 TOOL = jopt.Tool(PROG, "This tool helps to manipulate and describe entity config for a topic, client, user, broker, "
                        "ip or client-metrics", form=commands.config_error, connect_form=commands.config_error)
-ARGV: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("kafka_configs_argv", default=None)
 
 AddConfig = jopt.valued("--add-config", add_config_help(), "String", multiple=True,
-                        completer=completers.config_pairs)
+                        completer=completion.config_pairs)
 AddConfigFile = jopt.valued("--add-config-file", "Path to a properties file with configs to add. See add-config for a "
                             "list of valid configurations.", "String", multiple=True)
 All = jopt.flag("--all", "List all configs for the given topic, broker, or broker-logger entity (includes static "
@@ -66,14 +63,14 @@ CommandConfig = jopt.valued("--command-config", "Property file containing config
                             "is used only with --bootstrap-server option for describing and altering broker configs.",
                             "String: command config property file")
 DeleteConfig = jopt.valued("--delete-config", "config keys to remove 'k1,k2'", "String", multiple=True,
-                           completer=completers.config_keys)
+                           completer=completion.config_keys)
 Describe = jopt.flag("--describe", "List configs for the given entity.")
 EntityDefault = jopt.flag("--entity-default", "Default entity name for clients/users/brokers/ips (applies to "
                                               "corresponding entity type in command line)")
 EntityName = jopt.valued("--entity-name", "Name of entity (topic name/client id/user principal name/broker "
-                         "id/ip/client metrics)", "String", multiple=True, completer=completers.entity_names)
+                         "id/ip/client metrics)", "String", multiple=True, completer=completion.entity_names)
 EntityType = jopt.valued("--entity-type", "Type of entity (topics/clients/users/brokers/broker-loggers/ips/client-"
-                         "metrics)", "String", multiple=True, completer=completers.entity_types)
+                         "metrics)", "String", multiple=True, completer=completion.entity_types)
 Force = jopt.flag("--force", "Suppress console prompts")
 Ip = jopt.valued("--ip", "The IP address.", "String", multiple=True)
 IpDefaults = jopt.flag("--ip-defaults", "The config defaults for all IPs.")
@@ -103,16 +100,16 @@ def configs(ctx: typer.Context, add_config: AddConfig = None, add_config_file: A
             show_version: jopt.VersionFlag = False, zk_tls_config_file: ZkTlsConfigFile = None,
             zookeeper: Zookeeper = None, output: jopt.Output = "text", timeout: jopt.Timeout = None,
             profile: jopt.Profile = None, client_property: jopt.ClientProperty = None) -> int:
-    return jopt.run(ctx, locals(), lambda r: commands.run(r, ARGV.get() or []), TOOL)
+    return jopt.run(ctx, locals(), lambda r: commands.run(r, commands.ARGV.get() or []), TOOL)
 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-configs with `argv`; print to env's streams; return the exit status."""
-    token = ARGV.set(list(argv))
+    token = commands.ARGV.set(list(argv))
     try:
         return jopt.run_tool(app, argv, env, TOOL, "configs", usage_error=commands.option_error)
     finally:
-        ARGV.reset(token)
+        commands.ARGV.reset(token)
 
 
 def main() -> None:
