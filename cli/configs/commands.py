@@ -73,7 +73,7 @@ def occurrences(r: jopt.Run, argv: list[str]) -> Occurrences:
 
 
 def _param(name: str) -> str:
-    return {"all": "all_"}.get(name, name.replace("-", "_"))
+    return {"all": "all_", "client": "client_"}.get(name, name.replace("-", "_"))    # args.client: -X pairs
 
 
 def run(r: jopt.Run, argv: list[str]) -> int:

@@ -92,7 +92,7 @@ app = jopt.app(PROG)
 def configs(ctx: typer.Context, add_config: AddConfig = None, add_config_file: AddConfigFile = None,
             all_: All = False, alter: Alter = False, bootstrap_controller: BootstrapController = None,
             bootstrap_server: BootstrapServer = None, broker: Broker = None, broker_defaults: BrokerDefaults = False,
-            broker_logger: BrokerLogger = None, client: Client = None, client_defaults: ClientDefaults = False,
+            broker_logger: BrokerLogger = None, client_: Client = None, client_defaults: ClientDefaults = False,
             command_config: CommandConfig = None, delete_config: DeleteConfig = None, describe: Describe = False,
             entity_default: EntityDefault = False, entity_name: EntityName = None, entity_type: EntityType = None,
             force: Force = False, show_help: jopt.HelpFlag = False, ip: Ip = None, ip_defaults: IpDefaults = False,

@@ -33,9 +33,10 @@ class SmallCluster:
 
 
 @contextlib.contextmanager
-def small_cluster(base, loop, broker_properties: dict[str, str] | None = None):
-    """Start the controller and broker 4 under `base`; yield a SmallCluster; stop both."""
-    quorum = LocalQuorum(base, 1, extra={**FAST, **SECURITY})
+def small_cluster(base, loop, broker_properties: dict[str, str] | None = None, security: dict[str, str] = SECURITY):
+    """Start the controller and broker 4 under `base` (both with the `security` properties); yield a SmallCluster;
+    stop both."""
+    quorum = LocalQuorum(base, 1, extra={**FAST, **security})
     quorum.format()
     quorum.start()
     broker = None
@@ -45,7 +46,7 @@ def small_cluster(base, loop, broker_properties: dict[str, str] | None = None):
         for address in quorum.addresses().values():
             wait_for(lambda: finalized_features(address, loop).get("metadata.version"))
         (port,) = free_ports(1)
-        props = {"listeners": f"PLAINTEXT://127.0.0.1:{port}", "log.dirs": str(base / "b4"), **SECURITY,
+        props = {"listeners": f"PLAINTEXT://127.0.0.1:{port}", "log.dirs": str(base / "b4"), **security,
                  **(broker_properties or {})}
         broker = ServingBroker(BROKER_ID, quorum.addresses(), quorum.cluster_id, port=port, properties=props,
                                heartbeat_interval_ms=500)
