@@ -43,9 +43,6 @@ SUPPORTED_OPERATIONS = {       # AclEntry.supportedOperations, in the order Kafk
     TRANSACTIONAL_ID: (DESCRIBE, WRITE), DELEGATION_TOKEN: (DESCRIBE,), USER: (CREATE_TOKENS, DESCRIBE_TOKENS)}
 CLUSTER_FILTER = ResourcePattern(CLUSTER, CLUSTER_NAME, LITERAL)
 KAFKA_39_OPERATIONS = 15      # UNKNOWN .. DESCRIBE_TOKENS (TWO_PHASE_COMMIT is Kafka 4.0's)
-DEPRECATION = ("Warning: support for ACL configuration directly through the authorizer is deprecated and will be "
-               "removed in a future release. Please use --bootstrap-server instead to set ACLs through the admin "
-               "client.")
 PRINCIPAL_FORMAT = "expected a string in format principalType:principalName but got "
 
 

@@ -1,6 +1,7 @@
 """kafka-acls' run: AclCommand.main's order (checkArgs, then the one action through the Admin client) and its failures.
 
 Rules:
+- Heavy modules (the Admin client, bindings) are imported when the action runs: --help stays light.
 - The parsed options are read under Kafka's option names (Options); bindings.check_args runs first (a Usage is
   printUsageAndExit: jopt.UsageExit). Without a bootstrap flag Kafka needs --authorizer-properties (Kafka's
   "Missing required argument") and then uses ZooKeeper: kraftsman prints Kafka's deprecation line and refuses.
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 from ..common import jopt
 from ..common.status import ExitStatus
-from . import bindings
-from .bindings import Failed, Usage
 
 EXECUTION = "java.util.concurrent.ExecutionException"
+DEPRECATION = ("Warning: support for ACL configuration directly through the authorizer is deprecated and will be "
+               "removed in a future release. Please use --bootstrap-server instead to set ACLs through the admin "
+               "client.")
 
 
 class Options:
@@ -62,6 +64,9 @@ def option_error(error, prog: str) -> str:
 
 def run(r: jopt.Run) -> int:
     """Check the command line, then list, add or remove; return the exit status."""
+    from . import bindings
+    from .bindings import Usage
+
     opts = Options(r)
     try:
         bindings.check_args(opts)
@@ -69,7 +74,7 @@ def run(r: jopt.Run) -> int:
         raise jopt.UsageExit(str(e)) from None
     r.args.command = next(a for a in ("add", "remove", "list") if opts.has(a))
     if not (opts.has("bootstrap-server") or opts.has("bootstrap-controller")):
-        r.env.stderr.write(bindings.DEPRECATION + "\n")
+        r.env.stderr.write(DEPRECATION + "\n")
         raise jopt.KafkaError("kraftsman's kafka-acls manages ACLs through the cluster (--bootstrap-server or "
                               "--bootstrap-controller); it does not write them to ZooKeeper through an authorizer",
                               form=lambda run, e: run.env.stderr.write(f"{e.message}\n"))
@@ -87,6 +92,8 @@ def call(fn, *args):
     from kraftsman.controller.client.active_controller import CONNECTION_ERRORS
     from kraftsman.controller.client.admin import ServerError
     from kraftsman.storage.protocol.errors import exception_class
+
+    from .bindings import Failed
 
     try:
         return fn(*args)

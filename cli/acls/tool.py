@@ -33,7 +33,7 @@ from ..common import jopt
 from ..common.environment import Environment
 from ..completion import completers
 from . import commands
-from .bindings import DEPRECATION
+from .commands import DEPRECATION
 
 PROG = "kafka-acls"
 TOOL = jopt.Tool(PROG, "This tool helps to manage acls on kafka.", form=commands.acl_error)
