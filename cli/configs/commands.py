@@ -2,7 +2,8 @@
 
 Rules:
 - The parsed options become an entities.Occurrences (Kafka's option names), the --entity-name / --entity-default
-  occurrences in the order the raw command line gives them; then entities.check_args.
+  occurrences in the order the raw command line gives them (ARGV, which tool.run sets for the run; Kafka's
+  failure text quotes it too); then entities.check_args.
 - Failures, as ConfigCommand.main prints them, all exit 1: a Usage is printUsageAndExit (jopt.UsageExit); a
   Refusal (IllegalArgumentException, InvalidConfigurationException, a jopt-simple OptionException, a bad
   command-line option included) is its message alone on stderr; anything else is config_error: "Error while
