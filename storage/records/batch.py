@@ -17,6 +17,8 @@ Rules:
 """
 from __future__ import annotations
 
+import functools
+import re
 import struct
 from typing import NamedTuple
 
@@ -323,22 +325,19 @@ _DELTA_2_HIGH = bytes((d << 1) >> 7 for d in range(64, 8192))
 def _same_records(data, pos, size, value_at, fields, index, count):
     """Return how many records from `pos` (the first already checked, of `size` bytes, its value at `value_at`)
     have the same bytes as the first except their offset delta (which must be their index) and their value's
-    bytes outside `fields` (head size, key start, key end): the run is compared with the first record repeated,
-    as integers under a mask of the bytes that must be equal, so that Python does no work per record."""
+    bytes outside `fields` (head size, key start, key end): one regular expression of the layout matches the
+    first record and then repeats it through back-references, so that Python does no work per record."""
     width = 1 if index < 64 else 2
     limit = min(count, 64 if width == 1 else 8192) - index
     same = min(limit, (len(data) - pos) // size)
     if same <= 1:
         return 1
-    stop = pos + same * size
     delta_at = 2 + (1 if data[pos] < 128 else 2)
-    mask = _run_mask(size, delta_at, width, value_at, fields, same)
-    differ = (int.from_bytes(data[pos:stop], "big") ^ int.from_bytes(data[pos:pos + size] * same, "big")) & mask
-    if differ:
-        same = (same * size - (differ.bit_length() + 7) // 8) // size
-        if same <= 1:
-            return 1
-        stop = pos + same * size
+    match = _run_pattern(size, delta_at, width, value_at, fields).match(data, pos, pos + same * size)
+    same = 0 if match is None else (match.end() - pos) // size
+    if same <= 1:
+        return 1
+    stop = pos + same * size
     if width == 1:
         deltas_ok = data[pos + delta_at:stop:size] == _DELTA_1[index:index + same]
     else:
@@ -348,23 +347,17 @@ def _same_records(data, pos, size, value_at, fields, index, count):
     return same if deltas_ok else 1
 
 
-_MASKS: dict = {}
-
-
-def _run_mask(size, delta_at, width, value_at, fields, same) -> int:
-    """Return the integer mask with 0xFF at the bytes of `same` records of this layout that must be equal."""
-    key = (size, delta_at, width, value_at, fields, same)
-    mask = _MASKS.get(key)
-    if mask is None:
-        head, key_at, key_end = fields
-        record = bytearray(size)
-        for start, end in ((0, delta_at), (delta_at + width, value_at + head), (value_at + key_at, value_at + key_end),
-                           (size - 1, size)):
-            record[start:end] = b"\xff" * (end - start)
-        if len(_MASKS) > 1024:
-            _MASKS.clear()
-        mask = _MASKS[key] = int.from_bytes(bytes(record) * same, "big")
-    return mask
+@functools.lru_cache(maxsize=256)
+def _run_pattern(size, delta_at, width, value_at, fields):
+    """Return the pattern of a run of records of this layout: the first record's bytes that must be equal are
+    captured (before the offset delta, from it to the value's key head, the key, the last byte) and every
+    following record must repeat them, the other bytes being free."""
+    head, key_at, key_end = fields
+    gaps = (width, value_at + key_at - (value_at + head), size - 1 - (value_at + key_end))
+    spans = (delta_at, value_at + head - delta_at - width, key_end - key_at, 1)
+    first = b"(.{%d}).{%d}(.{%d}).{%d}(.{%d}).{%d}(.)" % (spans[0], gaps[0], spans[1], gaps[1], spans[2], gaps[2])
+    again = b"\\1.{%d}\\2.{%d}\\3.{%d}\\4" % gaps
+    return re.compile(b"(?s)" + first + b"(?:" + again + b")*")
 
 
 def _raft_value_at(data, pos, index):
