@@ -260,7 +260,7 @@ class RecordBatch:
         append, last = spans.append, self.records_count - 1
         for i in range(min(self.records_count, 8192)):  # 3-byte offset deltas are left to records()
             try:
-                at, stop = _raft_value_at(data, pos, i)
+                at, stop = raft_value_at(data, pos, i)
             except IndexError:
                 break
             if at is None or stop > end or (i == last and stop != end):
@@ -285,7 +285,7 @@ class RecordBatch:
         count, strided, i = self.records_count, True, 0
         try:
             while i < count:
-                value_at, stop = _raft_value_at(data, pos, i)
+                value_at, stop = raft_value_at(data, pos, i)
                 if value_at is None or stop > end:
                     return None
                 if stop - value_at > key_end and data.startswith(head, value_at) and data[value_at + head_size] < 128:
@@ -337,14 +337,20 @@ def _same_records(data, pos, size, value_at, fields, index, count):
     same = 0 if match is None else (match.end() - pos) // size
     if same <= 1:
         return 1
-    stop = pos + same * size
-    if width == 1:
-        deltas_ok = data[pos + delta_at:stop:size] == _DELTA_1[index:index + same]
-    else:
-        at = index - 64
-        deltas_ok = (data[pos + delta_at:stop:size] == _DELTA_2_LOW[at:at + same]
-                     and data[pos + delta_at + 1:stop:size] == _DELTA_2_HIGH[at:at + same])
-    return same if deltas_ok else 1
+    return same if offset_deltas_are_indexes(data, pos, size, delta_at, index, same) else 1
+
+
+def offset_deltas_are_indexes(data, pos: int, size: int, delta_at: int, index: int, count: int) -> bool:
+    """Tell whether the `count` records of `size` bytes from `pos`, the first at index `index` of its batch, hold
+    their index as offset delta (a one-byte zigzag varint below 64, two bytes from 64) at `delta_at` each."""
+    stop = pos + count * size
+    if index + count <= 64:
+        return data[pos + delta_at:stop:size] == _DELTA_1[index:index + count]
+    if index < 64:
+        return False
+    at = index - 64
+    return (data[pos + delta_at:stop:size] == _DELTA_2_LOW[at:at + count]
+            and data[pos + delta_at + 1:stop:size] == _DELTA_2_HIGH[at:at + count])
 
 
 @functools.lru_cache(maxsize=256)
@@ -360,7 +366,7 @@ def _run_pattern(size, delta_at, width, value_at, fields):
     return re.compile(b"(?s)" + first + b"(?:" + again + b")*")
 
 
-def _raft_value_at(data, pos, index):
+def raft_value_at(data, pos, index):
     """Return (where the value starts, where the record ends) of a record at `pos` shaped as the raft writes it
     (attributes 0, timestamp delta 0, offset delta `index`, null key, no headers, a value whose length ends right
     before the headers count), or (None, None)."""
