@@ -23,7 +23,7 @@ from kraftsman.storage.protocol.javafmt import java_path
 from ..common import Environment, ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
-_FLUSH_LINES = 20000
+_FLUSH_LINES = 2000
 _PROGRESS_BYTES = 64 << 20
 _LISTED = 5  # positions named per file in the summary
 PROG = "kafka-dump-log"
@@ -47,6 +47,12 @@ class DumpSession:
     def emit(self, line: str) -> None:
         """Queue one stdout line."""
         self.out.append(line)
+        if len(self.out) >= _FLUSH_LINES:
+            self.flush()
+
+    def emit_lines(self, lines: list) -> None:
+        """Queue stdout lines."""
+        self.out += lines
         if len(self.out) >= _FLUSH_LINES:
             self.flush()
 
