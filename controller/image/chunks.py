@@ -40,8 +40,8 @@ class FileChunk:
         """Return the path of the file the chunk is in."""
         return self.file.path
 
-    def values(self) -> list:
-        """Read the batch again and return the chunk's raw record values."""
+    def batch(self):
+        """Read the chunk's batch again, checking that it is the batch loaded (same CRC)."""
         try:
             batch = self.file.read_batch(self.position)
         except PinnedFileError as e:
@@ -49,7 +49,15 @@ class FileChunk:
         if batch is None or batch.crc != self.crc or batch.compute_crc() != self.crc:
             raise ChunkReadError(f"{self.path}: the batch at position {self.position} changed since the file was "
                                  f"loaded; load it again")
+        return batch
+
+    def values_of(self, batch) -> list:
+        """Return the chunk's raw record values from its batch (as batch() gave it)."""
         return [value for _, value in batch.raft_values()][self.start:self.stop]
+
+    def values(self) -> list:
+        """Read the batch again and return the chunk's raw record values."""
+        return self.values_of(self.batch())
 
 
 def read_chunks(chunks) -> dict:

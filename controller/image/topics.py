@@ -19,6 +19,7 @@ from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
 
+from . import partition_text
 from .chunks import recent
 from .errors import ImageReplayError
 from .partitions import PartitionRegistration, is_minimal, materialize, merge_raw, record_as_written
@@ -79,6 +80,13 @@ class TopicImage:
         if entry is not None and type(entry) is not PartitionRegistration:
             return materialize(entry)
         return entry
+
+    def partition_lines(self, before: str, middle: str, after: str) -> dict:
+        """Return {partition name: f"{before}{name}{middle}{PartitionRegistration text}{after}"} of every partition
+        without keeping decoded ones (the shell's tree), read straight from the records (partition_text)."""
+        if self._partitions is None:
+            return partition_text.chunk_lines(self.chunks, before, middle, after)
+        return partition_text.lines(self._partitions, before, middle, after)
 
     def _topic_record(self) -> ApiMessageAndVersion:
         return ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
