@@ -60,7 +60,8 @@ class DumpSession:
     def flush(self) -> None:
         """Write the queued stdout lines in one chunk."""
         if self.out:
-            self.env.stdout.write("\n".join(self.out) + "\n")
+            self.out.append("")  # the last line's newline, without copying the chunk once more
+            self.env.stdout.write("\n".join(self.out))
             self.out.clear()
 
     def report(self, message: str, corrupt: bool = True) -> None:

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from ..errors import StorageError
 from ..records.batch import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, RecordBatch
+from ..records.snapshot_id import SnapshotId
 from .segment import parse_segment_offset
 from .snapshot import BOOTSTRAP_FILE, list_snapshots
-from .snapshot_id import SnapshotId
 
 METADATA_PARTITION = "__cluster_metadata-0"
 _BATCH_LENGTH = struct.Struct(">i").unpack_from

@@ -54,7 +54,7 @@ class Slot(NamedTuple):
 class Layout:
     """The layout of values of message `name` at `version`: `parts` in byte order (bytes literals or Slots)."""
 
-    __slots__ = ("name", "version", "parts", "size", "key", "pattern", "codes", "regex", "__weakref__")
+    __slots__ = ("name", "version", "parts", "size", "key", "pattern", "codes", "regex", "_hash", "__weakref__")
 
     def __init__(self, name: str, version: int, parts: tuple):
         self.name, self.version, self.parts = name, version, parts
@@ -65,6 +65,7 @@ class Layout:
                                 for p in parts)
         self.codes = "".join(f"{len(p)}x" if type(p) is bytes else p.code for p in parts)
         self.regex = re.compile(b"(?s)" + self.pattern)
+        self._hash = hash(self.key)  # layouts key the writers' caches: hashed once, not per lookup
 
     @property
     def slots(self) -> list[Slot]:
@@ -80,7 +81,7 @@ class Layout:
         return isinstance(other, Layout) and self.key == other.key
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return self._hash
 
 
 class _Unsupported(Exception):

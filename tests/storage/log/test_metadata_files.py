@@ -12,8 +12,8 @@ from kraftsman.storage.log.metadata_files import (
     pin,
     plan_directory,
 )
-from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.records.batch import build_batch
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 
 def _touch(folder, *names):
