@@ -10,7 +10,7 @@ Rules:
   would become the standby's, and a write a broker forwarded in an Envelope (Kafka's controllers never relay
   one; the broker finds the active controller itself): those are NOT_CONTROLLER.
 - An answer is returned at once when it is ready (a refusal, a read, a Raft request the core answers in the
-  same step), else as a network.Reply completed by the core's reply or the write's commit: no task and no loop
+  same step), else as an answers.Reply completed by the core's reply or the write's commit: no task and no loop
   hop per request.
 - The Dispatcher reads the process's parts (driver, quorum controller, authorizer, forwarder) through the
   server when a request arrives, since the server builds them in start(); it owns no state of its own.
@@ -23,8 +23,8 @@ from kraftsman.controller.quorum import error_responses as errors
 from kraftsman.storage.protocol.errors import Errors
 
 from . import raft_wire, token_requests
+from .answers import Reply
 from .authorizer import filter_metadata, request_denial, request_principal
-from .network import Reply
 
 RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
                        "AddRaftVoter", "RemoveRaftVoter", "UpdateRaftVoter"})

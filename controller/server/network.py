@@ -51,6 +51,7 @@ from kraftsman.storage.protocol.errors import Errors
 
 from . import api_versions as api_versions_mod
 from . import sasl_server
+from .answers import Reply, Slot
 
 log = logging.getLogger("kraftsman.server")
 API_VERSIONS, ENVELOPE = framing.API_VERSIONS_KEY, 58
@@ -177,7 +178,7 @@ class _ServerConnection:
         self.connection_id = f"{local[0]}:{local[1]}-{self.peer[0]}:{self.peer[1]}-{index}"
         self.loop = asyncio.get_running_loop()
         self.last_active = self.loop.time()
-        self.slots: collections.deque[_Slot] = collections.deque()  # requests not answered yet, in order
+        self.slots: collections.deque[Slot] = collections.deque()  # requests not answered yet, in order
         self.room = asyncio.Event()   # set while fewer than max_in_flight requests wait for their answers
         self.room.set()
         self.finished = self.loop.create_future()  # set when the connection must end (its last answer sent)
@@ -258,7 +259,7 @@ class _ServerConnection:
         """Give the request its slot in the answer order; the answer is written as soon as it and every answer
         before it are there: at once when the handler answered at once, else when its Reply is set (no task, no
         loop hop) or its task or future is done."""
-        slot = _Slot(item)
+        slot = Slot(item)
         self.slots.append(slot)
         if isinstance(item, bytes):
             slot.fill(item)
@@ -272,7 +273,7 @@ class _ServerConnection:
             slot.waiting = item.future if isinstance(item, _Pending) else item
             slot.waiting.add_done_callback(lambda f: self._settle_done(slot, item, f))
 
-    def _settle_done(self, slot: "_Slot", item, future) -> None:
+    def _settle_done(self, slot: "Slot", item, future) -> None:
         """Take the outcome of an answer's task or future (a failure closes the connection)."""
         if future.cancelled():
             return
@@ -284,7 +285,7 @@ class _ServerConnection:
         ctx, answer = (item.ctx, future.result()) if isinstance(item, _Pending) else future.result()
         self._settle(slot, ctx, answer)
 
-    def _settle(self, slot: "_Slot", ctx: RequestContext, answer) -> None:
+    def _settle(self, slot: "Slot", ctx: RequestContext, answer) -> None:
         """Encode a request's answer into its slot and send what is ready (None: nothing to send)."""
         if slot.cancelled:
             return
@@ -297,7 +298,7 @@ class _ServerConnection:
             return
         self._settle_data(slot, data)
 
-    def _settle_data(self, slot: "_Slot", data: bytes) -> None:
+    def _settle_data(self, slot: "Slot", data: bytes) -> None:
         if not slot.cancelled:
             slot.fill(data)
             self._send_ready()
@@ -411,71 +412,6 @@ class _ServerConnection:
         frame = framing.encode_response(info.api_key, header.request_api_version, header.correlation_id, response)
         return Envelope(response_data=frame[4:], error_code=0)
 
-
-
-class _Slot:
-    """One request's place in the answer order: its answer's bytes once ready."""
-
-    __slots__ = ("item", "ready", "data", "cancelled", "waiting")
-
-    def __init__(self, item):
-        self.item, self.ready, self.data, self.cancelled, self.waiting = item, False, b"", False, None
-
-    def fill(self, data: bytes) -> None:
-        self.ready, self.data = True, data
-
-    def cancel(self) -> None:
-        """Drop the answer: cancel what it waits for."""
-        self.cancelled = True
-        if self.waiting is not None:
-            self.waiting.cancel()
-        elif isinstance(self.item, _Pending):
-            self.item.cancel()
-
-
-class Reply:
-    """An answer a handler gives later, set on the event loop's thread: set_result() hands it to the connection at
-    once, without the loop hop an asyncio future's callbacks take (a Raft fetch answered with new records, a
-    write answered at its commit)."""
-
-    __slots__ = ("_done", "_result", "_callback")
-
-    def __init__(self):
-        self._done, self._result, self._callback = False, None, None
-
-    def done(self) -> bool:
-        """Tell whether the answer was set (or cancelled)."""
-        return self._done
-
-    def result(self):
-        """Return the answer (None when cancelled)."""
-        return self._result
-
-    def set_result(self, answer) -> None:
-        """Set the answer (a second one is ignored) and hand it on."""
-        if self._done:
-            return
-        self._done, self._result = True, answer
-        callback, self._callback = self._callback, None
-        if callback is not None:
-            callback(answer)
-
-    def cancel(self) -> None:
-        """Drop the answer: the connection is gone."""
-        self._done, self._callback = True, None
-
-    def when_done(self, callback) -> None:
-        """Call callback(answer) when the answer is set (at once when it is); one callback, its one consumer."""
-        if self._done:
-            callback(self._result)
-        else:
-            self._callback = callback
-
-    def __await__(self):
-        """Await the answer (for a consumer that is a coroutine: a forwarded request, a self-registration)."""
-        future = asyncio.get_running_loop().create_future()
-        self.when_done(lambda answer: future.done() or future.set_result(answer))
-        return future.__await__()
 
 
 LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
