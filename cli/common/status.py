@@ -17,6 +17,7 @@ class ExitStatus(IntEnum):
     FOREIGN = 3           # kafka-storage: a directory is formatted for another node/cluster (README)
     REFUSED = 4           # kafka-cluster unregister --require-fenced: the broker is still active
     UNHEALTHY = 5         # kafka-cluster health: the cluster is not healthy
+    UNCHANGED = 6         # json/yaml: --if-exists / --if-not-exists found it already so (nothing to do)
     USAGE = 64            # bad flags or arguments (BSD sysexits EX_USAGE)
     UNAVAILABLE = 69      # cannot reach the cluster (EX_UNAVAILABLE)
     TIMED_OUT = 75        # kafka-cluster wait: the state was not reached in time (EX_TEMPFAIL)
@@ -24,9 +25,11 @@ class ExitStatus(IntEnum):
 
 
 class ToolError(Exception):
-    """An error a tool reports as one line with a given exit status."""
+    """An error a tool reports as one line with a given exit status; `hint`, when given, is a second line
+    (`<prog>: hint: ...`) saying what to do, under a Kafka text that does not."""
 
-    def __init__(self, message: str, status: int = ExitStatus.ERROR):
+    def __init__(self, message: str, status: int = ExitStatus.ERROR, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.status = int(status)
+        self.hint = hint
