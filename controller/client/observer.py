@@ -4,8 +4,13 @@ Rules:
 - Read-only by construction: `_request` sends only READ_ONLY_APIS (ApiVersions, DescribeQuorum, DescribeCluster,
   Fetch, FetchSnapshot; SaslHandshake/SaslAuthenticate come from sync_client when SASL is configured) and
   raises ObserverError for anything else, before a byte leaves.
-- An observer never votes and never counts toward the high watermark: Fetch with replica_id -1 and a
-  ReplicaState id far above any node id (a broker's metadata fetcher does the same with its own id).
+- It leaves no trace on the quorum: it fetches as a non-replica, replica id -1 (ReplicaId below Fetch v15,
+  ReplicaState.ReplicaId from v15, and FetchSnapshot's ReplicaId), which Kafka's leader (LeaderState.
+  updateReplicaState, 3.9 and 4.x) and kraftsman's serve without keeping any state: no observer row in
+  DescribeQuorum, no vote, no say in the high watermark. (A broker's metadata fetcher sends its own id instead,
+  and is listed as an observer.)
+- A non-replica's parked fetch is not owed a high watermark the leader moved before it arrived (the leader keeps
+  nothing about it): while fetched records wait for the high watermark, a fetch waits at most PENDING_WAIT_MS.
 - Only committed records reach the image: fetched batches wait in `pending` until the high watermark
   passes them (a diverging epoch truncates them); a SnapshotId in a Fetch answer (the log start moved)
   makes the observer download that snapshot with FetchSnapshot and start again from it.
@@ -25,7 +30,6 @@ Rules:
 """
 from __future__ import annotations
 
-import random
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -48,7 +52,8 @@ READ_ONLY_APIS = frozenset({"ApiVersions", "DescribeQuorum", "DescribeCluster", 
 TOPIC = "__cluster_metadata"
 LEADER_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_LEADER_EPOCH)
 MAX_BYTES = 8 << 20
-OBSERVER_IDS = (2_000_000_000, 2_100_000_000)
+NON_REPLICA = -1                # Kafka's replica id of a fetch from a non-replica (a consumer)
+PENDING_WAIT_MS = 50
 VERSIONS = {"Fetch": 17, "FetchSnapshot": 1, "DescribeQuorum": 2, "DescribeCluster": 1}
 CONTROLLER_ENDPOINTS = 2
 
@@ -99,13 +104,12 @@ class Observer:
     """Follow the metadata log of a quorum from its leader, read-only."""
 
     def __init__(self, config: sc.ClientConfig, *, voters: dict | None = None, bootstrap=None,
-                 stop_offset: int | None = None, observer_id: int | None = None, fetch_max_wait_ms: int = 500,
+                 stop_offset: int | None = None, fetch_max_wait_ms: int = 500,
                  fetch_timeout_ms: int = 2000, backoff_ms: int = 100, on_event=None, on_fault=None):
         self.config, self.stop_offset = config, stop_offset
         self.endpoints = dict(voters or {})              # node id -> (host, port)
         self.addresses = list(bootstrap or self.endpoints.values())
         self.learn_endpoints = not voters
-        self.observer_id = observer_id if observer_id is not None else random.randint(*OBSERVER_IDS)
         self.fetch_max_wait_ms, self.fetch_timeout_ms, self.backoff_ms = fetch_max_wait_ms, fetch_timeout_ms, backoff_ms
         self.on_event = on_event or (lambda message: None)
         self.builder = ImageBuilder(on_fault=on_fault)
@@ -187,6 +191,8 @@ class Observer:
             self._describe(conn, deadline)
             if self._target() != (conn.host, conn.port):
                 return          # the leader is elsewhere: the next poll fetches from it
+        if self.pending:
+            max_wait_ms = min(max_wait_ms, PENDING_WAIT_MS)
         response = self._request(conn, "Fetch", self._fetch_body, self._fetch_deadline(max_wait_ms, deadline),
                                  max_wait_ms)
         self.contacted = True
@@ -255,8 +261,7 @@ class Observer:
         part = cls.FetchPartition(partition=0, current_leader_epoch=self.epoch, fetch_offset=self.fetch_offset,
                                   last_fetched_epoch=self.fetch_epoch, log_start_offset=-1,
                                   partition_max_bytes=MAX_BYTES)
-        return cls(cluster_id=None, replica_id=self.observer_id if version < 15 else -1,
-                   replica_state=cls.ReplicaState(replica_id=self.observer_id, replica_epoch=-1),
+        return cls(cluster_id=None, replica_id=NON_REPLICA, replica_state=cls.ReplicaState(replica_id=NON_REPLICA),
                    max_wait_ms=max_wait_ms, min_bytes=0, max_bytes=MAX_BYTES, isolation_level=0,
                    topics=[cls.FetchTopic(topic=TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
@@ -378,7 +383,7 @@ class Observer:
         cls = codec.message_class("FetchSnapshotRequest")
         part = cls.PartitionSnapshot(partition=0, current_leader_epoch=self.epoch, position=position,
                                      snapshot_id=cls.SnapshotId(end_offset=snapshot_id[0], epoch=snapshot_id[1]))
-        return cls(cluster_id=None, replica_id=self.observer_id, max_bytes=MAX_BYTES,
+        return cls(cluster_id=None, replica_id=NON_REPLICA, max_bytes=MAX_BYTES,
                    topics=[cls.TopicSnapshot(name=TOPIC, partitions=[part])])
 
     def _install(self, data: bytes, end_offset: int, epoch: int) -> None:

@@ -41,12 +41,14 @@ class Controller:
             return cls(error_code=0, topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[part])],
                        nodes=[])
         if api == "FetchSnapshot":
+            c.snapshot_replica_ids.add(body.replica_id)
             part = body.topics[0].partitions[0]
             data = c.snapshot.data[part.position:part.position + c.chunk]
             sid = (c.snapshot.snapshot_id.end_offset, c.snapshot.snapshot_id.epoch)
             return msg.fetch_snapshot_response(0, 0, c.leader, c.epoch, sid, len(c.snapshot.data), part.position, data)
         part = body.topics[0].partitions[0]
-        c.fetches.append((self.node_id, part.fetch_offset, part.last_fetched_epoch, body.replica_state.replica_id))
+        c.fetches.append((self.node_id, part.fetch_offset, part.last_fetched_epoch, msg.fetch_replica_id(body)))
+        c.waits.append(body.max_wait_ms)
         if not leads or part.current_leader_epoch != c.epoch:
             return msg.fetch_response(0, 6 if not leads else 74, c.leader, c.epoch)
         start = c.snapshot.snapshot_id.end_offset if c.snapshot else 0
@@ -66,6 +68,7 @@ class Cluster:
         self.leader, self.epoch, self.hw = 2, 3, 0
         self.log, self.snapshot, self.chunk, self.diverging = [], None, 100, None
         self.fetches, self.apis, self.down = [], [], set()
+        self.waits, self.snapshot_replica_ids = [], set()
 
     def append(self, *names, epoch=None):
         base = self.log[-1].next_offset if self.log else (self.snapshot.snapshot_id.end_offset if self.snapshot else 0)
@@ -152,13 +155,35 @@ def test_only_records_below_the_high_watermark_reach_the_image(cluster):
     assert names(o.view) == ["a", "b", "uncommitted"] and o.view.applied == 3
 
 
-def test_fetches_as_an_observer_never_as_a_voter(cluster):
+def test_fetches_as_a_non_replica_so_that_no_leader_keeps_a_row_for_it(cluster):
     cluster.hw = cluster.append("a")
     o = observer(cluster)
     o.catch_up(soon())
     replica_ids = {replica for _node, _offset, _epoch, replica in cluster.fetches}
-    assert replica_ids == {o.observer_id} and o.observer_id >= ob.OBSERVER_IDS[0]
+    assert replica_ids == {-1} == {ob.NON_REPLICA}
     assert set(cluster.apis) <= ob.READ_ONLY_APIS
+
+
+@pytest.mark.parametrize("version", [12, 17])
+def test_the_fetch_names_no_replica_at_any_version(version):
+    o = ob.Observer(sc.ClientConfig(), voters={1: ("x", 1)})
+    raw = codec.encode("FetchRequest", version, o._fetch_body(version, 500))
+    assert msg.fetch_replica_id(codec.decode("FetchRequest", version, raw)) == -1
+
+
+def test_records_waiting_for_the_high_watermark_shorten_the_long_poll(cluster):
+    cluster.hw = cluster.append("a")
+    cluster.append("uncommitted")
+    o = observer(cluster, fetch_max_wait_ms=500)
+    o.catch_up(soon())
+    cluster.waits.clear()
+    o.poll(soon())
+    assert o.pending and cluster.waits == [ob.PENDING_WAIT_MS]
+    cluster.hw = 2
+    o.poll(soon())
+    assert not o.pending and names(o.view) == ["a", "uncommitted"]
+    o.poll(soon())
+    assert cluster.waits[-1] == 500
 
 
 def test_finds_the_leader_from_a_non_leader_answer(cluster):
@@ -217,6 +242,7 @@ def test_a_moved_log_start_makes_it_fetch_the_snapshot_in_chunks(cluster):
     assert names(view) == sorted([f"s{i}" for i in range(20)] + ["after"])
     assert cluster.apis.count("FetchSnapshot") > 2 and view.applied == 51
     assert cluster.fetches[-1][1:3] == (50, 2)  # from the snapshot's end, in the snapshot's epoch
+    assert cluster.snapshot_replica_ids == {-1}  # FetchSnapshot names no replica either
 
 
 def test_offset_stops_the_replay_there(cluster):
