@@ -14,6 +14,9 @@ Rules:
 - Only committed records reach the image: fetched batches wait in `pending` until the high watermark
   passes them (a diverging epoch truncates them); a SnapshotId in a Fetch answer (the log start moved)
   makes the observer download that snapshot with FetchSnapshot and start again from it.
+- Committed batches feed `builder`: an ImageBuilder (the whole image) by default, or anything fed the same way
+  (image.summary.SummaryBuilder: kafka-cluster's reads, no PartitionRegistration). An observer kept across
+  catch_up calls fetches only what was committed since the last one.
 - Blocking sockets (sync_client), no asyncio: one follower thread calls `poll()`; readers take
   `view`, an immutable View swapped in one assignment.
 - Finding the leader, as a Kafka 3.9 observer does: Fetch from any controller; one that does not lead answers
@@ -105,14 +108,14 @@ class Observer:
 
     def __init__(self, config: sc.ClientConfig, *, voters: dict | None = None, bootstrap=None,
                  stop_offset: int | None = None, fetch_max_wait_ms: int = 500,
-                 fetch_timeout_ms: int = 2000, backoff_ms: int = 100, on_event=None, on_fault=None):
+                 fetch_timeout_ms: int = 2000, backoff_ms: int = 100, on_event=None, on_fault=None, builder=None):
         self.config, self.stop_offset = config, stop_offset
         self.endpoints = dict(voters or {})              # node id -> (host, port)
         self.addresses = list(bootstrap or self.endpoints.values())
         self.learn_endpoints = not voters
         self.fetch_max_wait_ms, self.fetch_timeout_ms, self.backoff_ms = fetch_max_wait_ms, fetch_timeout_ms, backoff_ms
         self.on_event = on_event or (lambda message: None)
-        self.builder = ImageBuilder(on_fault=on_fault)
+        self.builder = builder if builder is not None else ImageBuilder(on_fault=on_fault)
         self.pending: list = []
         self.fetch_offset = self.fetch_epoch = self.applied = self.applied_epoch = 0
         self.leader_id, self.epoch, self.high_watermark = -1, 0, -1
@@ -120,14 +123,16 @@ class Observer:
         self.conn: sc.SyncConnection | None = None
         self.contacted, self.failures, self.last_error = False, 0, ""
         self.fetched, self.refused_by = False, None     # a Fetch was served; the last leader-less refusal
+        self.served = 0                                  # Fetch answers taken (catch_up's target is a fresh one)
         self._next = 0
 
     # ------------------------------------------------------------ driving
     def catch_up(self, deadline: float) -> View:
-        """Poll until every record committed at the first leader answer is in the image (or time travel stopped)."""
-        target, started = None, time.monotonic()
+        """Poll until every record committed at the first leader answer of this call is in the image (or time
+        travel stopped); called again, it fetches only what was committed since."""
+        target, started, served = None, time.monotonic(), self.served
         while not self.view.stopped:
-            if target is None and self.contacted and self.leader_id >= 0 and self.high_watermark >= 0:
+            if target is None and self.served > served and self.leader_id >= 0 and self.high_watermark >= 0:
                 target = self.high_watermark
             if target is not None and self.applied >= target:
                 break
@@ -277,7 +282,7 @@ class Observer:
         if part.error_code:
             self._next += part.error_code == Errors.NOT_LEADER_OR_FOLLOWER
             raise _Retry(f"Fetch from {conn.name} answered {_name(part.error_code)}")
-        self.fetched, self.refused_by = True, None
+        self.fetched, self.refused_by, self.served = True, None, self.served + 1
         self.high_watermark = max(self.high_watermark, part.high_watermark)
         if part.snapshot_id is not None and part.snapshot_id.end_offset >= 0:
             self._fetch_snapshot(conn, part.snapshot_id.end_offset, part.snapshot_id.epoch, deadline)
@@ -348,7 +353,7 @@ class Observer:
     def _apply(self, batch) -> None:
         if not batch.is_control:
             rb = RecordBatch(batch.data)
-            self.builder.load_batch(rb.raft_values(), batch.epoch, rb.max_timestamp, self.stop_offset)
+            self.builder.load_record_batch(rb, batch.epoch, self.stop_offset)
         self.applied, self.applied_epoch = batch.next_offset, batch.epoch
         if self.stop_offset is not None and self.applied > self.stop_offset:
             self.view = replace(self.view, stopped=True)
@@ -395,7 +400,7 @@ class Observer:
                     header_time = _header_time(batch, header_time)
                     continue
                 rb = RecordBatch(batch.data)
-                builder.load_batch(rb.raft_values(), batch.epoch, rb.max_timestamp)
+                builder.load_record_batch(rb, batch.epoch)
             builder.last = Provenance(end_offset - 1, epoch, header_time)
             self.pending.clear()
             self.fetch_offset = self.applied = end_offset
