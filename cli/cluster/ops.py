@@ -6,6 +6,9 @@ Rules:
   (DescribeCluster's ControllerId), with --bootstrap-server to the first address that answers.
 - cluster-id and list-endpoints: DescribeCluster (v1 with EndpointType 2 for controllers, else the
   highest both sides speak), falling back to Metadata for servers without DescribeCluster.
+- Brokers with fenced ones (include_fenced): DescribeCluster v2's IncludeFencedBrokers where the server speaks v2
+  (ClusterInfo.fenced_included tells); each broker's IsFenced, and kraftsman's tags (start time, broker epoch,
+  incarnation, controlled shutdown) where a kraftsman controller sends them (a broker epoch of -1: none sent).
 - unregister: UnregisterBroker v0; NOT_CONTROLLER (41) is a refusal: the active controller is looked for
   (the server's DescribeCluster, the next address, rounds with a backoff) until the deadline.
 """
@@ -30,6 +33,9 @@ class Node:
     rack: str | None = None
     fenced: bool = False
     start_time_ms: int = -1        # kraftsman's DescribeCluster tag; -1 when unknown (Kafka, Metadata, controllers)
+    epoch: int | None = None       # kraftsman's tags: None when the server sends none (Kafka)
+    incarnation_id: str | None = None
+    in_controlled_shutdown: bool | None = None
 
 
 @dataclass
@@ -40,6 +46,7 @@ class ClusterInfo:
     controller_id: int
     nodes: list[Node] = field(default_factory=list)
     source: str = "DescribeCluster"
+    fenced_included: bool = False          # the answer lists fenced brokers too (DescribeCluster v2)
 
 
 class ServerError(Exception):
@@ -50,14 +57,16 @@ class ServerError(Exception):
         self.code = code
 
 
-def describe(addresses, config: sc.ClientConfig, deadline: float, endpoint_type: int) -> ClusterInfo:
-    """Describe the cluster's brokers (1) or controllers (2): from the active controller with bootstrap
-    controllers, else from the first address that answers."""
-    return on_active_controller(addresses, config, deadline, lambda conn: _describe_on(conn, deadline, endpoint_type),
+def describe(addresses, config: sc.ClientConfig, deadline: float, endpoint_type: int,
+             include_fenced: bool = False) -> ClusterInfo:
+    """Describe the cluster's brokers (1; fenced ones too when asked and served) or controllers (2): from the
+    active controller with bootstrap controllers, else from the first address that answers."""
+    return on_active_controller(addresses, config, deadline,
+                                lambda conn: _describe_on(conn, deadline, endpoint_type, include_fenced),
                                 api="DescribeCluster")
 
 
-def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int) -> ClusterInfo:
+def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int, include_fenced: bool) -> ClusterInfo:
     from kraftsman.storage.protocol import codec
 
     try:
@@ -66,12 +75,24 @@ def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int) -
         version = -1
     if version < (1 if endpoint_type == CONTROLLERS else 0):     # EndpointType needs v1 (KIP-919)
         return _metadata_on(conn, deadline)
-    body = codec.message_class("DescribeClusterRequest")(endpoint_type=endpoint_type if version >= 1 else 1)
+    fenced_included = include_fenced and version >= 2
+    body = codec.message_class("DescribeClusterRequest")(endpoint_type=endpoint_type if version >= 1 else 1,
+                                                         include_fenced_brokers=fenced_included)
     response = conn.request("DescribeCluster", version, body, deadline)
     if response.error_code:
         raise ServerError(response.error_code, response.error_message or f"error {response.error_code}")
-    nodes = [Node(b.broker_id, b.host, b.port, b.rack, start_time_ms=b.start_time_ms) for b in response.brokers]
-    return ClusterInfo(response.cluster_id, response.controller_id, nodes)
+    return ClusterInfo(response.cluster_id, response.controller_id, [_node(b) for b in response.brokers],
+                       fenced_included=fenced_included)
+
+
+def _node(b) -> Node:
+    """Return a DescribeCluster broker as a Node (kraftsman's tags only when its broker epoch says they came)."""
+    from kraftsman.storage.protocol.uuids import uuid_str
+
+    tagged = b.broker_epoch >= 0
+    return Node(b.broker_id, b.host, b.port, b.rack, bool(b.is_fenced), b.start_time_ms,
+                b.broker_epoch if tagged else None, uuid_str(b.incarnation_id) if tagged else None,
+                bool(b.in_controlled_shutdown) if tagged else None)
 
 
 def _metadata_on(conn: sc.SyncConnection, deadline: float) -> ClusterInfo:
@@ -83,6 +104,12 @@ def _metadata_on(conn: sc.SyncConnection, deadline: float) -> ClusterInfo:
     nodes = [Node(b.node_id, b.host, b.port, b.rack) for b in response.brokers]
     cluster_id = getattr(response, "cluster_id", None)
     return ClusterInfo(cluster_id, getattr(response, "controller_id", -1), nodes, source="Metadata")
+
+
+def serves(addresses, config: sc.ClientConfig, deadline: float, api: str) -> bool:
+    """Tell whether the server a request of `api` would go to (the active controller, or the first server that
+    answers) advertises the API in ApiVersions."""
+    return on_active_controller(addresses, config, deadline, lambda conn: conn.supports(api, 0), api=api)
 
 
 def unregister(addresses, config: sc.ClientConfig, deadline: float, broker_id: int) -> None:

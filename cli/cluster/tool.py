@@ -69,7 +69,8 @@ def unregister(ctx: typer.Context,
                    "--require-fenced", help="kraftsman: refuse (exit 4) to unregister a broker that is still "
                                             "active.")] = False,
                dry_run: Annotated[bool, typer.Option(
-                   "--dry-run", help="kraftsman: only tell whether the broker is active; change nothing.")] = False,
+                   "--dry-run", help="kraftsman: tell what the run would do under --require-fenced and --missing-ok "
+                              "and exit with the code it would exit with; change nothing.")] = False,
                output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                client_property: ClientProperty = None) -> int:
     return _run(ctx, "unregister", locals())
