@@ -17,6 +17,10 @@ Rules:
 - Committed batches feed `builder`: an ImageBuilder (the whole image) by default, or anything fed the same way
   (image.summary.SummaryBuilder: kafka-cluster's reads, no PartitionRegistration). An observer kept across
   catch_up calls fetches only what was committed since the last one.
+- While catching up (committed records left to fetch), the next Fetch is sent before a fetched answer's records
+  are replayed, so the leader reads while the observer replays; the next round takes its answer (one in flight).
+- Snapshots are loaded batch by batch as their chunks arrive; a transfer that fails midway leaves the builder
+  reset and the next fetch starting from offset 0.
 - Blocking sockets (sync_client), no asyncio: one follower thread calls `poll()`; readers take
   `view`, an immutable View swapped in one assignment.
 - Finding the leader, as a Kafka 3.9 observer does: Fetch from any controller; one that does not lead answers
@@ -41,7 +45,7 @@ from kraftsman.controller.image.batch_loader import ImageBuilder
 from kraftsman.controller.image.image import EMPTY, MetadataImage
 from kraftsman.controller.image.loader import bulk_loading
 from kraftsman.controller.image.producer_ids import Provenance
-from kraftsman.controller.raft.records import InvalidRecords, split_batches
+from kraftsman.controller.raft.records import InvalidRecords, complete_batches_end, split_batches
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors, error_name
 from kraftsman.storage.protocol.uuids import METADATA_TOPIC_ID
@@ -124,6 +128,7 @@ class Observer:
         self.contacted, self.failures, self.last_error = False, 0, ""
         self.fetched, self.refused_by = False, None     # a Fetch was served; the last leader-less refusal
         self.served = 0                                  # Fetch answers taken (catch_up's target is a fresh one)
+        self.ahead = None                                # (fetch offset, sent) of a Fetch sent before its round
         self._next = 0
 
     # ------------------------------------------------------------ driving
@@ -184,7 +189,8 @@ class Observer:
             self.on_event(f"no controller answers: {message}; retrying")
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (a fetch sent ahead on it is dropped with it)."""
+        self.ahead = None
         if self.conn is not None:
             self.conn.close()
             self.conn = None
@@ -198,10 +204,25 @@ class Observer:
                 return          # the leader is elsewhere: the next poll fetches from it
         if self.pending:
             max_wait_ms = min(max_wait_ms, PENDING_WAIT_MS)
-        response = self._request(conn, "Fetch", self._fetch_body, self._fetch_deadline(max_wait_ms, deadline),
-                                 max_wait_ms)
+        ahead, self.ahead = self.ahead, None
+        if ahead is not None and ahead[0] == self.fetch_offset:
+            response = conn.receive(ahead[1], self._fetch_deadline(0, deadline))
+        else:
+            if ahead is not None:           # sent for another offset: read it off the connection, unused
+                conn.receive(ahead[1], self._fetch_deadline(0, deadline))
+            response = self._request(conn, "Fetch", self._fetch_body, self._fetch_deadline(max_wait_ms, deadline),
+                                     max_wait_ms)
         self.contacted = True
         self._on_fetch(conn, response, deadline)
+
+    def _fetch_ahead(self, conn: sc.SyncConnection, high_watermark: int, deadline: float) -> None:
+        """Send the next Fetch before applying this answer's records, while committed records remain to be fetched:
+        the leader reads them while these are replayed (its answer is taken by the next round)."""
+        if self.fetch_offset >= high_watermark or self.view.stopped or \
+                (self.stop_offset is not None and self.fetch_offset > self.stop_offset):
+            return
+        self.ahead = (self.fetch_offset, self._send(conn, "Fetch", self._fetch_body, self._fetch_deadline(0, deadline),
+                                                    0))
 
     def _fetch_deadline(self, max_wait_ms: int, deadline: float) -> float:
         return min(deadline, time.monotonic() + (max_wait_ms + self.fetch_timeout_ms) / 1000)
@@ -222,10 +243,15 @@ class Observer:
 
     def _request(self, conn: sc.SyncConnection, api: str, body, deadline: float, *args):
         """Send one read-only request at the highest version both sides speak; `body(version, *args)` builds it."""
+        sent = self._send(conn, api, body, deadline, *args)
+        return conn.receive(sent, deadline)
+
+    def _send(self, conn: sc.SyncConnection, api: str, body, deadline: float, *args):
+        """Send one read-only request (see _request) without waiting for its answer; return conn.send's handle."""
         if api not in READ_ONLY_APIS:
             raise ObserverError(f"the observer may not send {api}: it is read-only")
         version = conn.pick_version(api, VERSIONS.get(api))
-        return conn.request(api, version, body(version, *args), deadline)
+        return conn.send(api, version, body(version, *args), deadline)
 
     # ------------------------------------------------------------ leader discovery
     def _learn(self, leader_id: int, epoch: int) -> bool:
@@ -290,6 +316,7 @@ class Observer:
             self._truncate(part.diverging_epoch.epoch, part.diverging_epoch.end_offset)
         else:
             self._append(split_batches(part.records or b""))
+            self._fetch_ahead(conn, part.high_watermark, deadline)
         self._commit()
 
     def _learn_leader_endpoints(self, node_endpoints) -> None:
@@ -368,21 +395,44 @@ class Observer:
             raise ObserverError(f"offset {self.stop_offset} is no longer in the log: the leader's log starts at "
                                 f"offset {end_offset}, after its newest snapshot")
         self.on_event(f"fetching snapshot {end_offset:020d}-{epoch:010d} from node {self.leader_id}")
-        chunks, position, size = [], 0, None
+        loader = _SnapshotLoader(self.builder)
+        try:
+            with bulk_loading():
+                self._snapshot_chunks(conn, (end_offset, epoch), deadline, loader)
+        except BaseException:
+            if loader.started:          # the builder holds part of a snapshot: read everything again from offset 0
+                self._start_over()
+            raise
+        self.builder.last = Provenance(end_offset - 1, epoch, loader.header_time)
+        self.pending.clear()
+        self.fetch_offset = self.applied = end_offset
+        self.fetch_epoch = self.applied_epoch = epoch
+        self._publish()
+
+    def _snapshot_chunks(self, conn: sc.SyncConnection, snapshot_id: tuple, deadline: float, loader) -> None:
+        """Fetch the snapshot chunk by chunk into `loader` (its complete batches loaded as they arrive)."""
+        position, size = 0, None
         while size is None or position < size:
             by = min(deadline, time.monotonic() + self.config.request_timeout_ms / 1000)
-            response = self._request(conn, "FetchSnapshot", self._snapshot_body, by, (end_offset, epoch), position)
+            response = self._request(conn, "FetchSnapshot", self._snapshot_body, by, snapshot_id, position)
             part = _snapshot_partition(response)
             if part is None or response.error_code or part.error_code:
                 if part is not None:
                     self._learn(part.current_leader.leader_id, part.current_leader.leader_epoch)
                 code = response.error_code or (part.error_code if part is not None else -1)
                 raise _Retry(f"FetchSnapshot from {conn.name} answered {_name(code)}")
-            chunks.append(part.unaligned_records or b"")
-            position, size = position + len(chunks[-1]), part.size
-            if not chunks[-1] and position < size:
+            chunk = part.unaligned_records or b""
+            position, size = position + len(chunk), part.size
+            if not chunk and position < size:
                 raise _Retry(f"FetchSnapshot from {conn.name} sent an empty chunk at {position} of {size}")
-        self._install(b"".join(chunks), end_offset, epoch)
+            loader.feed(chunk)
+        loader.finish()
+
+    def _start_over(self) -> None:
+        """Forget everything read: the next fetch starts from offset 0 (a snapshot again, or the log)."""
+        self.builder.start_snapshot()
+        self.pending.clear()
+        self.fetch_offset = self.applied = self.fetch_epoch = self.applied_epoch = 0
 
     def _snapshot_body(self, version: int, snapshot_id: tuple, position: int):
         cls = codec.message_class("FetchSnapshotRequest")
@@ -391,21 +441,39 @@ class Observer:
         return cls(cluster_id=None, replica_id=NON_REPLICA, max_bytes=MAX_BYTES,
                    topics=[cls.TopicSnapshot(name=TOPIC, partitions=[part])])
 
-    def _install(self, data: bytes, end_offset: int, epoch: int) -> None:
-        builder, header_time = self.builder, -1
-        with bulk_loading():
-            builder.start_snapshot()
-            for batch in split_batches(data):
-                if batch.is_control:
-                    header_time = _header_time(batch, header_time)
-                    continue
-                rb = RecordBatch(batch.data)
-                builder.load_record_batch(rb, batch.epoch)
-            builder.last = Provenance(end_offset - 1, epoch, header_time)
-            self.pending.clear()
-            self.fetch_offset = self.applied = end_offset
-            self.fetch_epoch = self.applied_epoch = epoch
-            self._publish()
+
+class _SnapshotLoader:
+    """Load a snapshot's batches into a builder as its chunks arrive (a chunk may end inside a batch): the whole
+    snapshot never sits in memory."""
+
+    def __init__(self, builder):
+        self.builder, self.buffer, self.started, self.header_time = builder, b"", False, -1
+
+    def feed(self, chunk: bytes) -> None:
+        """Add a chunk; load every batch it completes."""
+        data = self.buffer + chunk if self.buffer else chunk
+        cut = complete_batches_end(data)
+        self.buffer = data[cut:]
+        if cut:
+            self._load(split_batches(data[:cut]))
+
+    def finish(self) -> None:
+        """Check that the snapshot ended with a whole batch."""
+        if self.buffer:
+            raise InvalidRecords(f"the snapshot ends inside a batch ({len(self.buffer)} bytes left)")
+        if not self.started:
+            self.builder.start_snapshot()
+            self.started = True
+
+    def _load(self, batches) -> None:
+        if not self.started:
+            self.builder.start_snapshot()
+            self.started = True
+        for batch in batches:
+            if batch.is_control:
+                self.header_time = _header_time(batch, self.header_time)
+            else:
+                self.builder.load_record_batch(RecordBatch(batch.data), batch.epoch)
 
 
 def _describe_body(version: int):

@@ -203,13 +203,13 @@ def test_live_shell_follows_creations_and_a_failover(quorum, brokers, loop, clie
     force_snapshot(loop, client, quorum, "seed", quorum.ids)  # the shell must start from FetchSnapshot: the
     force_snapshot(loop, client, quorum, "seed-again", quorum.ids)  # second one moves the log start (retention)
     sent = []
-    real_request = sc.SyncConnection.request
+    real_send = sc.SyncConnection.send
 
     def recording(self, api_name, version, body, deadline):
         sent.append(api_name)
-        return real_request(self, api_name, version, body, deadline)
+        return real_send(self, api_name, version, body, deadline)
 
-    monkeypatch.setattr(sc.SyncConnection, "request", recording)
+    monkeypatch.setattr(sc.SyncConnection, "send", recording)        # every request goes out through send()
     results = {}
 
     def scripted_repl(state, write, *, prompt, before_command, **_kwargs):

@@ -43,6 +43,9 @@ class Controller:
         if api == "FetchSnapshot":
             c.snapshot_replica_ids.add(body.replica_id)
             part = body.topics[0].partitions[0]
+            if c.snapshot_fails_at is not None and part.position >= c.snapshot_fails_at:
+                c.snapshot_fails_at = None
+                return msg.fetch_snapshot_response(0, 75, c.leader, c.epoch)      # SNAPSHOT_NOT_FOUND, once
             data = c.snapshot.data[part.position:part.position + c.chunk]
             sid = (c.snapshot.snapshot_id.end_offset, c.snapshot.snapshot_id.epoch)
             return msg.fetch_snapshot_response(0, 0, c.leader, c.epoch, sid, len(c.snapshot.data), part.position, data)
@@ -57,8 +60,8 @@ class Controller:
         if c.diverging is not None:
             diverging, c.diverging = c.diverging, None
             return msg.fetch_response(0, 0, c.leader, c.epoch, c.hw, diverging=diverging)
-        records = R.join_batches(b for b in c.log if b.base_offset >= part.fetch_offset)
-        return msg.fetch_response(0, 0, c.leader, c.epoch, c.hw, records)
+        batches = [b for b in c.log if b.base_offset >= part.fetch_offset][:c.max_batches]
+        return msg.fetch_response(0, 0, c.leader, c.epoch, c.hw, R.join_batches(batches))
 
 
 class Cluster:
@@ -69,6 +72,7 @@ class Cluster:
         self.log, self.snapshot, self.chunk, self.diverging = [], None, 100, None
         self.fetches, self.apis, self.down = [], [], set()
         self.waits, self.snapshot_replica_ids = [], set()
+        self.max_batches, self.snapshot_fails_at = None, None
 
     def append(self, *names, epoch=None):
         base = self.log[-1].next_offset if self.log else (self.snapshot.snapshot_id.end_offset if self.snapshot else 0)
@@ -96,6 +100,12 @@ class FakeConnection:
         if self.node.node_id in self.cluster.down:
             raise sc.NotKafka(f"{self.name} closed the connection")
         return self.node.answer(api, body)
+
+    def send(self, api, version, body, deadline):
+        return api, version, body
+
+    def receive(self, sent, deadline):
+        return self.request(*sent, deadline)
 
     def close(self):
         pass
@@ -245,6 +255,31 @@ def test_a_moved_log_start_makes_it_fetch_the_snapshot_in_chunks(cluster):
     assert cluster.snapshot_replica_ids == {-1}  # FetchSnapshot names no replica either
 
 
+def test_a_snapshot_transfer_that_fails_midway_starts_over_from_offset_zero(cluster):
+    values = [topic(f"s{i}", 100 + i) for i in range(20)]
+    cluster.snapshot = S.build_snapshot(SnapshotId(50, 2), values, timestamp=1234)
+    cluster.hw = cluster.append("after")
+    cluster.snapshot_fails_at = 300                     # the leader refuses a chunk once, after loading began
+    view = observer(cluster).catch_up(soon())
+    assert names(view) == sorted([f"s{i}" for i in range(20)] + ["after"]) and view.applied == 51
+    assert [f[1] for f in cluster.fetches if f[0] == cluster.leader] == [0, 0, 50]  # from 0 again: builder reset
+
+
+def test_while_catching_up_the_next_fetch_goes_out_before_the_records_are_replayed(cluster, monkeypatch):
+    for name in "abcdef":
+        cluster.append(name)
+    cluster.hw, cluster.max_batches = 6, 2
+    o = observer(cluster)
+    order = []
+    real_send, real_commit = FakeConnection.send, ob.Observer._commit
+    monkeypatch.setattr(FakeConnection, "send", lambda self, *a: (order.append("send"), real_send(self, *a))[1])
+    monkeypatch.setattr(ob.Observer, "_commit", lambda self: (order.append("commit"), real_commit(self))[0])
+    view = o.catch_up(soon())
+    assert names(view) == list("abcdef") and [f[1] for f in cluster.fetches if f[0] == cluster.leader] == [0, 2, 4]
+    # node 1's refusal, the leader's first fetch, then the second one before the first answer's records are replayed
+    assert order[:4] == ["send", "send", "send", "commit"]
+
+
 def test_offset_stops_the_replay_there(cluster):
     for name in "abcd":
         cluster.append(name)
@@ -290,6 +325,9 @@ class _Recorder:
     def pick_version(self, api, wanted_max=None):
         return 0
 
+    def send(self, api, version, body, deadline):
+        self.sent.append(api)
+
     def request(self, api, version, body, deadline):
         self.sent.append(api)
 
@@ -308,11 +346,11 @@ def test_request_refuses_any_api_outside_the_whitelist():
 def test_the_module_names_only_whitelisted_apis_in_its_requests():
     tree = ast.parse(MODULE.read_text())
     sent = {call.args[1].value for call in ast.walk(tree) if isinstance(call, ast.Call)
-            and getattr(call.func, "attr", None) == "_request" and isinstance(call.args[1], ast.Constant)}
+            and getattr(call.func, "attr", None) in ("_request", "_send") and isinstance(call.args[1], ast.Constant)}
     assert sent == {"Fetch", "FetchSnapshot", "DescribeQuorum", "DescribeCluster"}
     raw = [call for call in ast.walk(tree) if isinstance(call, ast.Call)
            and getattr(call.func, "attr", None) in ("request", "send")]
-    assert len(raw) == 1  # the one conn.request inside _request
+    assert len(raw) == 1  # the one conn.send inside _send
 
 
 # ---------------------------------------------------------------- security settings through -c/--config
