@@ -66,7 +66,8 @@ def describe(addresses, config: sc.ClientConfig, deadline: float, endpoint_type:
                                 api="DescribeCluster")
 
 
-def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int, include_fenced: bool) -> ClusterInfo:
+def _describe_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int,
+                 include_fenced: bool = False) -> ClusterInfo:
     from kraftsman.storage.protocol import codec
 
     try:

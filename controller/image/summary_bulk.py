@@ -6,8 +6,8 @@ Rules:
   reads the batch record by record.
 - A run is k >= 2 consecutive PartitionRecords (frame version 1) of one layout: the same record size, the same
   bytes up to the value's partition id (but the offset delta, which must count up), the same topic id and the same
-  Replicas, Isr, RemovingReplicas and AddingReplicas lengths. The check runs over the whole run at once (one
-  integer XOR under a mask, as storage.records.batch does for its runs), so Python does no work per record.
+  Replicas, Isr, RemovingReplicas and AddingReplicas lengths. The check compares columns (one strided slice per
+  byte offset that must be shared), so Python does no work per record.
 - apply_run() counts a run from its columns (strided slices): it applies only when its partition ids count up by
   one from the first and none of those partitions is known yet (a topic's creation, a snapshot); otherwise it
   applies nothing and the caller reads the run record by record.
@@ -78,15 +78,9 @@ def _run(data, pos: int, at: int, size: int, index: int, count: int) -> Run | No
     if arrays_end is None or k < 2 or arrays_end + 4 > pos + size:
         return None
     delta_at = 3 if data[pos] < 128 else 4              # after the record length (1-2 bytes), attributes, timestamp
-    mask = _mask(size, at - pos, delta_at, _delta_width(index), _length_offsets(data, at, pos), k)
-    stop = pos + k * size
-    differ = (int.from_bytes(data[pos:stop], "big") ^ int.from_bytes(data[pos:pos + size] * k, "big")) & mask
-    if differ:
-        k = (k * size - (differ.bit_length() + 7) // 8) // size
-        if k < 2:
-            return None
-        stop = pos + k * size
-    if not _deltas_count_up(data, pos + delta_at, stop, size, index, k):
+    shared = _shared_offsets(size, at - pos, delta_at, _delta_width(index), _length_offsets(data, at, pos))
+    k = _leading_alike(data, pos, size, k, shared)
+    if k < 2 or not _deltas_count_up(data, pos + delta_at, pos + k * size, size, index, k):
         return None
     return Run(pos, at, size, k, arrays_end)
 
@@ -101,18 +95,25 @@ def _length_offsets(data, at: int, pos: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=256)
-def _mask(size: int, head: int, delta_at: int, delta_width: int, lengths: tuple, k: int) -> int:
-    """Return the mask with 0xFF at each of k records' bytes that a run's records must share: the record's header
-    and the value's head (but the offset delta and the partition id), the topic id, the four array lengths and
-    the record's last byte."""
-    record = bytearray(b"\xff" * (head + 23))
-    record[delta_at:delta_at + delta_width] = bytes(delta_width)
-    record[head + 3:head + 7] = bytes(4)
-    record += bytes(size - len(record))
-    for at in lengths:
-        record[at] = 0xFF
-    record[size - 1] = 0xFF
-    return int.from_bytes(bytes(record) * k, "big")
+def _shared_offsets(size: int, head: int, delta_at: int, delta_width: int, lengths: tuple) -> tuple[int, ...]:
+    """Return the offsets (in a record) of the bytes a run's records must share: the record's header and the
+    value's head (but the offset delta and the partition id), the topic id, the four array lengths and the
+    record's last byte."""
+    skipped = set(range(delta_at, delta_at + delta_width)) | set(range(head + 3, head + 7))
+    return tuple(o for o in range(head + 23) if o not in skipped) + lengths + (size - 1,)
+
+
+def _leading_alike(data, pos: int, size: int, k: int, offsets: tuple) -> int:
+    """Return how many of the k records from `pos` (every `size` bytes) share the first one's byte at each offset:
+    one column (a strided slice) per offset, no work per record."""
+    for offset in offsets:
+        column = data[pos + offset:pos + k * size:size]
+        rest = column.lstrip(column[:1])
+        if rest:
+            k -= len(rest)
+            if k < 2:
+                return k
+    return k
 
 
 def _deltas_count_up(data, first: int, stop: int, size: int, index: int, k: int) -> bool:
