@@ -1,4 +1,4 @@
-"""kafka-cluster describe-brokers (kraftsman): every registered broker with its state and start time.
+"""kafka-cluster describe-brokers (kraftsman): a registered broker as the reads show it, its table and its JSON.
 
 Rules:
 - The brokers come from reads.registered: DescribeCluster (v2 with fenced brokers where the server has it;
@@ -10,11 +10,8 @@ Rules:
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-
-from ..common import ExitStatus
 
 
 @dataclass
@@ -100,16 +97,3 @@ def _cells(b: Broker, now_ms: int) -> tuple[str, ...]:
     return (str(b.broker_id), b.endpoint, text(b.rack), text(b.fenced), text(b.in_controlled_shutdown),
             text(b.epoch), text(b.incarnation_id), text(started),
             "-" if started is None else age((now_ms - b.start_time_ms) / 1000))
-
-
-def describe_brokers(args, ctx) -> int:
-    """Print every registered broker (text table, or JSON/YAML objects)."""
-    from .reads import registered
-
-    found = registered(ctx)
-    brokers = list(found.by_id.values())
-    now_ms = int(time.time() * 1000)
-    note = "" if found.complete else "(this server's DescribeCluster lists unfenced brokers only)\n"
-    text = format_table(brokers, now_ms) + note if brokers else "No broker is registered.\n" + note
-    ctx.emit(text, source=found.source, brokers=[broker_data(b, now_ms) for b in brokers])
-    return ExitStatus.OK

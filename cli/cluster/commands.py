@@ -174,9 +174,19 @@ def _rack(node) -> str:
 
 
 def _describe_brokers(args, ctx) -> int:
-    from .brokers import describe_brokers
+    """Print every registered broker (text table, or JSON/YAML objects)."""
+    import time
 
-    return describe_brokers(args, ctx)
+    from .brokers import broker_data, format_table
+    from .reads import registered
+
+    found = registered(ctx)
+    brokers = list(found.by_id.values())
+    now_ms = int(time.time() * 1000)
+    note = "" if found.complete else "(this server's DescribeCluster lists unfenced brokers only)\n"
+    text = format_table(brokers, now_ms) + note if brokers else "No broker is registered.\n" + note
+    ctx.emit(text, source=found.source, brokers=[broker_data(b, now_ms) for b in brokers])
+    return ExitStatus.OK
 
 
 def _wait(args, ctx) -> int:

@@ -45,14 +45,14 @@ from kraftsman.controller.image.batch_loader import ImageBuilder
 from kraftsman.controller.image.image import EMPTY, MetadataImage
 from kraftsman.controller.image.loader import bulk_loading
 from kraftsman.controller.image.producer_ids import Provenance
-from kraftsman.controller.raft.records import InvalidRecords, complete_batches_end, split_batches
+from kraftsman.controller.raft.records import InvalidRecords, split_batches
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors, error_name
 from kraftsman.storage.protocol.uuids import METADATA_TOPIC_ID
-from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import RecordBatch
 
 from . import sync_client as sc
+from .snapshot_loader import SnapshotLoader
 
 READ_ONLY_APIS = frozenset({"ApiVersions", "DescribeQuorum", "DescribeCluster", "Fetch", "FetchSnapshot",
                             "SaslHandshake", "SaslAuthenticate"})
@@ -395,7 +395,7 @@ class Observer:
             raise ObserverError(f"offset {self.stop_offset} is no longer in the log: the leader's log starts at "
                                 f"offset {end_offset}, after its newest snapshot")
         self.on_event(f"fetching snapshot {end_offset:020d}-{epoch:010d} from node {self.leader_id}")
-        loader = _SnapshotLoader(self.builder)
+        loader = SnapshotLoader(self.builder)
         try:
             with bulk_loading():
                 self._snapshot_chunks(conn, (end_offset, epoch), deadline, loader)
@@ -442,40 +442,6 @@ class Observer:
                    topics=[cls.TopicSnapshot(name=TOPIC, partitions=[part])])
 
 
-class _SnapshotLoader:
-    """Load a snapshot's batches into a builder as its chunks arrive (a chunk may end inside a batch): the whole
-    snapshot never sits in memory."""
-
-    def __init__(self, builder):
-        self.builder, self.buffer, self.started, self.header_time = builder, b"", False, -1
-
-    def feed(self, chunk: bytes) -> None:
-        """Add a chunk; load every batch it completes."""
-        data = self.buffer + chunk if self.buffer else chunk
-        cut = complete_batches_end(data)
-        self.buffer = data[cut:]
-        if cut:
-            self._load(split_batches(data[:cut]))
-
-    def finish(self) -> None:
-        """Check that the snapshot ended with a whole batch."""
-        if self.buffer:
-            raise InvalidRecords(f"the snapshot ends inside a batch ({len(self.buffer)} bytes left)")
-        if not self.started:
-            self.builder.start_snapshot()
-            self.started = True
-
-    def _load(self, batches) -> None:
-        if not self.started:
-            self.builder.start_snapshot()
-            self.started = True
-        for batch in batches:
-            if batch.is_control:
-                self.header_time = _header_time(batch, self.header_time)
-            else:
-                self.builder.load_record_batch(RecordBatch(batch.data), batch.epoch)
-
-
 def _describe_body(version: int):
     cls = codec.message_class("DescribeQuorumRequest")
     return cls(topics=[cls.TopicData(topic_name=TOPIC, partitions=[cls.PartitionData(partition_index=0)])])
@@ -490,13 +456,6 @@ def _snapshot_partition(response):
         for part in topic.partitions:
             return part
     return None
-
-
-def _header_time(batch, default: int) -> int:
-    for kind, message in batch.control_records():
-        if kind == control.SNAPSHOT_HEADER and message is not None:
-            return message.last_contained_log_timestamp
-    return default
 
 
 def _name(code: int) -> str:
