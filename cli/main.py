@@ -16,7 +16,9 @@ import importlib
 import click
 
 from .app import TOOLS, UMBRELLA, UMBRELLA_COMMANDS
-from .common import OWN_VERSION, Environment, ExitStatus, exit_with, package_version
+from .common.boundary import OWN_VERSION, exit_with, package_version
+from .common.environment import Environment
+from .common.status import ExitStatus
 
 # subcommand -> (module, program name shown in errors, one-line help), from the registry
 SUBCOMMANDS = {t.command: (t.module, t.script, t.summary) for t in TOOLS}

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import time
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 from . import health as checks
 from .health import UNHEALTHY, Report, format_report
 from .progress import ProgressLine

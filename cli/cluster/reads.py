@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from kraftsman.storage.protocol.errors import Errors
 
-from ..common import ExitStatus
-from ..common.admin import Failure
+from ..common.admin import Failure, Unsupported
+from ..common.status import ExitStatus
 from .brokers import Broker, from_registration
 
 NOT_LISTED = (Errors.MISMATCHED_ENDPOINT_TYPE, Errors.INVALID_REQUEST)
@@ -47,21 +47,18 @@ def from_node(node) -> Broker:
 
 def described(ctx, deadline: float) -> Brokers | None:
     """Return the brokers DescribeCluster lists, or None when a controller must be read from the log instead."""
-    from kraftsman.controller.client import sync_client as sc
-
-    from . import ops
-    from .calls import call
+    from .texts import describe_cluster
 
     try:
-        info = call(ops.describe, ctx.addresses, ctx.config, deadline, ops.BROKERS, True)
+        info = describe_cluster(ctx, False, deadline, include_fenced=True)
+    except Unsupported:
+        if ctx.controllers:
+            return None
+        raise
     except Failure as e:
         if ctx.controllers and e.code in NOT_LISTED:
             return None
         raise
-    except sc.UnsupportedVersion as e:
-        if ctx.controllers:
-            return None
-        raise Failure(str(e)) from None
     if ctx.controllers and (info.source != "DescribeCluster" or not info.fenced_included):
         return None
     brokers = {n.node_id: from_node(n) for n in sorted(info.nodes, key=lambda n: n.node_id)}

@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 from .brokers import Broker, broker_data, from_registration, iso_time
 from .progress import ProgressLine
 

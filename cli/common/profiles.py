@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ExitStatus, ToolError
+from .status import ExitStatus, ToolError
 
 KEYS = {"bootstrap-controller": str, "bootstrap-server": str, "client": dict, "client-config": str,
         "timeout": (int, float), "output": str}

@@ -22,7 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-from ..common import Environment, ExitStatus, ToolError
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 
 PROG = "kafka-metadata-shell"
 

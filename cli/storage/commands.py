@@ -1,17 +1,19 @@
-"""kafka-storage's sub-commands, each taking the parsed namespace and the Environment (the app is tool.py's).
+"""kafka-storage's sub-commands, each taking the parsed namespace and the Environment (tool.py's typer functions
+call them).
 
 Rules:
 - Kafka's texts and exit codes (Kafka 3.9's StorageTool); where Kafka dies with a Java stack trace the message is
   raised as Failure and printed as one line on stderr (exit 1).
-- The server properties are read and checked first (storage_config.load), for info and format.
+- The server properties are read and checked first (config.load), for info and format.
 - --output json|yaml prints one object (common.output): the same object in both formats, status included.
 - kraftsman's warnings are one line on stderr starting `kafka-storage: warning:`; they never change the exit code.
 - Heavy modules (formatter, features, SCRAM) are imported inside the commands.
 """
 from __future__ import annotations
 
-from ..common import Environment, ExitStatus
+from ..common.environment import Environment
 from ..common.output import render, structured
+from ..common.status import ExitStatus
 
 PROG = "kafka-storage"
 MISSING_VOTERS = ("Because controller.quorum.voters is not set on this controller, you must specify one of the "
@@ -244,7 +246,3 @@ def random_uuid(args, env: Environment) -> int:
         raise Failure("--count must be at least 1")
     env.stdout.write("".join(f"{new_uuid()}\n" for _ in range(args.count)))
     return ExitStatus.OK
-
-
-COMMANDS = {"info": info, "format": format_, "version-mapping": version_mapping,
-            "feature-dependencies": feature_dependencies, "random-uuid": random_uuid}

@@ -20,6 +20,8 @@ Rules:
 - `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
 - `security` (a wire.secure_connect.ClientSecurity) makes every connection log in (TLS, SASL) as a broker
   configured for a secured controller listener does; None is PLAINTEXT.
+- Its PLAINTEXT listener is registered at `host`:`port`; broker_apis serves it (ServingBroker), taking the metadata
+  through `metadata_sink`. The metadata Fetch names its log directory (ReplicaDirectoryId), as Kafka's does.
 """
 from __future__ import annotations
 
@@ -51,8 +53,9 @@ class SimulatedBroker:
 
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
-                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, send_start_time: bool = True):
-        self.broker_id, self.cluster_id, self.rack = broker_id, cluster_id, rack
+                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, host: str = "localhost",
+                 send_start_time: bool = True):
+        self.broker_id, self.cluster_id, self.rack, self.host = broker_id, cluster_id, rack, host
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
         self.controller_ids = list(controllers)
@@ -79,6 +82,7 @@ class SimulatedBroker:
         self._tasks: list[asyncio.Task] = []
         self._leader = 0
         self._leader_epoch = 0
+        self.metadata_sink = None  # takes each metadata Fetch answer too (broker_apis.image_follower)
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -95,7 +99,7 @@ class SimulatedBroker:
     async def register(self) -> int:
         """Send BrokerRegistration; return the error code (0 and a broker epoch on success)."""
         body = Reg(broker_id=self.broker_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
-                   listeners=[Reg.Listener(name="PLAINTEXT", host="localhost", port=self.port, security_protocol=0)],
+                   listeners=[Reg.Listener(name="PLAINTEXT", host=self.host, port=self.port, security_protocol=0)],
                    features=[Reg.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
                              for n, lo, hi in FEATURES],
                    rack=self.rack, is_migrating_zk_broker=False, log_dirs=list(self.directory_ids),
@@ -153,6 +157,11 @@ class SimulatedBroker:
         if clean:
             await self.controlled_shutdown(timeout_s)
         self.crash()
+        return await self.start_again(clean=clean, timeout_s=timeout_s)
+
+    async def start_again(self, *, clean: bool = True, timeout_s: float = 30) -> int:
+        """Start a stopped broker as a new incarnation (after a clean stop it sends its last broker epoch);
+        return the registration's error code."""
         self.incarnation_id, self.start_time_ms = random_uuid(), int(time.time() * 1000)
         self.fenced, self.caught_up, self.should_shut_down = True, False, False
         self.metadata_offset = self.high_watermark = -1
@@ -184,7 +193,8 @@ class SimulatedBroker:
     # ------------------------------------------------------------ observer fetch
     def _fetch_body(self, offset: int, epoch: int):
         part = Fetch.FetchPartition(partition=0, current_leader_epoch=self._leader_epoch, fetch_offset=offset,
-                                    last_fetched_epoch=epoch, log_start_offset=-1, partition_max_bytes=1 << 20)
+                                    last_fetched_epoch=epoch, log_start_offset=-1, partition_max_bytes=1 << 20,
+                                    replica_directory_id=self.directory_id)
         return Fetch(cluster_id=self.cluster_id, replica_id=-1,
                      replica_state=Fetch.ReplicaState(replica_id=self.broker_id, replica_epoch=self.broker_epoch),
                      max_wait_ms=500, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
@@ -198,6 +208,8 @@ class SimulatedBroker:
                     host, port = self.controllers[self._leader % len(self.controllers)]
                     conn = await _open(host, port, self.security, f"broker-{self.broker_id}-fetcher", 5000)
                 response = await conn.request("Fetch", 17, self._fetch_body(offset, epoch), timeout_ms=5000)
+                if self.metadata_sink is not None:
+                    await self.metadata_sink.on_fetch(conn, response)
                 try:
                     offset, epoch, moved = self._on_fetch(response, offset, epoch)
                 except _Fatal:

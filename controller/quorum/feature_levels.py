@@ -15,7 +15,7 @@ from __future__ import annotations
 from kraftsman.controller.image.features import METADATA_VERSION, MINIMUM_KRAFT_LEVEL
 from kraftsman.storage.protocol.errors import Errors
 
-from .cluster_errors import ClusterError
+from .api_error import ApiError
 
 BROKER_REGISTRATION_CHANGE_LEVEL = 6
 IN_CONTROLLED_SHUTDOWN_LEVEL = 7
@@ -52,7 +52,7 @@ def check_broker_feature(image, broker_id: int, name: str, lo: int, hi: int) -> 
     """Raise UNSUPPORTED_VERSION when [lo, hi] does not contain the finalized level of `name`."""
     level = finalized_level(image, name)
     if not lo <= level <= hi:
-        raise ClusterError(Errors.UNSUPPORTED_VERSION, f"Unable to register because the broker {broker_id} does not "
+        raise ApiError(Errors.UNSUPPORTED_VERSION, f"Unable to register because the broker {broker_id} does not "
                                                 f"support version {level} of {name}. It wants a version between "
                                                 f"{lo} and {hi}, inclusive.")
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kraftsman.cli.common import Environment
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.docs import pages as docs
 
 CASES = [(c, path) for c in docs.commands() for path in docs.command_paths(c) if c.subcommand is not None or not path]
@@ -69,7 +69,7 @@ def _console_script(command) -> list[str]:
 
 @pytest.mark.parametrize("command", docs.commands(), ids=[c.name for c in docs.commands()])
 def test_version_of_every_console_script(command):
-    from kraftsman.cli.common import package_version
+    from kraftsman.cli.common.boundary import package_version
 
     result = subprocess.run(_console_script(command) + ["--version"], capture_output=True, text=True, timeout=30,
                             stdin=subprocess.DEVNULL)
@@ -81,7 +81,7 @@ def test_version_of_every_console_script(command):
 
 def test_umbrella_subcommand_version():
     from kraftsman.cli import main
-    from kraftsman.cli.common import package_version
+    from kraftsman.cli.common.boundary import package_version
 
     out = io.StringIO()
     assert main.run(["quorum", "--version"], Environment(stdout=out, stderr=out, env={})) == 0
