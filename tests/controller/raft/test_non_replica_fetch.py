@@ -3,7 +3,7 @@ nothing behind on the leader, as Kafka's LeaderState.updateReplicaState ignores 
 row in DescribeQuorum, no replica state, no say in the high watermark or in check quorum."""
 from __future__ import annotations
 
-from raft_sim import Cluster
+from raft_harness import Cluster
 
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft.messages import Envelope
