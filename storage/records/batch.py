@@ -367,6 +367,12 @@ def _run_mask(size, delta_at, width, value_at, fields, same) -> int:
     return mask
 
 
+def raft_value_at(data, pos: int, index: int):
+    """Return (value start, record end) of the record at `pos` when it is shaped as the raft writes it with offset
+    delta `index` (see _raft_value_at), else (None, None); IndexError when it runs off `data`."""
+    return _raft_value_at(data, pos, index)
+
+
 def _raft_value_at(data, pos, index):
     """Return (where the value starts, where the record ends) of a record at `pos` shaped as the raft writes it
     (attributes 0, timestamp delta 0, offset delta `index`, null key, no headers, a value whose length ends right
