@@ -32,7 +32,8 @@ Rules:
   `command_config`) is the client properties file (SSL, SASL PLAIN/SCRAM through sync_client.ClientConfig), -X
   pairs over it; a tool's own `config` parameter stays its own (kafka-topics' --config); --output
   json|yaml prints one object (Run.emit) and every failure as one object {"command", "status", "error"}; a
-  usage failure exits 1 whatever --output asks (the suite's one rule); EXIT_UNCHANGED (6) tells "already so" from "changed" in json/yaml mode.
+  usage failure exits 1 whatever --output asks (the suite's one rule); EXIT_UNCHANGED (6) tells "already so"
+  from "changed" in json/yaml mode.
   A tool whose Kafka options include --timeout (kafka-reassign-partitions) names that parameter otherwise and
   leaves out Timeout: the deadline is then request.timeout.ms or the profile's timeout.
 """
