@@ -46,6 +46,8 @@ TOOLS: tuple[Tool, ...] = (
          "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
     Tool("kafka-topics", "topics", "kraftsman.cli.topics.tool", "topics",
          "Create, list, describe, alter and delete topics.", jopt=True, kafka_version=True),
+    Tool("kafka-broker-api-versions", "broker-api-versions", "kraftsman.cli.api_versions.tool", "broker_api_versions",
+         "Show the API versions every broker (or controller) speaks.", jopt=True, kafka_version=True),
     Tool("kafka-controller", "controller", "kraftsman.cli.controller.tool", "controller",
          "Run a KRaft controller in the foreground.", kafka=False),
     Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo",

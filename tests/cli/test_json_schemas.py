@@ -26,7 +26,8 @@ from .quorum.test_tool import handler as quorum_handler
 from .shell.test_cli import shell
 from .storage.test_tool import CID, config, storage
 
-SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics"}
+SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics",
+           "broker-api-versions"}
 
 
 def schema(name: str) -> dict:
@@ -348,6 +349,10 @@ VALID = {
                               "error": None}]},
     "topics": {"command": "create", "status": 0, "changed": True, "topic": "t", "topic_id": "AAAAAAAAAAAAAAAAAAAAAA",
                "partitions": 1, "replication_factor": 1},
+    "broker-api-versions": {"command": "kafka-broker-api-versions", "status": 0, "endpoint_type": "broker",
+                            "nodes": [{"id": 4, "host": "h", "port": 9092, "rack": None, "error": None, "apis": [
+                                {"api_key": 18, "name": "ApiVersions", "min_version": 0, "max_version": 4,
+                                 "usable_version": 4, "state": "usable"}]}]},
 }
 
 
