@@ -54,7 +54,8 @@ class ClusterCalls:
         self._on_active_controller(attempt, "UnregisterBroker")
 
     def api_versions_of_every_node(self) -> list[NodeApiVersions]:
-        """Return each node's ApiVersions answer (or its error), the nodes as Metadata lists them."""
+        """Return each node's ApiVersions answer (or its error), the nodes as Metadata (with bootstrap controllers:
+        DescribeCluster) lists them."""
         if self.config.bootstrap_controllers:
             nodes = self.any_node(lambda conn: _controller_nodes_on(conn, self.deadline), "DescribeCluster")
         else:
