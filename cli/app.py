@@ -51,6 +51,8 @@ TOOLS: tuple[Tool, ...] = (
          kafka_version=True),
     Tool("kafka-acls", "acls", "kraftsman.cli.acls.tool", "acls", "List, add and remove ACLs.", jopt=True,
          kafka_version=True),
+    Tool("kafka-broker-api-versions", "broker-api-versions", "kraftsman.cli.api_versions.tool", "broker_api_versions",
+         "Show the API versions every broker (or controller) speaks.", jopt=True, kafka_version=True),
     Tool("kafka-controller", "controller", "kraftsman.cli.controller.tool", "controller",
          "Run a KRaft controller in the foreground.", kafka=False),
     Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo",

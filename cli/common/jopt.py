@@ -8,11 +8,12 @@ additions (help starting "kraftsman:"; Output, Timeout, Profile, ClientProperty,
 body is `return jopt.run(ctx, locals(), implementation, TOOL)`; `run_tool(app, argv, env, TOOL)` is its run().
 
 Rules:
-- Kafka's manners (CommandLineUtils, CommandDefaultOptions): no arguments prints `TOOL.no_args` and the option
-  table on stderr, --help `TOOL.help` and the table (then kraftsman's additions), both exit 1 as Kafka 3.9's
-  printUsageAndExit does; --version prints KAFKA_VERSION (exit 0). UsageExit(message) is printUsageAndExit: the
-  message and the table of Kafka's options only (kraftsman's additions are left out, so it is Kafka's byte for
-  byte), exit 1. `missing_argument`, `cannot_combine` and `exactly_one` raise it with Kafka's words.
+- Kafka's manners (CommandLineUtils, CommandDefaultOptions): no arguments (a KRAFTSMAN_<TOOL>_<FLAG> variable
+  counts as one, a profile does not) prints `TOOL.no_args` and the option table on stderr, --help `TOOL.help`
+  and the table (then kraftsman's additions), both exit 1 as Kafka 3.9's printUsageAndExit does; --version
+  prints KAFKA_VERSION (exit 0). UsageExit(message) is printUsageAndExit: the message and the table of Kafka's
+  options only (kraftsman's additions are left out, so it is Kafka's byte for byte), exit 1. `missing_argument`,
+  `cannot_combine` and `exactly_one` raise it with Kafka's words.
 - A bad command line reads as jopt-simple's exceptions: "bogus is not a recognized option", "Option topic
   requires an argument", printed as Kafka's main() prints an uncaught exception (message, stack trace, blank
   line); extra words are ignored, as jopt-simple collects them. Values are strings: a tool converts them where
@@ -375,9 +376,10 @@ def _answer(current: Run) -> int | None:
 
 
 def _words(ctx: click.Context) -> list[str]:
-    """Return the words the command line held (jopt's args), variables aside."""
-    return [p for p in ctx.params if ctx.get_parameter_source(p) == click.core.ParameterSource.COMMANDLINE] + \
-        list(ctx.args)
+    """Return the options the command line held (jopt's args), those a variable gave counted in (flag > variable:
+    `KRAFTSMAN_BROKER_API_VERSIONS_BOOTSTRAP_SERVER=h:9092 kafka-broker-api-versions` is not an empty line)."""
+    given = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+    return [p for p in ctx.params if ctx.get_parameter_source(p) in given] + list(ctx.args)
 
 
 def _fail(current: Run, error: KafkaError) -> int:

@@ -100,6 +100,10 @@ EXAMPLES = {
                    ("Remove a producer's ACLs without a question, from a playbook (exit 6: none were there):",
                     "kafka-acls --bootstrap-server localhost:9092 --remove --force --allow-principal User:app "
                     "--producer --topic orders --output json")),
+    "kafka-broker-api-versions": (("Show the API versions each broker speaks, and which Kafka 3.9's client uses:",
+                                   "kafka-broker-api-versions --bootstrap-server localhost:9092"),
+                                  ("The controllers' own API lists, for a script:",
+                                   "kafka-broker-api-versions --bootstrap-controller localhost:9093 --output json")),
     "kafka-metadata-export": (("Decode a fleet of metadata logs into Parquet tables with local Spark:",
                                "kafka-metadata-export -o tables /var/lib/kafka/meta"),),
     "kafka-controller": (("Run a controller in the foreground:", "kafka-controller -c controller.properties"),),

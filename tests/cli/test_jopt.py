@@ -156,6 +156,17 @@ def test_variables_profiles_and_the_two_configs(tmp_path):
     assert args.client == {"client.id": "x", "request.timeout.ms": "5"}
 
 
+def test_a_variable_is_not_an_empty_command_line_a_profile_is(tmp_path):
+    # Kafka prints its usage for no arguments; a KRAFTSMAN_<TOOL>_<FLAG> variable is a flag given by the
+    # environment, so the checks run (here: "exactly one action"), while a profile alone keeps Kafka's usage
+    status, _, err = toy_run(env={"KRAFTSMAN_TOY_NAME": "v"})
+    assert status == 1 and err.startswith("Command must include exactly one action: --go, --stop\n")
+    (tmp_path / "kraftsman").mkdir()
+    (tmp_path / "kraftsman" / "config.yaml").write_text(
+        "current-profile: p\nprofiles:\n  p:\n    bootstrap-server: h:9092\n")
+    status, _, err = toy_run(env={"XDG_CONFIG_HOME": str(tmp_path)})
+    assert status == 1 and err.startswith("Test the layer.\nOption")
+
 def test_java_strings():
     assert jopt.java_int("+7", "x") == 7 and jopt.java_split("a,,b,,") == ["a", "", "b"]
     for bad in ("3.5", "2147483648", " 1", ""):

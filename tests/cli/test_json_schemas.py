@@ -27,7 +27,8 @@ from .shell.test_cli import shell
 from .storage.test_tool import CID, config, storage
 
 SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics", "configs",
-           "acls"}
+           "acls",
+           "broker-api-versions"}
 
 
 def schema(name: str) -> dict:
@@ -353,6 +354,10 @@ VALID = {
     "acls": {"command": "remove", "status": 0, "changed": True, "removed": [
         {"resource_type": "TOPIC", "resource_name": "t", "pattern_type": "LITERAL", "principal": "User:a", "host": "*",
          "operation": "READ", "permission_type": "ALLOW"}]},
+    "broker-api-versions": {"command": "kafka-broker-api-versions", "status": 0, "endpoint_type": "broker",
+                            "nodes": [{"id": 4, "host": "h", "port": 9092, "rack": None, "error": None, "apis": [
+                                {"api_key": 18, "name": "ApiVersions", "min_version": 0, "max_version": 4,
+                                 "usable_version": 4, "state": "usable"}]}]},
 }
 
 

@@ -8,9 +8,10 @@ Rules:
   and kraftsman's tags (start time, broker epoch, incarnation, controlled shutdown) where a kraftsman controller
   sends them (a broker epoch of -1: none sent). Both go where active_controller routes them (the first address
   that answers with bootstrap servers; the active controller with bootstrap controllers), as before issue 30.
-- api_versions_of_every_node: Metadata (every topic, as BrokerApiVersionsCommand asks) from a bootstrap address,
+- api_versions_of_every_node: Metadata (every topic, as BrokerApiVersionsCommand asks) from a bootstrap address
+  (with bootstrap controllers, kraftsman's addition: DescribeCluster v1+ with EndpointType 2, the controllers),
   then each node it lists is asked ApiVersions on a connection of its own (SyncConnection negotiates it); a node
-  that cannot be asked gets its error instead, in the Metadata answer's order.
+  that cannot be asked gets its error instead, in the answer's order.
 """
 from __future__ import annotations
 
@@ -53,8 +54,12 @@ class ClusterCalls:
         self._on_active_controller(attempt, "UnregisterBroker")
 
     def api_versions_of_every_node(self) -> list[NodeApiVersions]:
-        """Return each node's ApiVersions answer (or its error), the nodes as Metadata lists them."""
-        nodes = self.any_node(lambda conn: _metadata_nodes_on(conn, self.deadline), "Metadata")
+        """Return each node's ApiVersions answer (or its error), the nodes as Metadata (with bootstrap controllers:
+        DescribeCluster) lists them."""
+        if self.config.bootstrap_controllers:
+            nodes = self.any_node(lambda conn: _controller_nodes_on(conn, self.deadline), "DescribeCluster")
+        else:
+            nodes = self.any_node(lambda conn: _metadata_nodes_on(conn, self.deadline), "Metadata")
         found = []
         for node in nodes:
             try:
@@ -119,3 +124,10 @@ def _metadata_nodes_on(conn: sc.SyncConnection, deadline: float) -> list[Node]:
     body = codec.message_class("MetadataRequest")(topics=[] if version == 0 else None)
     response = conn.request("Metadata", version, body, deadline)
     return [Node(b.node_id, b.host, b.port, b.rack) for b in response.brokers]
+
+
+def _controller_nodes_on(conn: sc.SyncConnection, deadline: float) -> list[Node]:
+    """Ask DescribeCluster for the controllers (EndpointType 2, v1+) and return them."""
+    if conn.pick_version("DescribeCluster") < 1:
+        raise sc.UnsupportedVersion(f"{conn.name} does not list its controllers (DescribeCluster v1)")
+    return _describe_cluster_on(conn, deadline, CONTROLLERS).nodes
