@@ -7,6 +7,8 @@ KafkaConfig's checks (`validate`), in its order (only these; the rest of validat
 2. no process.roles: zookeeper.connect is required; process.roles: node.id must be set (>= 0).
 3. advertised.listeners (when set), then listeners, parse as endpoints whose listener names have a security
    protocol in the effective listener.security.protocol.map.
+Kafka 4.x's KafkaConfig requires process.roles and node.id (ConfigDef's "Missing required configuration" text)
+and reads no broker.id or ZooKeeper key; the listener checks are the same.
 
 Rules:
 - Every refusal is a ConfigError whose message is one line in Kafka's words; nothing prints here.
@@ -34,8 +36,12 @@ class ConfigError(ValueError):
     (kafka-storage), or a setting kafka-controller cannot serve."""
 
 
-def validate(props: dict[str, str]) -> None:
-    """Raise ConfigError when KafkaConfig would refuse `props`."""
+def validate(props: dict[str, str], release: str = "3.9") -> None:
+    """Raise ConfigError when KafkaConfig would refuse `props` (Kafka 4.x: process.roles and node.id are required
+    settings, broker.id and the ZooKeeper keys are not read)."""
+    if release != "3.9":
+        _validate_4x(props)
+        return
     node_id, broker_id = _int(props, "node.id", "broker.id"), _int(props, "broker.id", "node.id")
     roles = process_roles(props)
     if node_id != broker_id:
@@ -46,6 +52,19 @@ def validate(props: dict[str, str]) -> None:
     elif node_id < 0:
         raise ConfigError("Missing configuration `node.id` which is required when `process.roles` is defined "
                           "(i.e. when running in KRaft mode).")
+    protocols = security_protocol_map(props, roles)
+    if props.get("advertised.listeners") is not None:
+        endpoints(props["advertised.listeners"].strip(), protocols)
+    endpoints(props.get("listeners", DEFAULT_LISTENERS).strip(), protocols)
+
+
+def _validate_4x(props: dict[str, str]) -> None:
+    """Raise ConfigError as Kafka 4.x's KafkaConfig does: two required settings, then the listeners."""
+    for key in ("process.roles", "node.id"):
+        if key not in props:
+            raise ConfigError(f'Missing required configuration "{key}" which has no default value.')
+    roles = process_roles(props)
+    _int(props, "node.id", "node.id")
     protocols = security_protocol_map(props, roles)
     if props.get("advertised.listeners") is not None:
         endpoints(props["advertised.listeners"].strip(), protocols)

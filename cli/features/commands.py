@@ -44,14 +44,14 @@ def _call(fn, *args):
 # ---------------------------------------------------------------- describe
 
 
-def level_text(feature: str, level: int) -> str:
+def level_text(feature: str, level: int, release: str = "3.9") -> str:
     """Return a level as FeatureCommand.levelToString: metadata.version's as its version string."""
     from kraftsman.storage import features as ft
 
     if feature != ft.METADATA_VERSION:
         return str(level)
     try:
-        return ft.by_level(level).version
+        return ft.FEATURE_SETS[release].metadata.by_level(level).version
     except ft.FeatureError:
         return f"UNKNOWN {level}"
 
@@ -96,16 +96,25 @@ def _metadata_version(ctx, text: str, adjective: str = "Unknown"):
     from kraftsman.storage import features as ft
 
     try:
-        return ft.from_version_string(text)
+        return _table(ctx).parse(text)
     except ft.FeatureError:
         raise _unknown_metadata_version(ctx, text, adjective) from None
 
 
-def _unknown_metadata_version(ctx, text: str, adjective: str = "Unknown") -> Failure:
-    """Return FeatureCommand's failure for `text`: "Unsupported" in 3.9 (--metadata), "Unknown" in 4.0."""
+def _table(ctx):
     from kraftsman.storage import features as ft
 
-    supported = [mv.version for mv in ft.VERSIONS if ft.MINIMUM_BOOTSTRAP_VERSION <= mv <= ft.LATEST_PRODUCTION]
+    return ft.FEATURE_SETS[_release(ctx)].metadata
+
+
+def _release(ctx) -> str:
+    return getattr(ctx, "release", "3.9")
+
+
+def _unknown_metadata_version(ctx, text: str, adjective: str = "Unknown") -> Failure:
+    """Return FeatureCommand's failure for `text`: "Unsupported" in 3.9 (--metadata), "Unknown" in 4.0."""
+    table = _table(ctx)
+    supported = [mv.version for mv in table.between(table.minimum, table.latest_production)]
     return _bad(ctx, f"{adjective} metadata.version {text}. Supported metadata.version are {', '.join(supported)}")
 
 
@@ -118,7 +127,7 @@ def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
     if mv.level < 1:           # a pre-KRaft version: Kafka's FeatureUpdate fails inside the same try
         raise _unknown_metadata_version(ctx, release)
     updates = {ft.METADATA_VERSION: (mv.level, kind)}
-    for name, level in ft.default_levels(mv).items():
+    for name, level in ft.FEATURE_SETS[_release(ctx)].default_levels(mv).items():
         if kind != ops.UPGRADE or level > 0:
             updates[name] = (level, kind)
     return updates
@@ -224,17 +233,15 @@ def disable(args, ctx) -> int:
 
 def version_mapping(args, ctx) -> int:
     """Print metadata.version and each production feature's default level for a release."""
+    from kraftsman.storage import feature_texts as texts
     from kraftsman.storage import features as ft
 
-    from ..storage import tool as storage_tool
-
     try:
-        text = storage_tool.version_mapping_text(args.release_version)
-    except storage_tool.Failure as e:
+        typed, mv = texts.mapping_version(_release(ctx), args.release_version)
+    except ft.FeatureError as e:
         raise _bad(ctx, str(e)) from None
-    mv = ft.from_version_string(args.release_version or str(ft.LATEST_PRODUCTION))
-    ctx.emit(text, release_version=args.release_version or str(ft.LATEST_PRODUCTION),
-             metadata_version_level=mv.level, features=ft.default_levels(mv))
+    ctx.emit(texts.version_mapping(_release(ctx), args.release_version), release_version=typed,
+             metadata_version_level=mv.level, features=ft.FEATURE_SETS[_release(ctx)].default_levels(mv))
     return ExitStatus.OK
 
 
@@ -242,24 +249,23 @@ def dependencies(ctx, name: str, level: int) -> tuple[tuple[str, int], ...]:
     """Return what `name=level` requires, or fail with FeatureCommand's lookup messages."""
     from kraftsman.storage import features as ft
 
-    try:
-        if name == ft.METADATA_VERSION:
-            ft.by_level(level)           # "Unknown metadata.version <n>"
-            return ()
-    except ft.FeatureError as e:
-        raise _bad(ctx, str(e)) from None
-    known = ft.feature(name)
+    features = ft.FEATURE_SETS[_release(ctx)]
+    if name == ft.METADATA_VERSION:
+        if not features.metadata.knows_level(level):
+            raise _bad(ctx, f"Unknown metadata.version {level}")
+        return ()
+    known = features.feature(name)
     if known is None:
         raise _bad(ctx, f"Unknown feature: {name}")
-    definition = known.level(level)
-    if definition is None:               # Feature.fromFeatureLevel(level, true)
-        raise _bad(ctx, f"No feature:{name} with feature level {level}")
-    return definition.dependencies
+    try:
+        return known.from_level(level, True).dependencies     # Feature.fromFeatureLevel(level, true)
+    except ft.FeatureError as e:
+        raise _bad(ctx, str(e)) from None
 
 
 def feature_dependencies(args, ctx) -> int:
     """Print what each --feature name=level requires (kafka-storage's text); stop at the first bad one."""
-    from ..storage.tool import dependency_text
+    from kraftsman.storage.feature_texts import dependency_text
 
     rows = []
     for item in args.feature:

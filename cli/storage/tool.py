@@ -31,12 +31,12 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
-from kraftsman.storage.features import LATEST_PRODUCTION
+from kraftsman.storage.metadata_versions import TABLES
 
 from ..common import Environment, ExitStatus, usage_exit
 from ..common.typer_app import run_app
 from ..completion import completers
-from .commands import MISSING_VOTERS, Failure, dependency_text, version_mapping_text  # noqa: F401 (API)
+from .commands import MISSING_VOTERS, Failure, version_mapping_text  # noqa: F401 (API)
 from .info import info_text  # noqa: F401 (API)
 
 PROG = "kafka-storage"
@@ -49,7 +49,7 @@ INITIAL_CONTROLLERS_HELP = (
     "0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,"
     "2@example.com:8084:07R5amHmR32VDA6jHkGbTA\n")
 KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of the sub-commands Kafka 3.9's StorageTool does not have
-LATEST = str(LATEST_PRODUCTION)
+LATEST = str(TABLES["3.9"].latest_production)
 QUORUM_FLAGS = ("standalone", "no_initial_controllers", "initial_controllers")
 QUORUM_NAMES = {"standalone": "--standalone/-s", "no_initial_controllers": "--no-initial-controllers/-N",
                 "initial_controllers": "--initial-controllers/-I"}

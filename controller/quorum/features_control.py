@@ -145,14 +145,15 @@ def _outside(level: int, what: str, supported: tuple[int, int]) -> str | None:
 
 def _check_metadata_version(ctx: ControllerContext, level: int, current: int, unsafe: bool) -> None:
     """Raise _Invalid as FeatureControlManager.updateMetadataVersion does."""
+    table = ft.FEATURE_SETS["3.9"].metadata
     try:
-        new = ft.by_level(level)
+        new = table.by_level(level)
     except ft.FeatureError:
         raise _invalid_mv(level, "Unknown metadata.version.") from None
     if ctx.image.features.zk_migration_state in (1, 2):  # MIGRATION, PRE_MIGRATION: ZkMigrationState.inProgress
         raise _invalid_mv(level, "Unable to modify metadata.version while a ZK migration is in progress.")
-    if new < ft.MINIMUM_BOOTSTRAP_VERSION:
-        raise _invalid_mv(level, f"Unable to set a metadata.version less than {ft.MINIMUM_BOOTSTRAP_VERSION}")
+    if new < table.minimum:
+        raise _invalid_mv(level, f"Unable to set a metadata.version less than {table.minimum}")
     if level < current and metadata_changed(level, current):
         if unsafe:
             raise _invalid_mv(level, "Unsafe metadata downgrade is not supported in this version.")
@@ -168,7 +169,7 @@ def metadata_changed(low: int, high: int) -> bool:
 def _check_dependencies(name: str, level: int, proposed: dict) -> None:
     """Raise _Invalid when `name` at `level` needs a level the update would not leave (Features.validateVersion)."""
     try:
-        needs = ft.dependencies_of(name, level)
+        needs = ft.FEATURE_SETS["3.9"].dependencies_of(name, level)
     except ft.FeatureError as e:
         raise _invalid(name, level, str(e)) from None
     for dep, needed in needs:

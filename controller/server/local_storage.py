@@ -14,7 +14,6 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from kraftsman.storage import features as ft
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log import quorum_state as qs
 from kraftsman.storage.log.snapshot import BOOTSTRAP_FILE, read_snapshot_records
@@ -68,7 +67,7 @@ def bootstrap_records(config: ControllerConfig) -> list[ApiMessageAndVersion]:
     path = Path(config.metadata_log_dir) / BOOTSTRAP_FILE
     if path.exists():
         return [r for r in read_snapshot_records(path)]
-    level = ft.from_version_string("3.9-IV0").level
+    level = 21                                   # 3.9-IV0, what Kafka 3.9's BootstrapDirectory falls back to
     cls = codec.message_class("FeatureLevelRecord")
     return [ApiMessageAndVersion(cls(name="metadata.version", feature_level=level), 0)]
 

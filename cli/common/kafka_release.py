@@ -1,0 +1,36 @@
+"""Which Kafka release a command speaks for: KRAFTSMAN_KAFKA_VERSION (3.9, 4.0, 4.1, 4.2), else the connection
+profile's `kafka-version`, else 3.9.
+
+Rules:
+- Precedence is the suite's: environment variable > profile > default (there is no flag: the release is a
+  property of the cluster a playbook runs against, set once for the whole run).
+- A value that names no release is a usage error naming where it came from (exit 64).
+- Every tool reads the release here and hands the name down; the tables that differ by release are keyed by it.
+"""
+from __future__ import annotations
+
+from kraftsman.storage.releases import DEFAULT_RELEASE, KAFKA_VERSIONS, RELEASES, UnknownRelease, check
+
+from . import Environment, ExitStatus, ToolError
+
+VARIABLE = "KRAFTSMAN_KAFKA_VERSION"
+__all__ = ["VARIABLE", "RELEASES", "KAFKA_VERSIONS", "kafka_release", "version_line"]
+
+
+def kafka_release(env: Environment, profile=None) -> str:
+    """Return the release the command speaks for (the variable, the profile's kafka-version, or 3.9)."""
+    text = env.env.get(VARIABLE, "").strip()
+    source = VARIABLE
+    if not text and profile is not None and getattr(profile, "kafka_version", None):
+        text, source = str(profile.kafka_version), f"profile {profile.name}: kafka-version"
+    if not text:
+        return DEFAULT_RELEASE
+    try:
+        return check(text)
+    except UnknownRelease as e:
+        raise ToolError(f"{source}: {e}", ExitStatus.USAGE) from None
+
+
+def version_line(prog: str, package_version: str, release: str) -> str:
+    """Return `--version`'s line: the tool, kraftsman's version and the Kafka release it speaks for."""
+    return f"{prog} (kraftsman) {package_version}, Kafka {release}\n"
