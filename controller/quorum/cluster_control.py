@@ -119,7 +119,7 @@ class ClusterControl:
         self._check_registration(ctx, request)
         cls = codec.message_class("RegisterBrokerRecord")
         level = fc.metadata_version(ctx.image)
-        features = fc.registration_features(ctx.image, request.broker_id, request.features)
+        features = fc.registration_features(ctx.image, request.broker_id, request.features, ctx.config.kafka_version)
         record = cls(
             broker_id=request.broker_id, is_migrating_zk_broker=False, incarnation_id=request.incarnation_id,
             broker_epoch=ctx.next_offset, rack=request.rack, fenced=True, in_controlled_shutdown=False,

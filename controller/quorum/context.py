@@ -39,6 +39,8 @@ class QuorumConfig:
     delegation_token_max_lifetime_ms: int = 604_800_000     # delegation.token.max.lifetime.ms
     delegation_token_expiry_time_ms: int = 86_400_000       # delegation.token.expiry.time.ms
     delegation_token_expiry_check_interval_ms: int = 3_600_000  # delegation.token.expiry.check.interval.ms
+    kafka_version: str = "3.9"                # the Kafka release this controller speaks for (KRAFTSMAN_KAFKA_VERSION)
+    unstable_feature_versions: bool = False   # unstable.feature.versions.enable
     # the file's keys, for DescribeConfigs
     server_properties: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 

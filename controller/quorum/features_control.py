@@ -1,66 +1,129 @@
-"""UpdateFeatures (v0-1) on the active controller, as Kafka 3.9's FeatureControlManager.updateFeatures.
+"""UpdateFeatures (v0-2) on the active controller, as Kafka's FeatureControlManager.updateFeatures of the release
+this controller speaks for (QuorumConfig.kafka_version).
 
 Rules:
-- Each feature of the request gets its own result, sorted by name (a name given twice: the last update
-  counts); the FeatureLevelRecords of the features that pass are appended together, or none with
-  validate_only. Errors are INVALID_UPDATE_VERSION (95) with Kafka's texts:
-  "Invalid update version <v> for feature <f>. <reason>" or "Invalid metadata.version <v>. <reason>".
+- Kafka 3.9: each feature of the request gets its own result, sorted by name (a name given twice: the last update
+  counts); the FeatureLevelRecords of the features that pass are appended together, or none with validate_only.
+- Kafka 4.x: all or nothing. The features are checked in the order of a Java HashMap of their names; the first
+  error fails the whole request: a top-level INVALID_UPDATE_VERSION "The update failed for all features since the
+  following feature had an error: <reason>", no per-feature results, no records. On success v0-1 list every
+  feature with error code 0 (message "NONE", Errors.NONE's); v2 has no results. Finalizing
+  eligible.leader.replicas.version also writes the ELR safety records (a cluster-level min.insync.replicas
+  ConfigRecord when there is none; broker-level ones removed) ahead of the FeatureLevelRecords.
+- Errors are INVALID_UPDATE_VERSION (95) with Kafka's texts: "Invalid update version <v> for feature <f>.
+  <reason>"; metadata.version: 3.9 "Invalid metadata.version <v>. <reason>", 4.x also "Unsupported
+  metadata.version downgrade from <cur> to <new>. <reason>" and "Valid versions are from 7 to <latest>.".
 - The checks, in Kafka's order: an unknown upgrade type; a level below 0; a level this controller does not
-  support (SUPPORTED_FEATURES), or that a registered broker or (from metadata.version 3.7-IV0, KIP-919)
-  a registered controller does not support, or a voter that has not registered; a downgrade asked as an
-  upgrade or an upgrade asked as a downgrade; then for metadata.version: unknown level, a ZooKeeper
-  migration in progress, below 3.3-IV0, and a downgrade across a version that changed the metadata
-  (refused, safe or unsafe); for other features, the dependencies of Features.validateVersion against
-  the finalized levels with every update of the request applied.
+  support (the release's supported ranges), or that a registered broker or (from metadata.version 3.7-IV0,
+  KIP-919) a registered controller does not support, or a voter that has not registered; a downgrade asked as an
+  upgrade or an upgrade asked as a downgrade; then metadata.version's own checks, kraft.version's, or the
+  dependencies of Feature.validateVersion against the finalized levels with every update of the request applied.
 - Version 0's AllowDowngrade means a safe downgrade (UpdateFeaturesRequest.getFeature); from version 1
   UpgradeType says it: 1 upgrade, 2 safe downgrade, 3 unsafe downgrade.
-- kraft.version is the Raft layer's (KRaftVersionRecord, ctx.kraft_version): Kafka 3.9 would write a
-  FeatureLevelRecord for it that nothing reads; kraftsman accepts the level it already has (no record) and
-  refuses any other, saying why.
+- kraft.version is the Raft layer's (KRaftVersionRecord, ctx.kraft_version): kraftsman accepts the level it
+  already has (no record; 4.x writes a NoOpRecord for an upgrade to the level the quorum runs) and refuses any
+  other, saying why (the Raft core does not move a static quorum to kraft.version 1).
 """
 from __future__ import annotations
 
 from kraftsman.controller.image.features import METADATA_VERSION
 from kraftsman.storage import features as ft
+from kraftsman.storage import metadata_versions as mvs
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .context import ControllerContext, ControllerResult
-from .feature_levels import CONTROLLER_REGISTRATION_LEVEL, SUPPORTED_FEATURES, metadata_version
+from .feature_levels import CONTROLLER_REGISTRATION_LEVEL, metadata_version, supported_features
+from .java_hash_order import JavaHashMap
 
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 DISABLED = (0, 0)
-# metadata.version levels whose MetadataVersion.didMetadataChange() is true in Kafka 3.9 (1..21)
-METADATA_CHANGED = frozenset({1, 3, 5, 6, 7, 8, 11, 13, 14, 15, 17})
+ALL_FAILED = "The update failed for all features since the following feature had an error: "
+MIN_INSYNC_REPLICAS = "min.insync.replicas"
 _RESPONSE = codec.message_class("UpdateFeaturesResponse")
 _FEATURE_LEVEL = codec.message_class("FeatureLevelRecord")
+_CONFIG = codec.message_class("ConfigRecord")
+_BROKER = 4  # ConfigResource.Type.BROKER
 
 
 class _Invalid(Exception):
     """An update refused with INVALID_UPDATE_VERSION; the message is Kafka's."""
 
 
+def metadata_changed(low: int, high: int) -> bool:
+    """Tell whether a version in (low, high] changed the metadata (MetadataVersion.checkIfMetadataChanged)."""
+    return mvs.metadata_changed(low, high)
+
+
 def update_features(ctx: ControllerContext, request) -> ControllerResult:
-    """Answer UpdateFeatures: one result per feature, FeatureLevelRecords for those that pass."""
+    """Answer UpdateFeatures as the controller's release does."""
     updates = {u.feature: (u.max_version_level, _upgrade_type(ctx.api_version, u)) for u in request.feature_updates}
     proposed = dict(ctx.image.features.finalized)
     proposed[METADATA_VERSION] = metadata_version(ctx.image)
     proposed.update({name: level for name, (level, _) in updates.items()})
+    validate_only = ctx.api_version >= 1 and request.validate_only
+    if ctx.config.kafka_version == "3.9":
+        return _per_feature(ctx, updates, proposed, validate_only)
+    return _all_or_nothing(ctx, request, updates, proposed, validate_only)
+
+
+def _per_feature(ctx: ControllerContext, updates: dict, proposed: dict, validate_only: bool) -> ControllerResult:
+    """Kafka 3.9: one result per feature, the passing features' records written."""
     records, results = [], []
     for name in sorted(updates):
         level, upgrade_type = updates[name]
         try:
-            _check(ctx, name, level, upgrade_type, proposed)
+            record = _check(ctx, name, level, upgrade_type, proposed)
         except _Invalid as e:
             results.append(_RESPONSE.UpdatableFeatureResult(feature=name, error_code=Errors.INVALID_UPDATE_VERSION,
                                                             error_message=str(e)))
             continue
         results.append(_RESPONSE.UpdatableFeatureResult(feature=name, error_code=0, error_message=None))
-        if name != ft.KRAFT_VERSION:  # the level it has: nothing to write
-            records.append(ApiMessageAndVersion(_FEATURE_LEVEL(name=name, feature_level=level), 0))
-    validate_only = ctx.api_version >= 1 and request.validate_only
+        records += [record] if record is not None and record.message.name != ft.KRAFT_VERSION else []
     return ControllerResult([] if validate_only else records, _RESPONSE(results=results))
+
+
+def _all_or_nothing(ctx: ControllerContext, request, updates: dict, proposed: dict,
+                    validate_only: bool) -> ControllerResult:
+    """Kafka 4.x: the first failing feature (in HashMap order) fails them all; else every record, atomically."""
+    order = JavaHashMap()
+    for u in request.feature_updates:
+        order.put(u.feature, None)
+    records = []
+    for name in order.keys():
+        level, upgrade_type = updates[name]
+        try:
+            record = _check(ctx, name, level, upgrade_type, proposed)
+        except _Invalid as e:
+            return ControllerResult([], _RESPONSE(error_code=Errors.INVALID_UPDATE_VERSION,
+                                                  error_message=ALL_FAILED + str(e), results=[]))
+        if record is not None:
+            records.append(record)
+    if not validate_only and updates.get(ft.ELR_VERSION, (0, 0))[0] > 0:
+        records = elr_safety_records(ctx) + records
+    results = [] if ctx.api_version >= 2 else [
+        _RESPONSE.UpdatableFeatureResult(feature=u.feature, error_code=0, error_message="NONE")
+        for u in request.feature_updates]
+    return ControllerResult([] if validate_only else records, _RESPONSE(error_code=0, results=results))
+
+
+def elr_safety_records(ctx: ControllerContext) -> list[ApiMessageAndVersion]:
+    """Return what enabling ELR needs first: a cluster-level min.insync.replicas (the static one) when the cluster
+    has none, and the removal of every broker-level min.insync.replicas (maybeGenerateElrSafetyRecords)."""
+    records = []
+    configs = ctx.image.configs.resources
+    if MIN_INSYNC_REPLICAS not in configs.get((_BROKER, ""), {}):
+        records.append(_min_insync(ctx, "", str(ctx.config.min_insync_replicas)))
+    for resource_type, name in sorted(configs):
+        if resource_type == _BROKER and name and MIN_INSYNC_REPLICAS in configs[(resource_type, name)]:
+            records.append(_min_insync(ctx, name, None))
+    return records
+
+
+def _min_insync(ctx: ControllerContext, resource: str, value: str | None) -> ApiMessageAndVersion:
+    return ApiMessageAndVersion(_CONFIG(resource_type=_BROKER, resource_name=resource, name=MIN_INSYNC_REPLICAS,
+                                        value=value), 0)
 
 
 def _upgrade_type(api_version: int, update) -> int:
@@ -69,8 +132,9 @@ def _upgrade_type(api_version: int, update) -> int:
     return update.upgrade_type
 
 
-def _check(ctx: ControllerContext, name: str, level: int, upgrade_type: int, proposed: dict) -> None:
-    """Raise _Invalid with Kafka's message when `name` may not move to `level`."""
+def _check(ctx: ControllerContext, name: str, level: int, upgrade_type: int,
+           proposed: dict) -> ApiMessageAndVersion | None:
+    """Return the record `name` -> `level` writes, or raise _Invalid with Kafka's message."""
     if upgrade_type not in (UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE):
         raise _invalid(name, level, "The controller does not support the given upgrade type.")
     current = proposed_current(ctx, name)
@@ -86,11 +150,28 @@ def _check(ctx: ControllerContext, name: str, level: int, upgrade_type: int, pro
         raise _invalid(name, level, "Can't downgrade to a newer version.")
     if name == METADATA_VERSION:
         _check_metadata_version(ctx, level, current, upgrade_type == UNSAFE_DOWNGRADE)
-    elif name == ft.KRAFT_VERSION and level != current:
-        raise _invalid(name, level, "kraft.version is kept by the Raft layer (KRaftVersionRecord), not by "
-                                    "FeatureLevelRecords; kraftsman does not change it through UpdateFeatures.")
-    elif name != ft.KRAFT_VERSION:
-        _check_dependencies(name, level, proposed)
+    elif name == ft.KRAFT_VERSION:
+        return _kraft_version(ctx, level, current, upgrade_type)
+    else:
+        _check_dependencies(ctx, name, level, proposed)
+    return ApiMessageAndVersion(_FEATURE_LEVEL(name=name, feature_level=level), 0)
+
+
+def _kraft_version(ctx: ControllerContext, level: int, current: int, upgrade_type: int):
+    """Check kraft.version (the Raft layer's): the level the quorum runs passes, another is refused."""
+    if level == current:
+        if ctx.config.kafka_version != "3.9" and upgrade_type == UPGRADE:
+            return ApiMessageAndVersion(codec.message_class("NoOpRecord")(), 0)   # 4.x: an offset to wait on
+        return None
+    if ctx.config.kafka_version == "3.9":
+        raise _invalid(ft.KRAFT_VERSION, level, "kraft.version is kept by the Raft layer (KRaftVersionRecord), not "
+                                                "by FeatureLevelRecords; kraftsman does not change it through "
+                                                "UpdateFeatures.")
+    if upgrade_type != UPGRADE:
+        raise _invalid(ft.KRAFT_VERSION, level, "Can't downgrade the version of this feature.")
+    raise _invalid(ft.KRAFT_VERSION, level, f"kraftsman's Raft core does not move a static quorum from kraft.version "
+                                            f"{current} to {level}; format the controllers with --standalone or "
+                                            "--initial-controllers for a dynamic quorum.")
 
 
 def proposed_current(ctx: ControllerContext, name: str) -> int:
@@ -104,7 +185,8 @@ def proposed_current(ctx: ControllerContext, name: str) -> int:
 
 def reason_not_supported(ctx: ControllerContext, name: str, level: int) -> str | None:
     """Return why this controller, a registered broker or a voter cannot run `name` at `level`, or None."""
-    reason = _outside(level, f"Local controller {ctx.node_id}", SUPPORTED_FEATURES.get(name, DISABLED))
+    local = supported_features(ctx.config.kafka_version, ctx.config.unstable_feature_versions)
+    reason = _outside(level, f"Local controller {ctx.node_id}", local.get(name, DISABLED))
     if reason is not None:
         return reason
     cluster = ctx.image.cluster
@@ -144,8 +226,16 @@ def _outside(level: int, what: str, supported: tuple[int, int]) -> str | None:
 
 
 def _check_metadata_version(ctx: ControllerContext, level: int, current: int, unsafe: bool) -> None:
-    """Raise _Invalid as FeatureControlManager.updateMetadataVersion does."""
-    table = ft.FEATURE_SETS["3.9"].metadata
+    """Raise _Invalid as FeatureControlManager.updateMetadataVersion of the release does."""
+    table = ft.FEATURE_SETS[ctx.config.kafka_version].metadata
+    if ctx.config.kafka_version != "3.9":
+        if not table.knows_level(level):
+            raise _invalid_mv(level, f"Valid versions are from {table.minimum.level} to {table.latest_testing.level}.")
+        if level < current and metadata_changed(level, current):
+            reason = ("Unsafe metadata downgrade is not supported in this version." if unsafe else
+                      "Refusing to perform the requested downgrade because it might delete metadata information.")
+            raise _Invalid(f"Unsupported metadata.version downgrade from {current} to {level}. {reason}")
+        return
     try:
         new = table.by_level(level)
     except ft.FeatureError:
@@ -161,20 +251,14 @@ def _check_metadata_version(ctx: ControllerContext, level: int, current: int, un
                                  "information.")
 
 
-def metadata_changed(low: int, high: int) -> bool:
-    """Tell whether a version in (low, high] changed the metadata (MetadataVersion.checkIfMetadataChanged)."""
-    return any(level in METADATA_CHANGED for level in range(low + 1, high + 1))
-
-
-def _check_dependencies(name: str, level: int, proposed: dict) -> None:
-    """Raise _Invalid when `name` at `level` needs a level the update would not leave (Features.validateVersion)."""
+def _check_dependencies(ctx: ControllerContext, name: str, level: int, proposed: dict) -> None:
+    """Raise _Invalid when `name` at `level` needs a level the update would not leave (Feature.validateVersion)."""
+    features = ft.FEATURE_SETS[ctx.config.kafka_version]
     try:
-        needs = ft.FEATURE_SETS["3.9"].dependencies_of(name, level)
+        features.dependencies_of(name, level)
+        features.validate(name, level, proposed)
     except ft.FeatureError as e:
         raise _invalid(name, level, str(e)) from None
-    for dep, needed in needs:
-        if proposed.get(dep, 0) < needed:
-            raise _invalid(name, level, f"{name} {level} must be used with {dep} {needed}")
 
 
 def _invalid(name: str, level: int, reason: str) -> _Invalid:
