@@ -6,7 +6,8 @@ Rules:
   change request is pending, and until the leader committed an entry of its own epoch.
 - The new voter set takes effect when its VotersRecord is appended (for the high watermark too);
   the request is answered when that record commits, or REQUEST_TIMED_OUT after its timeout, or
-  NOT_LEADER_OR_FOLLOWER if leadership is lost first.
+  NOT_LEADER_OR_FOLLOWER if leadership is lost first. AddRaftVoter v1 with AckWhenCommitted false (Kafka 4.2)
+  is answered once the record is appended.
 - A new voter must already replicate as an observer and have caught up to the high watermark.
 - A leader that removed itself resigns once the removal commits.
 - Static quorums (kraft.version 0) cannot change voters: UNSUPPORTED_VERSION.
@@ -147,6 +148,9 @@ def on_add_voter_request(node, env) -> None:
     endpoints = tuple((e.name, e.host, e.port) for e in body.listeners)
     new = node.voters.add(VoterNode(body.voter_id, bytes(body.voter_directory_id), endpoints))
     _commit_change(node, env, new, body.timeout_ms)
+    if not getattr(body, "ack_when_committed", True):      # v1 (Kafka 4.2): answer once written, not committed
+        node.reply(env, error_body(env.name, Errors.NONE))
+        node.leader_state.voter_change.env = None                # nothing left to answer at commit
 
 
 def on_remove_voter_request(node, env) -> None:
@@ -189,7 +193,8 @@ def on_high_watermark(node) -> None:
     change = node.leader_state.voter_change
     if change is not None and node.high_watermark > change.offset:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, Errors.NONE))
+        if change.env is not None:
+            node.reply(change.env, error_body(change.env.name, Errors.NONE))
         if change.removes_leader:
             node.become_resigned(removed=True)
 
@@ -198,11 +203,13 @@ def leader_tick(node) -> None:
     change = node.leader_state.voter_change
     if change is not None and node.now >= change.deadline:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, Errors.REQUEST_TIMED_OUT))
+        if change.env is not None:
+            node.reply(change.env, error_body(change.env.name, Errors.REQUEST_TIMED_OUT))
 
 
 def fail_pending(node) -> None:
     change = node.leader_state.voter_change
     if change is not None:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, Errors.NOT_LEADER_OR_FOLLOWER))
+        if change.env is not None:
+            node.reply(change.env, error_body(change.env.name, Errors.NOT_LEADER_OR_FOLLOWER))
