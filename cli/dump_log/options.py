@@ -18,7 +18,6 @@ from dataclasses import dataclass
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging "
                "a seemingly corrupt log segment.")
 MISSING_FILES = 'Missing required argument "[files]"'
-KAFKA_VERSION = "3.9.0"
 STRING_DECODER = "org.apache.kafka.tools.api.StringDecoder"
 INT_MAX = 2 ** 31 - 1
 MAX_MESSAGE_SIZE = 5242880
@@ -82,6 +81,7 @@ class DumpOptions:
     max_message_size: int
     max_bytes: int
     output: str
+    release: str = "3.9"        # the Kafka release whose texts are printed (KRAFTSMAN_KAFKA_VERSION)
 
 
 def help_text() -> str:

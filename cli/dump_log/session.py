@@ -148,7 +148,7 @@ class DumpSession:
         path = self.resolve(arg)
         _require(path)
         reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes, legacy=True)
-        formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata) \
+        formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata, self.opts.release) \
             if self.opts.deep_iteration else None
         for batch in self.progress(reader, path):
             self.dump_batch(batch, formatter, arg)

@@ -16,6 +16,7 @@ Rules:
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Annotated, Optional
 
 import click
@@ -29,7 +30,6 @@ from .options import (
     DESCRIPTION,
     HELP,
     INT_MAX,
-    KAFKA_VERSION,
     MAX_MESSAGE_SIZE,
     MISSING_FILES,
     OUTPUT_SYNONYMS,
@@ -107,14 +107,17 @@ def _dump(env: Environment, values: dict) -> int:
     """Answer --help, --version or a missing --files as Kafka does, else dump the files."""
     if values["show_help"]:
         return _usage(env, DESCRIPTION)
+    from ..common.kafka_release import KAFKA_VERSIONS, kafka_release
+
+    release = kafka_release(env)
     if values["show_version"]:
-        env.stdout.write(f"{KAFKA_VERSION}\n")
+        env.stdout.write(f"{KAFKA_VERSIONS[release]}\n")       # Kafka's own version, as its tool prints
         return ExitStatus.OK
     if values["files"] is None:
         return _usage(env, MISSING_FILES)
     from .session import DumpSession
 
-    return DumpSession(dump_options(values), env).run()
+    return DumpSession(replace(dump_options(values), release=release), env).run()
 
 
 def _usage(env: Environment, head: str) -> int:
