@@ -17,6 +17,7 @@ from kraftsman.storage.protocol.errors import Errors
 
 from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.kafka_release import kafka_release
 from . import ops
 from .calls import call as _client_call
 
@@ -98,10 +99,16 @@ def _is_active(broker_id: int, ctx) -> bool:
     return any(node.node_id == broker_id for node in info.nodes)
 
 
+# --include-fenced-brokers with --bootstrap-controller: kraftsman's words for 3.9 (no list-endpoints there), Kafka 4.x's
+FENCED_WITH_CONTROLLERS = {"3.9": "Cannot use --include-fenced-brokers with command list-endpoints",
+                           **dict.fromkeys(("4.0", "4.1", "4.2"), "The option --include-fenced-brokers is only "
+                                                                  "supported with --bootstrap-server option")}
+
+
 def list_endpoints(args, ctx) -> int:
     """Print Kafka 4.0's endpoint table of brokers (-b) or controllers (-C)."""
     if args.include_fenced_brokers and ctx.controllers:
-        raise Failure("Cannot use --include-fenced-brokers with command list-endpoints")
+        raise Failure(FENCED_WITH_CONTROLLERS[kafka_release(ctx.env, args)])
     if args.include_fenced_brokers:
         message = "The target cluster does not support DescribeCluster API version 2 (IncludeFencedBrokers)."
         ctx.emit(message, error=message)

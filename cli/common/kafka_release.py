@@ -18,11 +18,12 @@ __all__ = ["VARIABLE", "RELEASES", "KAFKA_VERSIONS", "kafka_release", "version_l
 
 
 def kafka_release(env: Environment, profile=None) -> str:
-    """Return the release the command speaks for (the variable, the profile's kafka-version, or 3.9)."""
+    """Return the release the command speaks for (the variable, else `profile`'s kafka_version (a Profile, or the
+    settings a profile filled), else 3.9)."""
     text = env.env.get(VARIABLE, "").strip()
     source = VARIABLE
     if not text and profile is not None and getattr(profile, "kafka_version", None):
-        text, source = str(profile.kafka_version), f"profile {profile.name}: kafka-version"
+        text, source = str(profile.kafka_version), "the profile's kafka-version"
     if not text:
         return DEFAULT_RELEASE
     try:

@@ -5,14 +5,18 @@ Rules:
 - Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, or 64
   with --output json or yaml. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
   TLS or SASL failure -> 69, a server error answering describe -> 1.
-- --metadata prints nothing first (Kafka 4.0 added a deprecation line; 3.9 has none) and an unknown version
-  fails with 3.9's "Unsupported metadata.version ..."; --release-version fails with 4.0's "Unknown ...".
+- The release (KRAFTSMAN_KAFKA_VERSION or the profile's kafka-version) picks the texts (TEXTS): 3.9's --metadata
+  prints nothing first and an unknown version fails with "Unsupported metadata.version ..." (--release-version,
+  4.0's flag, with "Unknown ..."); 4.x prints the deprecation line first; 4.0/4.1 fail with "Unknown
+  metadata.version X. Supported metadata.version are ...", 4.2 with MetadataVersion's own text.
 - An update is a dict {feature: (level, upgrade type)}; its results print one line per feature, sorted by
   name, on stdout; any failure then ends with "N out of M operation(s) failed." (stderr, exit 1).
 - version-mapping and feature-dependencies print kafka-storage's texts (storage.tool's functions); their
   lookup errors are FeatureCommand's.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ..common import ExitStatus
 from ..common.admin import Failure
@@ -56,15 +60,17 @@ def level_text(feature: str, level: int, release: str = "3.9") -> str:
         return f"UNKNOWN {level}"
 
 
-def format_describe(meta: ops.FeatureMetadata) -> str:
-    """Return Kafka's `describe` lines: the supported features sorted by name (unfinalized: level 0)."""
+def format_describe(meta: ops.FeatureMetadata, release: str = "3.9") -> str:
+    """Return Kafka's `describe` lines: the supported features sorted by name (unfinalized: level 0), levels named
+    as the release names them (a metadata.version it does not know: `UNKNOWN <n>`)."""
     epoch = "-" if meta.epoch is None else str(meta.epoch)
     lines = []
     for name in sorted(meta.supported):
         low, high = meta.supported[name]
-        lines.append(f"Feature: {name}\tSupportedMinVersion: {level_text(name, low)}\tSupportedMaxVersion: "
-                     f"{level_text(name, high)}\tFinalizedVersionLevel: {level_text(name, meta.finalized.get(name, 0))}"
-                     f"\tEpoch: {epoch}")
+        finalized = meta.finalized.get(name, 0)
+        lines.append(f"Feature: {name}\tSupportedMinVersion: {level_text(name, low, release)}\tSupportedMaxVersion: "
+                     f"{level_text(name, high, release)}\tFinalizedVersionLevel: "
+                     f"{level_text(name, finalized, release)}\tEpoch: {epoch}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -74,7 +80,7 @@ def describe(args, ctx) -> int:
     rows = [{"name": name, "supported_min_version": low, "supported_max_version": high,
              "finalized_version_level": meta.finalized.get(name, 0)}
             for name, (low, high) in sorted(meta.supported.items())]
-    ctx.emit(format_describe(meta), finalized_features_epoch=meta.epoch, features=rows)
+    ctx.emit(format_describe(meta, _release(ctx)), finalized_features_epoch=meta.epoch, features=rows)
     return ExitStatus.OK
 
 
@@ -91,14 +97,31 @@ def feature_update(ctx, level: int, kind: int) -> tuple[int, int]:
     return level, kind
 
 
+@dataclass(frozen=True)
+class FeatureCommandTexts:
+    """What one release's FeatureCommand prints differently around metadata.version strings."""
+
+    metadata_deprecated: bool    # --metadata prints METADATA_DEPRECATED first (4.0+)
+    version_errors: str          # "3.9", "4.0" (4.0, 4.1: "Unknown metadata.version X. Supported ... are a, b")
+                                 # or "4.2" (MetadataVersion's own text, unstable versions allowed)
+
+
+TEXTS = {"3.9": FeatureCommandTexts(False, "3.9"), "4.0": FeatureCommandTexts(True, "4.0"),
+         "4.1": FeatureCommandTexts(True, "4.0"), "4.2": FeatureCommandTexts(True, "4.2")}
+METADATA_DEPRECATED = " `metadata` flag is deprecated and may be removed in a future release."
+
+
 def _metadata_version(ctx, text: str, adjective: str = "Unknown"):
-    """Return the MetadataVersion of `text` or fail with FeatureCommand's list of supported versions."""
+    """Return the MetadataVersion of `text` or fail with the release's FeatureCommand text."""
     from kraftsman.storage import features as ft
 
+    rule = TEXTS[_release(ctx)].version_errors
     try:
-        return _table(ctx).parse(text)
-    except ft.FeatureError:
-        raise _unknown_metadata_version(ctx, text, adjective) from None
+        return _table(ctx).parse(text, unstable_enabled=rule == "4.2")
+    except ft.FeatureError as e:
+        if rule == "4.2":
+            raise _bad(ctx, str(e)) from None
+        raise _unknown_metadata_version(ctx, text, "Unknown" if rule == "4.0" else adjective) from None
 
 
 def _table(ctx):
@@ -116,6 +139,16 @@ def _unknown_metadata_version(ctx, text: str, adjective: str = "Unknown") -> Fai
     table = _table(ctx)
     supported = [mv.version for mv in table.between(table.minimum, table.latest_production)]
     return _bad(ctx, f"{adjective} metadata.version {text}. Supported metadata.version are {', '.join(supported)}")
+
+
+def _deprecated_metadata(ctx) -> None:
+    """Print 4.x's deprecation line of --metadata (text: on stdout first, as Kafka; json/yaml: in warnings)."""
+    if not TEXTS[_release(ctx)].metadata_deprecated:
+        return
+    if structured(ctx.args.output):
+        ctx.warnings = [*getattr(ctx, "warnings", []), METADATA_DEPRECATED.strip()]
+    else:
+        ctx.env.stdout.write(METADATA_DEPRECATED + "\n")
 
 
 def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
@@ -143,6 +176,7 @@ def flag_updates(args, ctx, kind: int) -> dict[str, tuple[int, int]]:
         return release_updates(ctx, args.release_version, kind)
     updates = {}
     if args.metadata is not None:
+        _deprecated_metadata(ctx)
         mv = _metadata_version(ctx, args.metadata, "Unsupported")
         updates[ft.METADATA_VERSION] = feature_update(ctx, mv.level, kind)
     for item in args.feature or ():
@@ -203,7 +237,8 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
     results = [{"feature": name, "level": updates[name][0], "upgrade_type": UPGRADE_TYPES[updates[name][1]],
                 "error": found[name]} for name in sorted(found)]
     status = ExitStatus.ERROR if failed else ExitStatus.OK
-    ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=[])
+    ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results,
+             warnings=list(getattr(ctx, "warnings", [])))
     if failed and not structured(ctx.args.output):
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
     return status

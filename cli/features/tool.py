@@ -36,6 +36,7 @@ import typer
 from ..common import Environment, usage_exit
 from ..common.admin import Context, Failure, fail
 from ..common.admin_options import ClientProperty, Output, Profile, Timeout, settings
+from ..common.kafka_release import kafka_release
 from ..common.typer_app import run_app
 from ..completion import completers
 
@@ -167,6 +168,7 @@ def _run(ctx: typer.Context, command: str, values: dict) -> int:
     env: Environment = ctx.find_root().obj
     try:
         context = Context(args, env)    # as Kafka: the client properties and addresses are read for every command
+        context.release = kafka_release(env, args)
         return features_commands.COMMANDS[command](args, context)
     except Failure as e:
         return fail(args, env, str(e), e.status)

@@ -2,6 +2,7 @@
 import contextlib
 import importlib
 import io
+import os
 import re
 import subprocess
 import sys
@@ -71,12 +72,33 @@ def _console_script(command) -> list[str]:
 def test_version_of_every_console_script(command):
     from kraftsman.cli.common import package_version
 
+    environ = {k: v for k, v in os.environ.items() if k != "KRAFTSMAN_KAFKA_VERSION"}
     result = subprocess.run(_console_script(command) + ["--version"], capture_output=True, text=True, timeout=30,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, env=environ)
     assert (result.returncode, result.stderr) == (0, "")
-    # kafka-dump-log prints Kafka's version, as Kafka's tool does; the others name themselves and kraftsman's.
-    expected = {"kafka-dump-log": "3.9.0\n", "kraftsman": f"kraftsman {package_version()}\n"}
-    assert result.stdout == expected.get(command.name, f"{command.name} (kraftsman) {package_version()}\n")
+    # kafka-dump-log prints Kafka's version, as Kafka's tool does; the others name themselves, kraftsman's version
+    # and the Kafka release they speak for (KRAFTSMAN_KAFKA_VERSION, 3.9 when unset)
+    expected = {"kafka-dump-log": "3.9.0\n", "kraftsman": f"kraftsman {package_version()}, Kafka 3.9\n"}
+    assert result.stdout == expected.get(command.name, f"{command.name} (kraftsman) {package_version()}, Kafka 3.9\n")
+
+
+@pytest.mark.parametrize("release,kafka", [("4.0", "4.0.0"), ("4.1", "4.1.1"), ("4.2", "4.2.0")])
+def test_version_names_the_release_kraftsman_speaks_for(release, kafka):
+    from kraftsman.cli import main
+    from kraftsman.cli.common import package_version, run_command
+    from kraftsman.cli.dump_log.tool import run as dump_log
+
+    out = io.StringIO()
+    env = Environment(stdout=out, stderr=out, env={"KRAFTSMAN_KAFKA_VERSION": release})
+    assert main.run(["storage", "--version"], env) == 0 and main.run(["--version"], env) == 0
+    assert run_command(dump_log, ["--version"], env, prog="kafka-dump-log") == 0
+    assert out.getvalue() == (f"kafka-storage (kraftsman) {package_version()}, Kafka {release}\n"
+                              f"kraftsman {package_version()}, Kafka {release}\n{kafka}\n")
+    bad = io.StringIO()
+    env = Environment(stdout=bad, stderr=bad, env={"KRAFTSMAN_KAFKA_VERSION": "5.0"})
+    assert run_command(lambda argv, env: 0, ["--version"], env, prog="kafka-storage") == 64
+    assert bad.getvalue() == ("kafka-storage: KRAFTSMAN_KAFKA_VERSION: Unknown Kafka release '5.0': kraftsman speaks "
+                              "for 3.9, 4.0, 4.1, 4.2\n")
 
 
 def test_umbrella_subcommand_version():
@@ -85,7 +107,7 @@ def test_umbrella_subcommand_version():
 
     out = io.StringIO()
     assert main.run(["quorum", "--version"], Environment(stdout=out, stderr=out, env={})) == 0
-    assert out.getvalue() == f"kafka-metadata-quorum (kraftsman) {package_version()}\n"
+    assert out.getvalue() == f"kafka-metadata-quorum (kraftsman) {package_version()}, Kafka 3.9\n"
 
 
 @pytest.mark.parametrize("command,path", CASES, ids=[" ".join([c.name, *p]) for c, p in CASES])
