@@ -8,7 +8,8 @@ Rules:
   (tagged fields).
 - update sends UpdateFeatures; a top-level NOT_CONTROLLER (41) is a refusal (the active controller is looked
   for again, the next address tried, rounds with a backoff until the deadline).
-- v1 carries UpgradeType and ValidateOnly; v0 only AllowDowngrade, so a v0-only server gets safe
+- v2 (Kafka 4.0) answers with a top-level error only; v1 carries UpgradeType and ValidateOnly; v0 only
+  AllowDowngrade, so a v0-only server gets safe
   downgrades and plain upgrades, and validate-only or unsafe requests fail as unsupported.
 - The answer maps every requested feature to None (done) or its error message, as Kafka's Admin client
   does: a top-level error fails every feature, a feature missing from the results fails, and a null message
@@ -73,7 +74,7 @@ def update_features(addresses, config: sc.ClientConfig, deadline: float, updates
         response = _update_on(conn, updates, validate_only, deadline)
         if response.error_code == Errors.NOT_CONTROLLER:
             raise Refused(Errors.NOT_CONTROLLER.name)
-        return outcomes(updates, response)
+        return outcomes(updates, response, conn.pick_version("UpdateFeatures"))
 
     return on_active_controller(addresses, config, deadline, attempt, api="UpdateFeatures")
 
@@ -100,11 +101,14 @@ def _update_on(conn: sc.SyncConnection, updates: dict[str, tuple[int, int]], val
     return conn.request("UpdateFeatures", version, body, deadline)
 
 
-def outcomes(updates: dict[str, tuple[int, int]], response) -> dict[str, str | None]:
-    """Map each requested feature to None or its error message, as KafkaAdminClient.updateFeatures does."""
+def outcomes(updates: dict[str, tuple[int, int]], response, version: int = 1) -> dict[str, str | None]:
+    """Map each requested feature to None or its error message, as KafkaAdminClient.updateFeatures does (v2 answers
+    carry no per-feature results: no top-level error means every feature passed)."""
     if response.error_code:
         message = error_message(response.error_code, response.error_message)
         return {name: message for name in updates}
+    if version >= 2:
+        return {name: None for name in updates}
     results = {r.feature: r for r in response.results if r.feature in updates}
     found = {}
     for name in updates:

@@ -186,11 +186,13 @@ class ControllerServer:
         self.listener = self.listeners[0]
 
     def api_versions(self):
-        """Return the ApiVersions data this controller advertises (finalized features from the image)."""
+        """Return the ApiVersions data this controller advertises (finalized features from the image, kraft.version
+        from the Raft layer: listed when above 0, as Kafka's controllers set it)."""
         from . import api_versions
 
         state = self.driver.state
         return api_versions.controller_api_versions(state.committed.features, finalized_epoch=state.features_epoch,
+                                                    kraft_version=self.driver.node.kraft_version,
                                                     vote_max_version=self._vote_max_version(),
                                                     release=self.config.kafka_version,
                                                     unstable_enabled=self.config.unstable_feature_versions)
