@@ -74,6 +74,7 @@ class FeatureSet:
     release: str
     features: tuple[Feature, ...]
     metadata: MetadataVersionTable
+    validation: str = "4.x"      # the texts of Feature.validateVersion: "3.9" or "4.x"
 
     def feature(self, name: str) -> Feature | None:
         """Return the production feature called `name`, or None."""
@@ -116,7 +117,7 @@ class FeatureSet:
     def validate(self, name: str, level: int, levels: dict[str, int]) -> None:
         """Raise Feature.validateVersion's error when `name=level` needs what `levels` does not give."""
         definition = self.feature(name).level(level)
-        if self.release == "3.9":
+        if self.validation == "3.9":
             for dep, needed in definition.dependencies:
                 if levels.get(dep, 0) < needed:
                     raise FeatureError(f"{name} {level} must be used with {dep} {needed}")
@@ -173,6 +174,6 @@ def _features_4(release: str) -> tuple[Feature, ...]:
 
 
 FEATURE_SETS: dict[str, FeatureSet] = {
-    name: FeatureSet(name, _features_3_9() if name == "3.9" else _features_4(name), TABLES[name])
-    for name in TABLES
+    "3.9": FeatureSet("3.9", _features_3_9(), TABLES["3.9"], validation="3.9"),
+    **{name: FeatureSet(name, _features_4(name), TABLES[name]) for name in ("4.0", "4.1", "4.2")},
 }

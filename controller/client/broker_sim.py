@@ -54,14 +54,15 @@ class SimulatedBroker:
 
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
-                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, kafka_version: str = "3.9"):
+                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, kafka_version: str = "3.9",
+                 host: str = "localhost"):
         self.broker_id, self.cluster_id, self.rack = broker_id, cluster_id, rack
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
         self.controller_ids = list(controllers)
         self.controllers = list(controllers.values())
         self.heartbeat_interval_ms, self.fetch_enabled = heartbeat_interval_ms, fetch
-        self.port = port if port is not None else 19000 + broker_id
+        self.host, self.port = host, port if port is not None else 19000 + broker_id
         self.security = security
         client_class = ActiveControllerClient if security is None else _SecureControllerClient
         self.client = client_class(self.controllers, client_id=f"broker-{broker_id}", timeout_ms=timeout_ms)
@@ -111,7 +112,7 @@ class SimulatedBroker:
         """Send BrokerRegistration; return the error code (0 and a broker epoch on success)."""
         features = FEATURES if self.watch is None else broker_4x.registration_features(self.kafka_version)
         body = Reg(broker_id=self.broker_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
-                   listeners=[Reg.Listener(name="PLAINTEXT", host="localhost", port=self.port, security_protocol=0)],
+                   listeners=[Reg.Listener(name="PLAINTEXT", host=self.host, port=self.port, security_protocol=0)],
                    features=[Reg.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
                              for n, lo, hi in features],
                    rack=self.rack, is_migrating_zk_broker=False, log_dirs=list(self.directory_ids),

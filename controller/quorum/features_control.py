@@ -26,6 +26,8 @@ Rules:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kraftsman.controller.image.features import METADATA_VERSION
 from kraftsman.storage import features as ft
 from kraftsman.storage import metadata_versions as mvs
@@ -47,6 +49,19 @@ _CONFIG = codec.message_class("ConfigRecord")
 _BROKER = 4  # ConfigResource.Type.BROKER
 
 
+@dataclass(frozen=True)
+class UpdateRules:
+    """What one release's FeatureControlManager does differently."""
+
+    all_or_nothing: bool      # 4.x: the first error fails every feature (else one result per feature)
+    kraft_upgrade_noop: bool  # 4.x: an upgrade of kraft.version to its level writes a NoOpRecord
+    metadata_texts: str       # "3.9" or "4.x": metadata.version's refusal texts and checks
+
+
+UPDATE_RULES = {"3.9": UpdateRules(False, False, "3.9"),
+                **dict.fromkeys(("4.0", "4.1", "4.2"), UpdateRules(True, True, "4.x"))}
+
+
 class _Invalid(Exception):
     """An update refused with INVALID_UPDATE_VERSION; the message is Kafka's."""
 
@@ -63,9 +78,9 @@ def update_features(ctx: ControllerContext, request) -> ControllerResult:
     proposed[METADATA_VERSION] = metadata_version(ctx.image)
     proposed.update({name: level for name, (level, _) in updates.items()})
     validate_only = ctx.api_version >= 1 and request.validate_only
-    if ctx.config.kafka_version == "3.9":
-        return _per_feature(ctx, updates, proposed, validate_only)
-    return _all_or_nothing(ctx, request, updates, proposed, validate_only)
+    if UPDATE_RULES[ctx.config.kafka_version].all_or_nothing:
+        return _all_or_nothing(ctx, request, updates, proposed, validate_only)
+    return _per_feature(ctx, updates, proposed, validate_only)
 
 
 def _per_feature(ctx: ControllerContext, updates: dict, proposed: dict, validate_only: bool) -> ControllerResult:
@@ -159,11 +174,12 @@ def _check(ctx: ControllerContext, name: str, level: int, upgrade_type: int,
 
 def _kraft_version(ctx: ControllerContext, level: int, current: int, upgrade_type: int):
     """Check kraft.version (the Raft layer's): the level the quorum runs passes, another is refused."""
+    rules = UPDATE_RULES[ctx.config.kafka_version]
     if level == current:
-        if ctx.config.kafka_version != "3.9" and upgrade_type == UPGRADE:
+        if rules.kraft_upgrade_noop and upgrade_type == UPGRADE:
             return ApiMessageAndVersion(codec.message_class("NoOpRecord")(), 0)   # 4.x: an offset to wait on
         return None
-    if ctx.config.kafka_version == "3.9":
+    if not rules.kraft_upgrade_noop:
         raise _invalid(ft.KRAFT_VERSION, level, "kraft.version is kept by the Raft layer (KRaftVersionRecord), not "
                                                 "by FeatureLevelRecords; kraftsman does not change it through "
                                                 "UpdateFeatures.")
@@ -228,7 +244,7 @@ def _outside(level: int, what: str, supported: tuple[int, int]) -> str | None:
 def _check_metadata_version(ctx: ControllerContext, level: int, current: int, unsafe: bool) -> None:
     """Raise _Invalid as FeatureControlManager.updateMetadataVersion of the release does."""
     table = ft.FEATURE_SETS[ctx.config.kafka_version].metadata
-    if ctx.config.kafka_version != "3.9":
+    if UPDATE_RULES[ctx.config.kafka_version].metadata_texts == "4.x":
         if not table.knows_level(level):
             raise _invalid_mv(level, f"Valid versions are from {table.minimum.level} to {table.latest_testing.level}.")
         if level < current and metadata_changed(level, current):
