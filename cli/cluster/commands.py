@@ -15,9 +15,8 @@ from __future__ import annotations
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.storage.protocol.errors import Errors
 
-from ..common import ExitStatus
+from ..common import ExitStatus, kafka_release
 from ..common.admin import Failure
-from ..common.kafka_release import kafka_release
 from . import ops
 from .calls import call as _client_call
 

@@ -190,12 +190,37 @@ def _apply_output_levels(argv: list[str], env: Environment, prog: str) -> None:
         sync_client.TRACE = lambda line: env.stderr.write(f"{prog}: {line}\n")
 
 
-def _print_version(prog: str, env: Environment) -> int:
-    """Print `--version`'s line (common.kafka_release.version_line); a bad KRAFTSMAN_KAFKA_VERSION is a usage error."""
-    from .kafka_release import kafka_release, version_line
+KAFKA_RELEASE_VARIABLE = "KRAFTSMAN_KAFKA_VERSION"
 
+
+def kafka_release(env: Environment, profile=None) -> str:
+    """Return the Kafka release a command speaks for where 3.9 and 4.x differ: KRAFTSMAN_KAFKA_VERSION (3.9, 4.0,
+    4.1, 4.2), else `profile`'s kafka_version (a Profile, or the settings a profile filled), else 3.9. A value that
+    names no release is a usage error naming where it came from (exit 64). There is no flag: the release is the
+    cluster's, set once for a whole run; every tool reads it here and hands the name down."""
+    from kraftsman.storage.releases import DEFAULT_RELEASE, UnknownRelease, check
+
+    text = env.env.get(KAFKA_RELEASE_VARIABLE, "").strip()
+    source = KAFKA_RELEASE_VARIABLE
+    if not text and profile is not None and getattr(profile, "kafka_version", None):
+        text, source = str(profile.kafka_version), "the profile's kafka-version"
+    if not text:
+        return DEFAULT_RELEASE
     try:
-        env.stdout.write(version_line(prog, package_version(), kafka_release(env)))
+        return check(text)
+    except UnknownRelease as e:
+        raise ToolError(f"{source}: {e}", ExitStatus.USAGE) from None
+
+
+def version_line(prog: str, release: str) -> str:
+    """Return `--version`'s line: the tool, kraftsman's version and the Kafka release it speaks for."""
+    return f"{prog} (kraftsman) {package_version()}, Kafka {release}\n"
+
+
+def _print_version(prog: str, env: Environment) -> int:
+    """Print `--version`'s line; a bad KRAFTSMAN_KAFKA_VERSION is a usage error."""
+    try:
+        env.stdout.write(version_line(prog, kafka_release(env)))
     except ToolError as e:
         env.stderr.write(f"{prog}: {e.message}\n")
         return e.status

@@ -5,7 +5,7 @@ Rules:
   `current-profile: NAME` and `profiles: {NAME: {bootstrap-controller, bootstrap-server, client: {k: v},
   client-config: path, timeout: seconds, output: text|json|yaml, kafka-version: 3.9|4.0|4.1|4.2}}`. A missing
   file is no profile. kafka-version names the Kafka release the tools speak for with that profile (under
-  KRAFTSMAN_KAFKA_VERSION, over 3.9; common/kafka_release.py).
+  KRAFTSMAN_KAFKA_VERSION, over 3.9; common.kafka_release).
 - The profile used is --profile, else KRAFTSMAN_PROFILE, else current-profile; none of them: no profile.
 - Precedence is flag > environment variable > profile > built-in default; -X key=value client overrides win
   over the profile's client settings and client-config file.

@@ -51,8 +51,8 @@ def _load_config(path: str, overrides: list[str], environ):
     """Read the server .properties file; KAFKA_* variables (KRAFTSMAN_KAFKA_ENV=1) and --override win over it."""
     from kraftsman.controller.server.config import ConfigError, from_properties
 
+    from ..common import KAFKA_RELEASE_VARIABLE as VARIABLE
     from ..common.env_overrides import load_server_properties
-    from ..common.kafka_release import VARIABLE
 
     props = load_server_properties(path, environ)
     release = environ.get(VARIABLE, "").strip()

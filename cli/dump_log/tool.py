@@ -107,7 +107,9 @@ def _dump(env: Environment, values: dict) -> int:
     """Answer --help, --version or a missing --files as Kafka does, else dump the files."""
     if values["show_help"]:
         return _usage(env, DESCRIPTION)
-    from ..common.kafka_release import KAFKA_VERSIONS, kafka_release
+    from kraftsman.storage.releases import KAFKA_VERSIONS
+
+    from ..common import kafka_release
 
     release = kafka_release(env)
     if values["show_version"]:

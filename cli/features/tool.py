@@ -33,10 +33,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..common import Environment, usage_exit
+from ..common import Environment, kafka_release, usage_exit
 from ..common.admin import Context, Failure, fail
 from ..common.admin_options import ClientProperty, Output, Profile, Timeout, settings
-from ..common.kafka_release import kafka_release
 from ..common.typer_app import run_app
 from ..completion import completers
 

@@ -59,7 +59,7 @@ def emit(env: Environment, obj: dict, fmt: str) -> None:
 
 def release_of(env: Environment) -> str:
     """Return the Kafka release kafka-storage speaks for (KRAFTSMAN_KAFKA_VERSION)."""
-    from ..common.kafka_release import kafka_release
+    from ..common import kafka_release
 
     return kafka_release(env)
 

@@ -174,7 +174,7 @@ def expand_argument_files(argv: list[str]) -> list[str]:
 
 def _release_help(env: Environment) -> None:
     """Give --release-version's help the bounds of the release KRAFTSMAN_KAFKA_VERSION names (3.9: as above)."""
-    from ..common.kafka_release import kafka_release
+    from ..common import kafka_release
     from ..common.typer_app import click_command
     from .commands import RULES
 
