@@ -4,12 +4,14 @@ Rules:
 - `metadata.version` is a FeatureLevelRecord like the others but kept apart, as Kafka's FeaturesImage does.
 - A level of 0 removes a feature; an image with no metadata.version shows 3.0-IV1 (MINIMUM_KRAFT_VERSION).
 - Levels Kafka 3.9 does not know are kept and shown (never refused): newer clusters must still load.
-- write(release) writes what that release's FeaturesImage.write does: metadata.version first, the other features;
+- write(release) writes what that release's FeaturesImage.write does: metadata.version first, the other features
+  in its HashMap's order;
   Kafka 3.9 then the ZkMigrationStateRecord (NONE when never set) from metadata.version 3.4-IV0 on; Kafka 4.x
   none (ZK_STATE_WRITERS).
 """
 from __future__ import annotations
 
+from kraftsman.controller.quorum.java_hash_order import JavaHashMap
 from kraftsman.storage import metadata_versions as mvs
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
@@ -27,6 +29,20 @@ def metadata_version_name(level: int) -> str:
         return mvs.level(level).version
     except KeyError:
         return f"level {level}"
+
+
+def hash_map_order(finalized: dict) -> list[str]:
+    """Return the feature names as the java.util.HashMap of Kafka's FeaturesImage iterates them: a map grown from
+    empty (FeaturesDelta.apply), names put in the order of the delta's own default-sized HashMap of changes (the
+    real 4.1 and 4.2 snapshots: group, eligible.leader.replicas, transaction; group, streams, transaction,
+    eligible.leader.replicas, share)."""
+    changes = JavaHashMap()
+    for name in sorted(finalized):
+        changes.put(name, None)
+    order = JavaHashMap(0)
+    for name in changes.keys():
+        order.put(name, None)
+    return order.keys()
 
 
 class FeaturesImage:
@@ -66,7 +82,7 @@ class FeaturesImage:
         cls = codec.message_class("FeatureLevelRecord")
         if self.metadata_version is not None:
             yield ApiMessageAndVersion(cls(name=METADATA_VERSION, feature_level=self.metadata_version), 0)
-        for name in sorted(self.finalized):
+        for name in hash_map_order(self.finalized):
             yield ApiMessageAndVersion(cls(name=name, feature_level=self.finalized[name]), 0)
         state = self.zk_migration_state
         if release is not None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from kraftsman.controller.image.features import hash_map_order
 from kraftsman.controller.quorum.feature_levels import SUPPORTED_FEATURES, supported_features
 from kraftsman.controller.quorum.java_hash_order import JavaHashMap
 from kraftsman.storage.protocol import codec, framing
@@ -103,6 +104,8 @@ def java_feature_order(values: dict, size: int, first: bool = False) -> list:
     order = JavaHashMap(int(size / 0.75 + 1) if size else None)
     special = [n for n in ("metadata.version", "kraft.version") if n in values]
     rest = [n for n in sorted(values) if n not in special]
+    if not first:                  # copied from the image's map: its own order (FeaturesImage's HashMap)
+        rest = hash_map_order(dict.fromkeys(rest))
     for name in (special + rest if first else rest + special):
         order.put(name, values[name])
     return order.items()
