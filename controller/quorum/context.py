@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from kraftsman.controller.image.image import EMPTY, MetadataImage
 
@@ -72,6 +72,8 @@ class ControllerContext:
     principal: str = "User:ANONYMOUS"
     listener: str = "CONTROLLER"
     kraft_version: int = 0  # the Raft layer's kraft.version (KRaftVersionRecord), not a FeatureLevelRecord
+    # the Raft layer's kraft.version upgrade (level, validate_only) -> why not, or None; None: not offered
+    kraft_upgrade: Callable[[int, bool], str | None] | None = None
 
 
 class ControllerResult(NamedTuple):

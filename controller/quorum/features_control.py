@@ -20,9 +20,11 @@ Rules:
   dependencies of Feature.validateVersion against the finalized levels with every update of the request applied.
 - Version 0's AllowDowngrade means a safe downgrade (UpdateFeaturesRequest.getFeature); from version 1
   UpgradeType says it: 1 upgrade, 2 safe downgrade, 3 unsafe downgrade.
-- kraft.version is the Raft layer's (KRaftVersionRecord, ctx.kraft_version): kraftsman accepts the level it
-  already has (no record; 4.x writes a NoOpRecord for an upgrade to the level the quorum runs) and refuses any
-  other, saying why (the Raft core does not move a static quorum to kraft.version 1).
+- kraft.version is the Raft layer's (KRaftVersionRecord, ctx.kraft_version). Kafka 3.9: kraftsman accepts the
+  level it already has (no record) and refuses any other, saying why. Kafka 4.x: an upgrade is the Raft layer's
+  (ctx.kraft_upgrade: a static quorum moves to kraft.version 1 once every voter's directory id is known), with a
+  NoOpRecord to wait on; unlike Kafka, which upgrades as it meets kraft.version in its loop, kraftsman only
+  checks it there and upgrades once every feature of the request passed (never half an update).
 """
 from __future__ import annotations
 
@@ -117,6 +119,9 @@ def _all_or_nothing(ctx: ControllerContext, request, updates: dict, proposed: di
             records.append(record)
     if not validate_only and updates.get(ft.ELR_VERSION, (0, 0))[0] > 0:
         records = elr_safety_records(ctx) + records
+    kraft = updates.get(ft.KRAFT_VERSION)
+    if not validate_only and kraft is not None and kraft[0] > ctx.kraft_version:
+        ctx.kraft_upgrade(kraft[0], False)      # checked above; applied once every feature passed
     results = [] if ctx.api_version >= 2 else [
         _RESPONSE.UpdatableFeatureResult(feature=u.feature, error_code=0, error_message="NONE")
         for u in request.feature_updates]
@@ -185,9 +190,10 @@ def _kraft_version(ctx: ControllerContext, level: int, current: int, upgrade_typ
                                                 "UpdateFeatures.")
     if upgrade_type != UPGRADE:
         raise _invalid(ft.KRAFT_VERSION, level, "Can't downgrade the version of this feature.")
-    raise _invalid(ft.KRAFT_VERSION, level, f"kraftsman's Raft core does not move a static quorum from kraft.version "
-                                            f"{current} to {level}; format the controllers with --standalone or "
-                                            "--initial-controllers for a dynamic quorum.")
+    reason = ctx.kraft_upgrade(level, True) if ctx.kraft_upgrade is not None else "the Raft layer is not reachable"
+    if reason is not None:
+        raise _invalid(ft.KRAFT_VERSION, level, reason)
+    return ApiMessageAndVersion(codec.message_class("NoOpRecord")(), 0)     # the upgrade itself comes last
 
 
 def proposed_current(ctx: ControllerContext, name: str) -> int:

@@ -32,6 +32,7 @@ import time
 
 from kraftsman.controller.quorum.context import ControllerContext, ControllerNode
 from kraftsman.controller.quorum.feature_levels import supported_features
+from kraftsman.controller.raft import reconfig
 from kraftsman.controller.raft.core import RaftNode
 
 from . import controller_registration, local_storage
@@ -289,7 +290,8 @@ class ControllerServer:
             next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
             leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
             controllers=self.controller_nodes(listener), config=self.quorum.config, rng=self.rng,
-            kraft_version=d.node.kraft_version, principal=principal)
+            kraft_version=d.node.kraft_version, principal=principal,
+            kraft_upgrade=lambda level, validate_only: reconfig.upgrade_kraft_version(d.node, level, validate_only))
 
     def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
         """Return the voters as clients reach them on `listener` (peer_endpoints.PeerEndpoints)."""

@@ -17,6 +17,7 @@ import pytest
 from kraftsman.cli.common import Environment, run_command
 from kraftsman.cli.dump_log.tool import run as dump_log
 from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli.quorum import tool as quorum_tool
 from kraftsman.cli.shell.tool import run as shell
 
 from ..controller.server.quorum_fixtures import (
@@ -170,12 +171,21 @@ def test_a_3_9_broker_cannot_register_on_4_2_iv1(fresh, loop):
         loop.run(old.stop())
 
 
-def test_a_static_quorum_cannot_be_moved_to_kraft_version_1(fresh):
-    status, out, err = kf(fresh, "upgrade", "--feature", "kraft.version=1", "--dry-run")
-    assert (status, err) == (1, "1 out of 1 operation(s) failed.\n")
-    assert out.startswith("Can not upgrade kraft.version to 1. The update failed for all features since the following "
-                          "feature had an error: Invalid update version 1 for feature kraft.version. kraftsman's Raft "
-                          "core does not move a static quorum")
+def test_a_static_quorum_moves_to_kraft_version_1(fresh, loop):
+    """Kafka 4.1+'s upgrade of a static quorum: kraft.version 1 and a VotersRecord of the configured voters."""
+    assert kf(fresh, "upgrade", "--feature", "kraft.version=1", "--dry-run") == (
+        0, "kraft.version can be upgraded to 1.\n", "")
+    assert describe(fresh)["kraft.version"]["FinalizedVersionLevel"] == "0"
+    assert kf(fresh, "upgrade", "--release-version", "4.2-IV1") == (0, "".join(
+        f"{name} was upgraded to {level if name != 'metadata.version' else 29}.\n"
+        for name, level in LEVELS_4_2.items()), "")
+    for address in fresh.addresses().values():
+        wait_for(lambda: finalized_features(address, loop).get("kraft.version") == 1, timeout=15)
+    status, out, _ = run(quorum_tool.run, "kafka-metadata-quorum", "--bootstrap-controller", fresh.bootstrap(),
+                         "describe", "--status")
+    voters = out.split("CurrentVoters:", 1)[1].split("CurrentObservers:", 1)[0]
+    assert status == 0 and voters.count('"directoryId": "') == 3      # the voters' directory ids, now recorded
+    assert kf(fresh, "downgrade", "--feature", "kraft.version=0")[0] == 1     # only upgrades
 
 
 # ---------------------------------------------------------------- activation records per release

@@ -9,8 +9,7 @@ kraftsman controller processes formatted and run with KRAFTSMAN_KAFKA_VERSION=4.
 Compared: exit code, stdout and stderr, with the recorded ports mapped to ours and only what the README names as
 varying masked (LeaderId, LeaderEpoch, HighWatermark, MaxFollowerLagTimeMs, LogEndOffset, the fetch timestamps, the
 observer's directoryId, Epoch). Kafka's stack traces and log lines are kraftsman's one line; help screens are
-click's (the options are compared). One recorded case shows a known difference, asserted as such: `upgrade
---release-version 4.2-IV1` on a static quorum asks kraft.version=1, which kraftsman's Raft core cannot reach.
+click's (the options are compared).
 """
 from __future__ import annotations
 
@@ -40,7 +39,6 @@ TOOLS = {"kafka-features.sh": (features_tool.run, "kafka-features"),
          "kafka-cluster.sh": (cluster_tool.run, "kafka-cluster"),
          "kafka-metadata-quorum.sh": (quorum_tool.run, "kafka-metadata-quorum")}
 K42 = {"KRAFTSMAN_KAFKA_VERSION": "4.2"}
-STATIC_QUORUM_KRAFT_UPGRADE = "features-upgrade-release-4.2-IV1-dry-run-bootstrap-server"
 VARYING = [(r"(?m)^(LeaderId|LeaderEpoch|HighWatermark|MaxFollowerLagTimeMs):( +)\d+$", r"\1:\2X"),
            (r'"directoryId": "[A-Za-z0-9_-]{22}"', '"directoryId": "X"'), (r"Epoch: \d+", "Epoch: X")]
 loop = loop_fixture()
@@ -93,9 +91,6 @@ def test_quorum_case_matches_kafka_4_2(case: Path, cluster):
     status, out, err = _run(case, quorum, ports)
     expected_out = _ported(case.joinpath("stdout.txt").read_text(), ports)
     expected_err = case.joinpath("stderr.txt").read_text()
-    if case.name == STATIC_QUORUM_KRAFT_UPGRADE:
-        assert status == 1 and "kraftsman's Raft core does not move a static quorum from kraft.version 0 to 1" in out
-        return
     assert status == int(case.joinpath("rc.txt").read_text())
     if case.name.endswith("-help"):
         assert all(flag in out for flag in re.findall(r"--[a-z-]+", expected_out))

@@ -31,10 +31,26 @@ def update(*changes, validate_only: bool = False):
     return M("UpdateFeaturesRequest", feature_updates=keys, validate_only=validate_only)
 
 
-def answer(image, request, version: int = 1, release: str = "4.2", kraft_version: int = 0):
+def answer(image, request, version: int = 1, release: str = "4.2", kraft_version: int = 0, kraft_upgrade=None):
     context = ctx(image, version=version, kafka_version=release)
-    context.kraft_version = kraft_version
+    context.kraft_version, context.kraft_upgrade = kraft_version, kraft_upgrade
     return update_features(context, request)
+
+
+def test_kraft_version_is_upgraded_by_the_raft_layer_once_every_feature_passed():
+    calls = []
+    image = upgraded_from_3_9()
+    result = answer(image, update(("kraft.version", 1), ("group.version", 1)),
+                    kraft_upgrade=lambda level, validate_only: calls.append((level, validate_only)))
+    assert result.response.error_code == 0 and calls == [(1, True), (1, False)]
+    assert names(result.records) == ["FeatureLevelRecord", "NoOpRecord"]
+    calls.clear()
+    failed = answer(image, update(("kraft.version", 1), ("eligible.leader.replicas.version", 1)),
+                    kraft_upgrade=lambda level, validate_only: calls.append((level, validate_only)))
+    assert failed.response.error_code == INVALID and calls == [(1, True)]        # checked, never applied
+    refused = answer(image, update(("kraft.version", 1)), kraft_upgrade=lambda level, v: "Directory id must be known")
+    assert refused.response.error_message == ALL_FAILED + (
+        "Invalid update version 1 for feature kraft.version. Directory id must be known")
 
 
 def upgraded_from_3_9():
