@@ -178,8 +178,34 @@ def _usage_status(argv: list[str]) -> int:
     return usage_exit(PROG, argv)
 
 
+# help texts Kafka 4.x changed: --metadata is deprecated, downgrade's own line was fixed; 3.9's stay as declared
+HELP_4X = {("upgrade", "metadata"): "DEPRECATED -- The level to which we should upgrade the metadata. For example, "
+                                    "3.3-IV3.",
+           ("downgrade", "metadata"): "DEPRECATED -- The level to which we should downgrade the metadata. For "
+                                      "example, 3.3-IV0.",
+           ("downgrade", None): "Downgrade one or more feature flags."}
+
+
+def _release_help(env: Environment) -> None:
+    """Give the help texts of the release KRAFTSMAN_KAFKA_VERSION names (as declared for 3.9)."""
+    from ..common.typer_app import click_command
+
+    release = kafka_release(env)
+    command = click_command(app, "features")
+    for (sub, param_name), text in HELP_4X.items():
+        target = command.commands[sub]
+        declared = target.__dict__.setdefault("_help_3_9", {})
+        for obj, key in ([(target, None)] if param_name is None else
+                         [(p, p.name) for p in target.params if p.name == param_name]):
+            declared.setdefault(key, obj.help)
+            obj.help = declared[key] if release == "3.9" else text
+            if param_name is None:
+                obj.short_help = obj.help
+
+
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-features with `argv`; print to env's streams; return the exit status."""
+    _release_help(env)
     return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
 
 

@@ -157,3 +157,13 @@ def test_list_endpoints_flag_rule_text():
 
 
 __all__ = ["FakeServer"]
+
+
+def test_help_texts_follow_the_release():
+    four = kf("-b", "x:1", "downgrade", "-h", release="4.2")[1]
+    three = kf("-b", "x:1", "downgrade", "-h")[1]
+    assert "Downgrade one or more feature flags." in four and "DEPRECATED -- The level" in " ".join(four.split())
+    assert "Upgrade one or more feature flags." in three and "DEPRECATED" not in three
+    mapping = " ".join(storage("version-mapping", "-h", release="4.1")[1].split())
+    assert "The minimum is 3.3-IV3; the default is 4.1-IV1" in mapping
+    assert "The minimum is 3.0-IV0; the default is 3.9-IV0" in " ".join(storage("format", "-h")[1].split())
