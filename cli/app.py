@@ -4,7 +4,7 @@ Rules:
 - One row per tool: its console script, its `kraftsman` sub-command, the module whose `run(argv, env)` runs it,
   the name in its KRAFTSMAN_<TOOL>_<FLAG> variables, and a one-line summary.
 - Everything that lists tools reads this table: the umbrella's dispatch and help (main.py), man pages and
-  completions (docs.py), the environment layer; [project.scripts] in pyproject.toml is checked against it
+  completions (docs/pages.py), the environment layer; [project.scripts] in pyproject.toml is checked against it
   (tests/test_packaging.py), since setuptools cannot read it.
 - Nothing heavy is imported here: the table is data, modules are imported when a tool runs.
 """

@@ -16,7 +16,9 @@ import importlib
 import click
 
 from .app import TOOLS, UMBRELLA, UMBRELLA_COMMANDS
-from .common import OWN_VERSION, Environment, ExitStatus, exit_with, package_version
+from .common.boundary import OWN_VERSION, exit_with, package_version
+from .common.environment import Environment
+from .common.status import ExitStatus
 
 # subcommand -> (module, program name shown in errors, one-line help), from the registry
 SUBCOMMANDS = {t.command: (t.module, t.script, t.summary) for t in TOOLS}
@@ -85,7 +87,7 @@ def run(argv: list[str], env: Environment) -> int:
         env.stdout.write(usage())
         return ExitStatus.OK if argv else ExitStatus.USAGE
     if argv[0] == "--version":
-        from .common import kafka_release
+        from .common.kafka_release import kafka_release
 
         env.stdout.write(f"kraftsman {package_version()}, Kafka {kafka_release(env)}\n")
         return ExitStatus.OK
@@ -99,9 +101,9 @@ def run(argv: list[str], env: Environment) -> int:
                          f"see 'kraftsman --help')\n")
         return ExitStatus.USAGE
     if argv[1:2] == ["--version"] and entry[1] not in OWN_VERSION:
-        from .common import kafka_release, version_line
+        from .common.kafka_release import kafka_release, version_line
 
-        env.stdout.write(version_line(entry[1], kafka_release(env)))
+        env.stdout.write(version_line(entry[1], package_version(), kafka_release(env)))
         return ExitStatus.OK
     module = importlib.import_module(entry[0])
     return module.run(argv[1:], env)

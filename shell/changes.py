@@ -2,8 +2,8 @@
 
 Rules:
 - Both node trees are walked together, children in sorted order. A leaf is compared through its typed data
-  (structured.node_data: a broker, a partition, an ACL...), so a changed record gives one entry per changed
-  field (`leader: 1 -> -1`); a leaf without typed data compares its text.
+  (the node's data(), controller/image/nodes.py: a broker, a partition, an ACL...), so a changed record gives one
+  entry per changed field (`leader: 1 -> -1`); a leaf without typed data compares its text.
 - A node on one side only is one 'added' or 'removed' change; the data of an added or removed directory
   (a whole topic) is built only when asked for (structured output).
 - Identical areas are skipped without walking them: the same objects (a live session's images share every
@@ -16,8 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kraftsman.storage.protocol.uuids import Uuid
-
-from .structured import node_data
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 SKIPPED_BELOW = {("image", "provenance"), ("image", "topics", "byId")}
@@ -69,6 +67,12 @@ class Side:
 
     image: object
     root: object
+
+
+def node_data(image, path: tuple, node):
+    """Return the data `node` is compared and shown by (its own data(); `image` and `path` say where it was found,
+    the one place every read of the walk passes)."""
+    return node.data()
 
 
 def node_at(root, path: tuple):

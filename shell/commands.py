@@ -18,7 +18,6 @@ from .completion_paths import complete_path
 from .diff import DETAILS, MARK_DETAILS, run_diff, run_mark
 from .parsing import Arg, Option, Spec, help_text
 from .paths import visit
-from .structured import node_data
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ def _structured(state, args) -> str | None:
 
 
 def _documents(state, info, output: str, out) -> None:
-    out(printer.dump(node_data(state.image, info.path, info.node), output))
+    out(printer.dump(info.node.data(), output))
 
 
 def _cat(state, args, out) -> None:

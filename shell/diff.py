@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 
-from kraftsman.controller.image.nodes import root_node
+from kraftsman.controller.image.nodes import provenance, root_node
 
 from .changes import ADDED, REMOVED, Side, compare
 from .colour import colour_on, painter
 from .output import USAGE
 from .paths import visit
-from .structured import provenance
 
 DETAILS = """Sources: @NAME is a mark taken with `mark NAME` in this session; an offset is an image this session
 has shown at that offset (a live shell remembers the image of each command), else the source's image at

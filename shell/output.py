@@ -5,7 +5,7 @@ Rules:
   failure's status stays (FAILED for a missing path or a refused operation, USAGE for bad words).
 - The caller chooses the streams: interactively both go to the terminal (as Kafka's shell), in
   batch mode failures go to stderr so that stdout holds only the commands' output.
-- The codes are the suite's (cli.common.ExitStatus), restated here because shell sits below cli.
+- The codes are the suite's (cli.common.status.ExitStatus), restated here because shell sits below cli.
 - `terminal` says whether the text reaches a screen: True or False when the caller knows (a `> FILE` is False),
   None when it does not, and writes_to_terminal() then asks the stream behind `write`.
 """

@@ -8,6 +8,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 KRAFT_REAL = SHARED / "fixtures" / "kraft-real"
+# the fixture cluster's case checks assert in a helper module: show their comparisons as in a test
+pytest.register_assert_rewrite("tests.admin_cluster_checks")
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 
 
 @dataclass
@@ -76,10 +76,9 @@ def registered(ctx) -> dict[int, Broker]:
     if ctx.controllers:
         image = read_image(ctx)
         return {i: from_registration(r) for i, r in sorted(image.cluster.brokers.items())}
-    from . import ops as cluster_ops
-    from .calls import call
+    from .texts import describe_cluster
 
-    info = call(cluster_ops.describe, ctx.addresses, ctx.config, ctx.deadline, cluster_ops.BROKERS)
+    info = describe_cluster(ctx, controllers=False)
     return {n.node_id: Broker(n.node_id, n.host, n.port, n.rack, False, start_time_ms=n.start_time_ms)
             for n in sorted(info.nodes, key=lambda n: n.node_id)}
 

@@ -1,9 +1,10 @@
-"""kafka-cluster's sub-commands: Kafka's cluster-id, unregister, list-endpoints (texts are Kafka's) and the
-registry of every verb (COMMANDS), kraftsman's describe-brokers, wait and health included.
+"""kafka-cluster's Kafka verbs: cluster-id, unregister, list-endpoints (texts are Kafka's); kraftsman's
+describe-brokers, wait and health are brokers.py, wait.py and health.py.
 
 Rules:
-- Client errors map to exit codes in cluster_calls: unreachable / timeout / not Kafka / TLS or SASL failure
-  -> 69, a server error code -> 1; here --require-fenced on an active broker -> 4.
+- Client errors map to exit codes in common.admin.admin_call: unreachable / timeout / not Kafka / TLS or SASL
+  failure -> 69, a server error code -> 1 (worded by texts.server_words); here --require-fenced on an active
+  broker -> 4.
 - Text output is Kafka's byte for byte (list-endpoints uses Java's `%-Ns` padding, trailing spaces kept);
   list-endpoints' JSON adds each broker's start_time_ms (-1 when unknown).
 - `unregister --dry-run` tells three cases apart (registered and fenced: would be removed; registered and active:
@@ -12,13 +13,9 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client import sync_client as sc
-from kraftsman.storage.protocol.errors import Errors
-
-from ..common import ExitStatus, kafka_release
-from ..common.admin import Failure
-from . import ops
-from .calls import call as _client_call
+from ..common.admin import Failure, Unsupported, admin_call
+from ..common.status import ExitStatus
+from .texts import describe_cluster, server_words
 
 REFUSED = ExitStatus.REFUSED
 UNSUPPORTED_UNREGISTER = "The target cluster does not support the broker unregistration API."
@@ -34,11 +31,7 @@ DRY_RUN_TEXTS = {
 
 def cluster_id(args, ctx) -> int:
     """Print `Cluster ID: <id>` (DescribeCluster; Metadata for old servers)."""
-    kind = ops.CONTROLLERS if ctx.controllers else ops.BROKERS
-    try:
-        info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, kind)
-    except sc.UnsupportedVersion as e:
-        raise Failure(str(e)) from None
+    info = describe_cluster(ctx, ctx.controllers)
     if info.cluster_id is None:
         ctx.emit("No cluster ID found. The Kafka version is probably too old.", cluster_id=None)
     else:
@@ -48,6 +41,8 @@ def cluster_id(args, ctx) -> int:
 
 def unregister(args, ctx) -> int:
     """Unregister broker --id; print `Broker <id> is no longer registered.`."""
+    from kraftsman.storage.protocol.errors import Errors
+
     if args.dry_run:
         return _dry_run(args.id, ctx)
     if args.require_fenced:
@@ -55,8 +50,8 @@ def unregister(args, ctx) -> int:
             raise Failure(f"Broker {args.id} is still active (unfenced); refusing to unregister it "
                           f"(--require-fenced).", REFUSED)
     try:
-        _client_call(ops.unregister, ctx.addresses, ctx.config, ctx.deadline, args.id)
-    except sc.UnsupportedVersion:
+        admin_call(ctx.admin().unregister_broker, args.id, wording=server_words)
+    except Unsupported:
         ctx.emit(UNSUPPORTED_UNREGISTER, broker_id=args.id, result="unsupported")
         return ExitStatus.OK
     except Failure as e:
@@ -90,11 +85,9 @@ def _dry_run(broker_id: int, ctx) -> int:
 def _is_active(broker_id: int, ctx) -> bool:
     """Tell whether `broker_id` is among the unfenced brokers DescribeCluster lists."""
     try:
-        info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, ops.BROKERS)
+        info = describe_cluster(ctx, controllers=False)
     except Failure as e:
         raise Failure(f"cannot tell whether broker {broker_id} is active: {e}", e.status) from None
-    except sc.UnsupportedVersion as e:
-        raise Failure(f"cannot tell whether broker {broker_id} is active: {e}") from None
     return any(node.node_id == broker_id for node in info.nodes)
 
 
@@ -107,15 +100,14 @@ FENCED_WITH_CONTROLLERS = {"3.9": "Cannot use --include-fenced-brokers with comm
 def list_endpoints(args, ctx) -> int:
     """Print Kafka 4.0's endpoint table of brokers (-b) or controllers (-C)."""
     if args.include_fenced_brokers and ctx.controllers:
-        raise Failure(FENCED_WITH_CONTROLLERS[kafka_release(ctx.env, args)])
+        raise Failure(FENCED_WITH_CONTROLLERS[ctx.release])
     if args.include_fenced_brokers:
         message = "The target cluster does not support DescribeCluster API version 2 (IncludeFencedBrokers)."
         ctx.emit(message, error=message)
         return ExitStatus.OK
-    kind = ops.CONTROLLERS if ctx.controllers else ops.BROKERS
     try:
-        info = _client_call(ops.describe, ctx.addresses, ctx.config, ctx.deadline, kind)
-    except sc.UnsupportedVersion as e:          # Kafka prints UnsupportedVersionException's message on stdout
+        info = describe_cluster(ctx, ctx.controllers)
+    except Unsupported as e:          # Kafka prints UnsupportedVersionException's message on stdout
         ctx.emit(str(e), error=str(e))
         return ExitStatus.OK
     nodes = sorted(info.nodes, key=lambda n: n.node_id)
@@ -147,25 +139,3 @@ def format_endpoints(nodes, controllers: bool) -> str:
 
 def _rack(node) -> str:
     return "null" if node.rack is None else node.rack
-
-
-def _describe_brokers(args, ctx) -> int:
-    from .brokers import describe_brokers
-
-    return describe_brokers(args, ctx)
-
-
-def _wait(args, ctx) -> int:
-    from .wait import wait
-
-    return wait(args, ctx)
-
-
-def _health(args, ctx) -> int:
-    from .health import health
-
-    return health(args, ctx)
-
-
-COMMANDS = {"cluster-id": cluster_id, "unregister": unregister, "list-endpoints": list_endpoints,
-            "describe-brokers": _describe_brokers, "wait": _wait, "health": _health}

@@ -20,8 +20,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 
 UNHEALTHY = ExitStatus.UNHEALTHY
 
@@ -70,17 +70,15 @@ def check(args, ctx, deadline: float) -> Report:
 
 def _quorum(ctx, deadline: float, report: Report):
     """Return DescribeQuorum's answer, or None after adding the reason there is no leader."""
-    from kraftsman.controller.client import sync_client as sc
-
-    from ..quorum import ops as quorum_ops
-    from .calls import CONNECTION_ERRORS, call
+    from ..common.admin import admin_call
+    from .texts import server_words
 
     try:
-        quorum = call(quorum_ops.describe_quorum, ctx.addresses, ctx.config, deadline)
+        quorum = admin_call(ctx.admin(deadline).describe_metadata_quorum, wording=server_words)
     except Failure as e:
         if e.status != ExitStatus.UNAVAILABLE:
             raise
-        if not _anyone_answers(ctx, sc, CONNECTION_ERRORS):
+        if not _anyone_answers(ctx):
             raise
         report.reasons.append(f"no quorum leader: {e}")
         return None
@@ -91,13 +89,16 @@ def _quorum(ctx, deadline: float, report: Report):
     return quorum
 
 
-def _anyone_answers(ctx, sc, errors) -> bool:
+def _anyone_answers(ctx) -> bool:
     """Tell whether some bootstrap controller accepts a connection and answers ApiVersions (within 2 s each)."""
+    from kraftsman.controller.client import sync_client as sc
+    from kraftsman.controller.client.active_controller import CONNECTION_ERRORS
+
     for host, port in ctx.addresses:
         try:
             sc.SyncConnection.open(host, port, ctx.config, time.monotonic() + 2).close()
             return True
-        except errors:
+        except CONNECTION_ERRORS:
             continue
     return False
 

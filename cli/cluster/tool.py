@@ -19,7 +19,9 @@ Exit codes (kraftsman additions marked *):
 
 `--output json` (or yaml) prints one object {"command", "status", ...} on stdout, errors included ("error").
 The command line is a typer app (one definition: help, man page, completion and KRAFTSMAN_CLUSTER_* variables
-come from it); connection profiles fill what the flags leave out (admin_options).
+come from it); connection profiles fill what the flags leave out (admin_options). Each sub-command is one typer
+function (flags and help) calling its implementation through admin_options.admin_command: Kafka's verbs here
+(commands.py), kraftsman's in verbs.py (brokers.py, wait.py, health.py).
 """
 from __future__ import annotations
 
@@ -27,8 +29,6 @@ from typing import Annotated
 
 import typer
 
-from ..common import Environment, usage_exit
-from ..common.admin import Context, Failure, fail
 from ..common.admin_options import (
     BootstrapController,
     BootstrapServer,
@@ -37,10 +37,13 @@ from ..common.admin_options import (
     Output,
     Profile,
     Timeout,
-    settings,
+    admin_command,
 )
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
 from ..common.typer_app import run_app
 from ..completion import completers
+from . import commands
 from . import verbs as cluster_verbs
 
 PROG = "kafka-cluster"
@@ -54,7 +57,7 @@ def cluster_id(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
                bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
                output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                client_property: ClientProperty = None) -> int:
-    return _run(ctx, "cluster-id", locals())
+    return admin_command(ctx, locals(), commands.cluster_id)
 
 
 @app.command("unregister", help="Unregister a broker.")
@@ -72,7 +75,7 @@ def unregister(ctx: typer.Context,
                    "--dry-run", help="kraftsman: only tell whether the broker is active; change nothing.")] = False,
                output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                client_property: ClientProperty = None) -> int:
-    return _run(ctx, "unregister", locals())
+    return admin_command(ctx, locals(), commands.unregister)
 
 
 @app.command("list-endpoints", help="List endpoints")
@@ -83,26 +86,14 @@ def list_endpoints(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
                        help="Whether to include fenced brokers when listing broker endpoints")] = False,
                    output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                    client_property: ClientProperty = None) -> int:
-    return _run(ctx, "list-endpoints", locals())
+    return admin_command(ctx, locals(), commands.list_endpoints)
 
 
-cluster_verbs.add_to(app, lambda ctx, command, values: _run(ctx, command, values))   # describe-brokers, wait, health
-
-
-def _run(ctx: typer.Context, command: str, values: dict) -> int:
-    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
-    from . import commands as cluster_commands
-
-    args = settings(ctx, command, values)
-    env: Environment = ctx.find_root().obj
-    try:
-        return cluster_commands.COMMANDS[command](args, Context(args, env))
-    except Failure as e:
-        return fail(args, env, str(e), e.status)
+cluster_verbs.add_to(app)   # describe-brokers, wait, health
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit)."""
+    """Return the suite's status for a bad command line (common.boundary.usage_exit)."""
     return usage_exit(PROG, argv)
 
 
@@ -113,7 +104,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

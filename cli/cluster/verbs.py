@@ -1,9 +1,10 @@
 """kafka-cluster's kraftsman verbs as typer commands: describe-brokers, wait and health (their flags and help).
 
 Rules:
-- Each verb is one function with the shared connection options (admin_options) and its own; `add_to(app, run)`
-  registers them on kafka-cluster's app, and each hands its values to `run(ctx, command, values)` as Kafka's
-  verbs do.
+- Each verb is one function with the shared connection options (admin_options) and its own, calling its
+  implementation (brokers.describe_brokers, wait.wait, health.health, imported when the verb runs: --help stays
+  light) through admin_options.admin_command, as Kafka's verbs do; `add_to(app)` registers them on
+  kafka-cluster's app after Kafka's.
 - Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, 64 with
   --output json|yaml), before anything is sent.
 """
@@ -22,6 +23,7 @@ from ..common.admin_options import (
     Output,
     Profile,
     Timeout,
+    admin_command,
 )
 from ..completion import completers
 
@@ -55,12 +57,8 @@ Interval = Annotated[float, typer.Option("--interval", metavar="SECONDS", min=0.
                                          help="Seconds between checks with --watch or --exit-when-healthy.")]
 
 
-_runner: list = []
-
-
-def add_to(app: typer.Typer, run) -> None:
-    """Register describe-brokers, wait and health on `app`; `run(ctx, command, values)` runs one."""
-    _runner[:] = [run]
+def add_to(app: typer.Typer) -> None:
+    """Register describe-brokers, wait and health on `app`."""
     app.command("describe-brokers", help="kraftsman: describe every registered broker: endpoint, rack, fenced, "
                                          "controlled shutdown, epoch, incarnation, start time and age (fenced "
                                          "brokers need --bootstrap-controller).")(describe_brokers)
@@ -77,7 +75,10 @@ def describe_brokers(ctx: typer.Context, bootstrap_server: BootstrapServer = Non
                      output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                      client_property: ClientProperty = None) -> int:
     """Run describe-brokers."""
-    return _runner[0](ctx, "describe-brokers", locals())
+    values = dict(locals())
+    from .brokers import describe_brokers as implementation
+
+    return admin_command(ctx, values, implementation)
 
 
 def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: RestartedAfter = None,
@@ -86,7 +87,9 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
          output: Output = "text", timeout: Timeout = None, profile: Profile = None,
          client_property: ClientProperty = None) -> int:
     """Run wait."""
+    values = dict(locals())
     from .wait import parse_time
+    from .wait import wait as implementation
 
     if restarted_after is not None and incarnation_changed_from is not None:
         raise click.UsageError("argument --incarnation-changed-from: not allowed with argument --restarted-after",
@@ -98,7 +101,7 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
         restarted_after is None or parse_time(restarted_after)
     except ValueError as e:
         raise click.UsageError(f"argument --restarted-after: {e}", ctx) from None
-    return _runner[0](ctx, "wait", locals())
+    return admin_command(ctx, values, implementation)
 
 
 def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
@@ -108,4 +111,7 @@ def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
            output: Output = "text", timeout: Timeout = None, profile: Profile = None,
            client_property: ClientProperty = None) -> int:
     """Run health."""
-    return _runner[0](ctx, "health", locals())
+    values = dict(locals())
+    from .health import health as implementation
+
+    return admin_command(ctx, values, implementation)

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..common import ExitStatus
 from ..common.admin import Failure
+from ..common.status import ExitStatus
 from .brokers import Broker, broker_data, from_registration, iso_time
 
 TIMED_OUT = ExitStatus.TIMED_OUT      # BSD sysexits EX_TEMPFAIL: not yet, try again later
@@ -123,16 +123,14 @@ class _DescribeCluster:
 
     def next(self, broker_id: int) -> Broker | None:
         """Return the broker when DescribeCluster lists it, else None (fenced or not registered)."""
-        from . import ops as cluster_ops
-        from .calls import call
+        from .texts import describe_cluster
 
         time.sleep(max(0.0, min(self.backoff, self.ctx.deadline - time.monotonic())))
         self.backoff = min(max(self.backoff * 2, FIRST_BACKOFF_S), MAX_BACKOFF_S)
         if self.answered and time.monotonic() >= self.ctx.deadline:
             return self.last
         try:
-            info = call(cluster_ops.describe, self.ctx.addresses, self.ctx.config, self.ctx.deadline,
-                        cluster_ops.BROKERS)
+            info = describe_cluster(self.ctx, controllers=False)
         except Failure as e:
             if not self.answered or e.status != ExitStatus.UNAVAILABLE:
                 raise

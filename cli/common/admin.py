@@ -1,25 +1,53 @@
-"""Shared by the admin tools (kafka-cluster, kafka-metadata-quorum, kafka-features): the connection context of one
-run, and failures printed as one line or one JSON/YAML object (their typer options: admin_options).
+"""Shared by the tools that call a cluster (kafka-cluster, kafka-metadata-quorum, kafka-features): the connection
+context of one run, the one boundary where an Admin call's failure becomes an exit code, and failures printed as
+one line or one JSON/YAML object (their typer options and runner: admin_options).
 
 Rules:
-- No network here: the Context only parses addresses, client properties and the deadline; the
-  blocking client (controller.client.sync_client) is imported when a Context is made.
+- No network here: the Context only parses addresses, client properties and the deadline; the blocking client
+  (controller.client) is imported when a Context is made, and Context.admin() gives the Admin calls over it.
+- admin_call is the one mapping from a client failure to an exit code: cannot reach the cluster (unknown host,
+  closed port, timeout, no active controller, a server that does not speak Kafka, TLS or SASL failure) -> 69; an
+  API or version the server lacks -> Unsupported (1, its text the client's; some commands print it and succeed,
+  as Kafka's do); a server error code -> 1, worded by the tool (`wording`), the code kept on the Failure.
 - A Failure carries its exit status; `fail` prints it as the tool's --output asks.
 """
 from __future__ import annotations
 
 import time
 
-from . import Environment, ExitStatus
+from .environment import Environment
+from .kafka_release import kafka_release
 from .output import render, structured
+from .status import ExitStatus
 
 
 class Failure(Exception):
-    """A failure printed as one line on stderr with an exit status."""
+    """A failure printed as one line on stderr with an exit status (and the server's error code, if any)."""
 
     def __init__(self, message: str, status: int = ExitStatus.ERROR, code: int | None = None):
         super().__init__(message)
         self.status, self.code = int(status), code
+
+
+class Unsupported(Failure):
+    """The server lacks the API or version a call needs (exit 1 unless the command prints it and succeeds)."""
+
+
+def admin_call(fn, *args, wording):
+    """Return fn(*args) (an Admin call), turning what the client raises into a Failure (see Rules); `wording`
+    turns a controller.client.admin.ServerError into the tool's text."""
+    from kraftsman.controller.client import sync_client as sc
+    from kraftsman.controller.client.active_controller import CONNECTION_ERRORS
+    from kraftsman.controller.client.admin import ServerError
+
+    try:
+        return fn(*args)
+    except CONNECTION_ERRORS as e:
+        raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
+    except sc.UnsupportedVersion as e:
+        raise Unsupported(str(e)) from None
+    except ServerError as e:
+        raise Failure(wording(e), code=e.code) from None
 
 
 def fail(args, env: Environment, message: str, status: int) -> int:
@@ -33,7 +61,8 @@ def fail(args, env: Environment, message: str, status: int) -> int:
 
 
 class Context:
-    """The parsed connection settings of one run: addresses, client config and deadline."""
+    """The parsed connection settings of one run: addresses, client config, deadline and the Kafka release the
+    tool speaks for."""
 
     def __init__(self, args, env: Environment):
         from kraftsman.controller.client import sync_client as sc
@@ -53,6 +82,14 @@ class Context:
         self.deadline = time.monotonic() + seconds
         self.controllers = args.bootstrap_controller is not None
         self.config.bootstrap_controllers = self.controllers     # requests go to the active controller
+        self.release = kafka_release(env, args)   # KRAFTSMAN_KAFKA_VERSION, else the profile's kafka-version
+
+    def admin(self, deadline: float | None = None):
+        """Return the Admin calls (controller.client.admin) to this run's cluster, before `deadline` (default:
+        the run's, as it is when called)."""
+        from kraftsman.controller.client.admin import Admin
+
+        return Admin(self.addresses, self.config, self.deadline if deadline is None else deadline)
 
     def emit(self, text: str, **fields) -> None:
         """Print Kafka's text, or the JSON (or YAML) object (with status 0 unless given)."""

@@ -5,7 +5,12 @@ Rules:
   words), --config/-c (client properties file); kraftsman's: --output text|json|yaml, --timeout SECONDS,
   --profile NAME, -X/--client-property key=value (repeatable; wins over the profile's client settings).
 - settings() turns the parsed options into the namespace the tools' commands take, with a profile applied:
-  flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default (click tells which options kept their default).
+  flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default (click tells which options kept their default); `command` is
+  the sub-command's name as typed, `config_given` whether --config/--command-config came from the command line or
+  a variable (not the profile).
+- admin_command() is the one way a sub-command runs: the typer function hands its parameters and its
+  implementation, which gets (args, Context) or, with connect=False, (args, env) to check its arguments first; a
+  Failure is printed as --output asks (admin.fail).
 - Options may sit on the tool's root (before the sub-command, as Kafka's kafka-metadata-quorum and kafka-features
   take their connection flags) and on the sub-command: each value comes from the context that got it best
   (command line, then variable, then default; the sub-command's first), -X pairs from both.
@@ -20,8 +25,10 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
-from . import BadPair, Environment, key_values
 from . import profiles as profile_file
+from .admin import Context, Failure, fail
+from .environment import Environment
+from .key_values import BadPair, key_values
 from .typer_app import parameter_source
 
 SERVER_HELP = "A list of host/port pairs to use for establishing the connection to the Kafka cluster."
@@ -48,12 +55,24 @@ ClientProperty = Annotated[Optional[list[str]], typer.Option(
 BOOTSTRAP_FLAGS = ("--bootstrap-server/-b", "--bootstrap-controller/-C")
 
 
-def settings(ctx: typer.Context, command: str, values: dict,
-             group: tuple[str, str] = BOOTSTRAP_FLAGS) -> argparse.Namespace:
+def admin_command(ctx: typer.Context, values: dict, implementation, *, group: tuple[str, str] = BOOTSTRAP_FLAGS,
+                  connect: bool = True) -> int:
+    """Run one sub-command: `implementation(args, Context)` (or `(args, env)` without `connect`) on its settings
+    (`values`: the typer function's parameters); return its exit status, a Failure printed as --output asks."""
+    args = settings(ctx, values, group)
+    env: Environment = ctx.find_root().obj
+    try:
+        return implementation(args, Context(args, env) if connect else env)
+    except Failure as e:
+        return fail(args, env, str(e), e.status)
+
+
+def settings(ctx: typer.Context, values: dict, group: tuple[str, str] = BOOTSTRAP_FLAGS) -> argparse.Namespace:
     """Return the namespace a command takes: parsed `values` over its parents' options, the profile filling what
     was left out; `group` names the bootstrap flags in the usage errors."""
     env: Environment = ctx.find_root().obj
-    args = argparse.Namespace(command=command, **merged(ctx, values))
+    args = argparse.Namespace(command=ctx.info_name, **merged(ctx, values))
+    args.config_given = not kept_default(ctx, "config")
     args.client = _client_overrides(ctx, args.client_property or [])
     owner = _owner(ctx, "bootstrap_server")
     if args.bootstrap_server and args.bootstrap_controller:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..app import TOOLS as REGISTRY
-from . import ExitStatus, ToolError
+from .status import ExitStatus, ToolError
 
 PREFIX = "KRAFTSMAN_"
 TRUE, FALSE = frozenset({"1", "true", "yes", "on"}), frozenset({"0", "false", "no", "off"})

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from kraftsman.storage.releases import RELEASES
 
-from . import ExitStatus, ToolError
+from .status import ExitStatus, ToolError
 
 KEYS = {"bootstrap-controller": str, "bootstrap-server": str, "client": dict, "client-config": str,
         "timeout": (int, float), "output": str, "kafka-version": str}

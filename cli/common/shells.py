@@ -4,7 +4,7 @@ Rules:
 - The scripts are click's (bash, zsh, fish), for each console script: the shell runs the tool itself with
   `_<PROG>_COMPLETE=<shell>_complete` and the words typed so far; the tool answers from its own click
   definition (sub-commands, flags, choices, files) and its options' `shell_complete` callbacks
-  (completers.py: metadata paths, node ids, release versions, feature and profile names).
+  (completion/completers.py: metadata paths, node ids, release versions, feature and profile names).
 - bash splits words at ':' and '=' (COMP_WORDBREAKS): its script here also passes the line up to the
   cursor (COMP_LINE, COMP_POINT), so `--bootstrap-controller host:9093` reaches the tool whole, and
   candidates are cut to the part of the word bash replaces.

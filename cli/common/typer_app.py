@@ -26,10 +26,11 @@ import click
 from click.shell_completion import CompletionItem
 from typer.main import get_command
 
-from . import Environment, ExitStatus, ToolError
+from .environment import Environment
 from .shells import answer, asked
+from .status import ExitStatus, ToolError
 
-_COMMANDS: dict[int, click.Command] = {}
+_CLICK_OF_APP: dict[int, click.Command] = {}
 
 
 class KafkaInt(click.ParamType):
@@ -81,11 +82,11 @@ def option_names(param: click.Parameter) -> str:
 def click_command(app, tool_env_name: str) -> click.Command:
     """Return the click command of a typer `app`, its options reading KRAFTSMAN_<TOOL>_<FLAG> (built once)."""
     key = id(app)
-    if key not in _COMMANDS:
+    if key not in _CLICK_OF_APP:
         command = get_command(app)
         _wire_variables(command, tool_env_name)
-        _COMMANDS[key] = command
-    return _COMMANDS[key]
+        _CLICK_OF_APP[key] = command
+    return _CLICK_OF_APP[key]
 
 
 GLOBAL_FLAGS = ("Global flags (every tool): --quiet prints nothing on stdout (the exit code tells), --verbose traces "

@@ -96,16 +96,15 @@ def node_ids(values: dict, controllers: bool) -> list[str]:
     import time
 
     from kraftsman.controller.client import sync_client as sc
-
-    from ..cluster import ops as cluster_ops
+    from kraftsman.controller.client.admin import BROKERS, CONTROLLERS, Admin
 
     seconds = timeout_seconds()
     config = sc.ClientConfig.from_properties(props)
     config.request_timeout_ms = int(seconds * 1000)
     if not controllers and by_controller:
         return [str(i) for i in registered_brokers(address, config, seconds)]
-    endpoint = cluster_ops.CONTROLLERS if controllers else cluster_ops.BROKERS
-    info = cluster_ops.describe(sc.parse_addresses(address), config, time.monotonic() + seconds, endpoint)
+    admin = Admin(sc.parse_addresses(address), config, time.monotonic() + seconds)
+    info = admin.describe_cluster(CONTROLLERS if controllers else BROKERS)
     if controllers and info.source != "DescribeCluster":
         return []          # Metadata lists brokers only
     return [str(i) for i in sorted({node.node_id for node in info.nodes})]
@@ -116,7 +115,8 @@ def connection(values: dict) -> tuple[str | None, dict, bool]:
     flags, the chosen profile filling what they leave out (common.profiles.fill)."""
     import argparse
 
-    from ..common import key_values, profiles
+    from ..common import profiles
+    from ..common.key_values import key_values
 
     ns = argparse.Namespace(**{k: values.get(k) for k in ("bootstrap_controller", "bootstrap_server", "config")},
                             client=key_values(values.get("client_property") or [], lenient=True), timeout=None)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..common import Environment, ExitStatus, ToolError
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 from .tool import SHELLS, script, scripts_by_tool
 
 BASHRC_LINE = "source '{path}'"

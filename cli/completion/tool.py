@@ -16,9 +16,11 @@ from typing import Annotated, Literal
 import typer
 
 from ..app import console_scripts
-from ..common import Environment, ExitStatus, usage_exit
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
 from ..common.shells import SHELLS
 from ..common.shells import script as tool_script
+from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 
 PROG = "kraftsman completion"

@@ -15,7 +15,10 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
+from ..common.boundary import exit_with, usage_exit
+from ..common.environment import Environment
+from ..common.key_values import BadPair, key_values
+from ..common.status import ExitStatus, ToolError
 from ..common.typer_app import run_app
 
 PROG = "kafka-controller"
@@ -51,8 +54,8 @@ def _load_config(path: str, overrides: list[str], environ):
     """Read the server .properties file; KAFKA_* variables (KRAFTSMAN_KAFKA_ENV=1) and --override win over it."""
     from kraftsman.controller.server.config import ConfigError, from_properties
 
-    from ..common import KAFKA_RELEASE_VARIABLE as VARIABLE
     from ..common.env_overrides import load_server_properties
+    from ..common.kafka_release import VARIABLE
 
     props = load_server_properties(path, environ)
     release = environ.get(VARIABLE, "").strip()
@@ -83,15 +86,16 @@ async def _serve(config) -> int:
     import asyncio
     import signal
 
+    from kraftsman.controller.server.config import ConfigError
     from kraftsman.controller.server.local_storage import StorageStartError
     from kraftsman.controller.server.node import ControllerServer
     from kraftsman.controller.server.stack_dump import log_stacks
     from kraftsman.storage.errors import StorageError
 
-    server = ControllerServer(config)
     try:
+        server = ControllerServer(config)       # checks the TLS and SASL settings
         server.open_node()
-    except (StorageStartError, StorageError) as e:
+    except (ConfigError, StorageStartError, StorageError) as e:
         raise ToolError(str(e)) from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

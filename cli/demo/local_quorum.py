@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..common import Environment
+from ..common.environment import Environment
 
 
 def free_ports(count: int) -> list[int]:

@@ -17,7 +17,9 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import Environment, ExitStatus, ToolError, exit_with, usage_exit
+from ..common.boundary import exit_with, usage_exit
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 from ..common.typer_app import run_app
 
 FAST = {"controller.quorum.election.timeout.ms": "500", "controller.quorum.fetch.timeout.ms": "1000",

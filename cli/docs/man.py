@@ -1,4 +1,4 @@
-"""Render a command's model (cli/docs.py Node) as a roff man page, section 1.
+"""Render a command's model (docs/model.py's Node) as a roff man page, section 1.
 
 Rules:
 - Sections: NAME, SYNOPSIS, DESCRIPTION, COMMANDS (when the tool has sub-commands), OPTIONS,
@@ -104,7 +104,7 @@ def _flag_environment(name: str) -> tuple[tuple[str, str], ...]:
 
 def exit_codes(readme: Path) -> list[tuple[int, str]]:
     """Return (code, meaning) for every ExitStatus, meanings read from the README's exit code table."""
-    from ..common import ExitStatus
+    from ..common.status import ExitStatus
 
     text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
     section = text.partition("## Exit codes")[2].split("\n## ")[0]
@@ -162,7 +162,7 @@ def _options(node) -> list[str]:
 
 
 def render(command, node, codes: list[tuple[int, str]]) -> str:
-    """Return the man page of `command` (cli/docs.py Command) described by `node`."""
+    """Return the man page of `command` (docs/model.py's Command) described by `node`."""
     from ..app import TOOLS, UMBRELLA
 
     title = command.name.upper()

@@ -33,8 +33,7 @@ import struct
 
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.schema import load
-
-from .format import RecordError
+from kraftsman.storage.records.metadata_json import RecordError
 
 _SHORT = struct.Struct(">h")
 # record type (the key version) -> (key message, value message), GroupCoordinatorRecordSerde in 3.9

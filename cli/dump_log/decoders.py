@@ -4,13 +4,13 @@
 Rules:
 - A parser is fn(offset, key, value) -> (key text or None, payload text or None), as Kafka's MessageParser.
 - Decoder classes: Kafka's StringDecoder (default), IntegerDecoder and LongDecoder are known by name.
-- The offsets and transaction-log decoders live in dump_log_coordinator.
+- The offsets and transaction-log decoders live in coordinator.py.
 """
 from __future__ import annotations
 
 import struct
 
-from ..common import ToolError
+from ..common.status import ToolError
 
 _INT = struct.Struct(">i")
 _LONG = struct.Struct(">q")

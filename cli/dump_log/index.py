@@ -13,7 +13,7 @@ from pathlib import Path
 from kraftsman.storage.log import index as idx
 from kraftsman.storage.protocol.javafmt import java_path
 
-from ..common import ToolError
+from ..common.status import ToolError
 
 
 class TimeIndexErrors:

@@ -14,20 +14,14 @@ Records whose type or version is newer than the schemas get type "UNKNOWN", data
 """
 from __future__ import annotations
 
-import base64
 import json
 
 from kraftsman.storage.protocol.javafmt import java_path
-from kraftsman.storage.records import control
+from kraftsman.storage.records.metadata_json import RecordError, compression_name
 
-from .format import RecordError, compression_name, control_json
+from ..common.record_fields import b64, control_fields, metadata_fields
 
 SCHEMA_VERSION = 1
-_TYPE_NAMES = {**control.NAMES}
-
-
-def _b64(raw) -> str | None:
-    return None if raw is None else base64.b64encode(raw).decode("ascii")
 
 
 def _obj(kind: str, file: str, **fields) -> str:
@@ -65,57 +59,6 @@ def batch_object(arg: str, batch) -> str:
                 attributes=batch.attributes, is_valid=batch.is_valid())
 
 
-def control_fields(record) -> dict:
-    try:
-        kind = control.parse_control_type(record.key)
-        type_id = int.from_bytes(record.key[2:4], "big", signed=True)
-    except (ValueError, TypeError) as e:
-        return {"type": "UNKNOWN", "error": str(e), "value": _b64(record.value)}
-    fields = {"control_type": type_id, "type": control.NAMES.get(kind, "UNKNOWN")}
-    try:
-        if kind in (control.ABORT, control.COMMIT):
-            version, epoch = control.decode_txn_marker(record.value)
-            fields.update(version=version, data=f'{{"version":{version},"coordinatorEpoch":{epoch}}}')
-        elif kind in control.SCHEMAS:
-            fields.update(version=0, data=control_json(kind, record.value))
-        else:
-            fields["value"] = _b64(record.value)
-    except (ValueError, IndexError) as e:
-        fields.update(error=str(e), value=_b64(record.value))
-    return fields
-
-
-def metadata_fields(parser, record) -> dict:
-    from kraftsman.storage.records.metadata import UnknownRecordError, read_frame
-
-    value = record.value
-    try:
-        api_key, version, _ = read_frame(value)
-        parser.entry(api_key, version, value)
-    except UnknownRecordError as e:
-        return {"type": "UNKNOWN", "api_key": e.api_key, "version": e.version, "value": _b64(value)}
-    except Exception as e:  # noqa: BLE001 (reported in the record, never raised)
-        return {"error": str(e), "value": _b64(value)}
-    kind, text = parser.data(record.offset, value)
-    if kind is None:  # Kafka's `Error at ...` text (the type is known: the entry above was found)
-        return {"api_key": api_key, "version": version, "error": text, "value": _b64(value)}
-    found = {"type": kind.type_name, "api_key": api_key, "version": version, "data": text}
-    if found["type"] == "REGISTER_BROKER_RECORD":
-        found["start_time_ms"] = _start_time(value)
-    return found
-
-
-def _start_time(value: bytes) -> int:
-    """Return kraftsman's broker start time (tag 10000) of a RegisterBrokerRecord value, -1 when it has none."""
-    from kraftsman.controller.image.start_time import UNKNOWN, start_time_ms
-    from kraftsman.storage.records.metadata import read_metadata_record
-
-    try:
-        return start_time_ms(read_metadata_record(value).message)
-    except Exception:  # noqa: BLE001 (the record's error, if any, is reported by its text)
-        return UNKNOWN
-
-
 def record_object(arg: str, batch, record, parser) -> tuple[str, bool]:
     """Return the `record` object of one record (metadata decoded when `parser` is given) and whether
     it reports an error."""
@@ -127,13 +70,13 @@ def record_object(arg: str, batch, record, parser) -> tuple[str, bool]:
     elif parser is not None and record.value is not None:
         fields.update(metadata_fields(parser, record))
     else:
-        fields["value"] = _b64(record.value)
+        fields["value"] = b64(record.value)
     data = fields.pop("data")
     failed = fields["error"] is not None
     head = _obj("record", arg, batch_position=batch.position, offset=record.offset, timestamp=ts,
                 key_size=-1 if record.key is None else len(record.key),
                 value_size=-1 if record.value is None else len(record.value), sequence=record.sequence,
-                headers=[{"key": k, "value": _b64(v)} for k, v in record.headers], key=_b64(record.key),
+                headers=[{"key": k, "value": b64(v)} for k, v in record.headers], key=b64(record.key),
                 control=batch.is_control, **fields)
     return head[:-1] + ',"data":' + ("null" if data is None else data) + "}", failed
 
@@ -143,13 +86,12 @@ def dump_log_jsonl(session, arg: str) -> None:
     from pathlib import Path
 
     from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
-
-    from .format import MetadataParser
+    from kraftsman.storage.records.metadata_json import MetadataParser
 
     name = Path(java_path(arg)).name
     path = session.resolve(arg)
     if not path.is_file():
-        from ..common import ToolError
+        from ..common.status import ToolError
         raise ToolError(f"{path.absolute()} (No such file or directory)")
     session.emit(file_object(session, arg, name))
     parser = MetadataParser() if session.opts.decoder == "cluster-metadata" else None

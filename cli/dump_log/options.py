@@ -1,7 +1,7 @@
 """kafka-dump-log's options (Kafka 3.9's DumpLogSegmentsOptions, jopt-simple): texts, implications, Java's strings.
 
 Rules:
-- Pure data and functions, no click: the typer app (dump_log.py) declares the flags with the help texts of
+- Pure data and functions, no click: the typer app (tool.py) declares the flags with the help texts of
   OPTIONS, and `dump_options(values)` turns what it parsed into DumpOptions with Kafka's implications:
   any decoder implies --print-data-log, which implies --deep-iteration. Decoder precedence: offsets >
   transaction log > cluster metadata > remote log metadata (not supported: one-line error) > classes.

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from kraftsman.storage.protocol.javafmt import java_path
 
-from ..common import Environment, ExitStatus, ToolError
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
 _FLUSH_LINES = 20000
@@ -163,7 +164,9 @@ class DumpSession:
 
     def dump_batch(self, batch, formatter, arg: str) -> None:
         """Print one batch line and, with deep iteration, its records."""
-        from .format import RecordError, batch_line
+        from kraftsman.storage.records.metadata_json import RecordError
+
+        from .format import batch_line
 
         try:
             line = batch_line(batch, batch.position)
@@ -183,7 +186,7 @@ class DumpSession:
 
     def format_records(self, batch, formatter, arg: str) -> bool:
         """Print the records of one batch; return True when some could not be read or decoded."""
-        from .format import RecordError
+        from kraftsman.storage.records.metadata_json import RecordError
 
         errors = getattr(formatter.parser, "errors", 0)
         try:
@@ -198,10 +201,10 @@ class DumpSession:
         """Return the parser of record contents, or None when contents are not printed."""
         if not self.opts.print_data_log:
             return None
-        from . import format as fmt
-
         if self.opts.decoder == "cluster-metadata":
-            return fmt.MetadataParser()
+            from kraftsman.storage.records.metadata_json import MetadataParser
+
+            return MetadataParser()
         if self.opts.decoder == "remote-log-metadata":
             raise ToolError("--remote-log-metadata-decoder is not supported by kraftsman (RemoteLogMetadataSerde "
                             "records are not decoded); use --print-data-log to see the raw values")

@@ -22,8 +22,9 @@ from typing import Annotated, Optional
 import click
 import typer
 
-from ..common import Environment, ExitStatus
+from ..common.environment import Environment
 from ..common.shells import asked
+from ..common.status import ExitStatus
 from ..common.typer_app import KafkaChoice, run_app, usage_message
 from .options import (
     ARGUMENT,
@@ -109,7 +110,7 @@ def _dump(env: Environment, values: dict) -> int:
         return _usage(env, DESCRIPTION)
     from kraftsman.storage.releases import KAFKA_VERSIONS
 
-    from ..common import kafka_release
+    from ..common.kafka_release import kafka_release
 
     release = kafka_release(env)
     if values["show_version"]:
@@ -143,7 +144,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point (`kafka-dump-log`)."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     try:
         sys.stdout.reconfigure(encoding="utf-8", errors="replace")

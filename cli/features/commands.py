@@ -3,8 +3,10 @@ its texts, and Kafka 4.0's --release-version, version-mapping and feature-depend
 
 Rules:
 - Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, or 64
-  with --output json or yaml. Client errors map to exit codes in `_call` only: unreachable / timeout / not Kafka /
-  TLS or SASL failure -> 69, a server error answering describe -> 1.
+  with --output json or yaml. Client errors map to exit codes in common.admin.admin_call: unreachable / timeout /
+  not Kafka / TLS or SASL failure -> 69, a server error answering describe -> 1, worded as its message alone.
+- Light to import (the tool's --help loads it): the Admin client (controller.client.admin) is imported when a
+  request is made.
 - The release (KRAFTSMAN_KAFKA_VERSION or the profile's kafka-version) picks the texts (TEXTS): 3.9's --metadata
   prints nothing first and an unknown version fails with "Unsupported metadata.version ..." (--release-version,
   4.0's flag, with "Unknown ..."); 4.x prints the deprecation line first; 4.0/4.1 fail with "Unknown
@@ -18,12 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..common import ExitStatus
-from ..common.admin import Failure
+from ..common.admin import Failure, admin_call
 from ..common.output import structured
-from . import ops
-
-UPGRADE_TYPES = {ops.UPGRADE: "upgrade", ops.SAFE_DOWNGRADE: "safe_downgrade", ops.UNSAFE_DOWNGRADE: "unsafe_downgrade"}
+from ..common.status import ExitStatus
 
 
 def _bad(ctx, message: str) -> Failure:
@@ -31,18 +30,9 @@ def _bad(ctx, message: str) -> Failure:
     return Failure(message, ExitStatus.USAGE if structured(ctx.args.output) else ExitStatus.ERROR)
 
 
-def _call(fn, *args):
-    """Return fn(*args), mapping client errors to Failures with exit codes."""
-    from kraftsman.controller.client import sync_client as sc
-
-    try:
-        return fn(*args)
-    except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
-        raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
-    except sc.UnsupportedVersion as e:
-        raise Failure(str(e)) from None
-    except ops.ServerError as e:
-        raise Failure(str(e), code=e.code) from None
+def server_words(error) -> str:
+    """Return kafka-features' line for a controller.client.admin.ServerError: the exception's message."""
+    return error.message
 
 
 # ---------------------------------------------------------------- describe
@@ -60,7 +50,7 @@ def level_text(feature: str, level: int, release: str = "3.9") -> str:
         return f"UNKNOWN {level}"
 
 
-def format_describe(meta: ops.FeatureMetadata, release: str = "3.9") -> str:
+def format_describe(meta, release: str = "3.9") -> str:
     """Return Kafka's `describe` lines: the supported features sorted by name (unfinalized: level 0), levels named
     as the release names them (a metadata.version it does not know: `UNKNOWN <n>`)."""
     epoch = "-" if meta.epoch is None else str(meta.epoch)
@@ -76,7 +66,7 @@ def format_describe(meta: ops.FeatureMetadata, release: str = "3.9") -> str:
 
 def describe(args, ctx) -> int:
     """Print the supported and finalized features of the node reached (ApiVersions)."""
-    meta = _call(ops.describe_features, ctx.addresses, ctx.config, ctx.deadline)
+    meta = admin_call(ctx.admin().describe_features, wording=server_words)
     rows = [{"name": name, "supported_min_version": low, "supported_max_version": high,
              "finalized_version_level": meta.finalized.get(name, 0)}
             for name, (low, high) in sorted(meta.supported.items())]
@@ -89,7 +79,9 @@ def describe(args, ctx) -> int:
 
 def feature_update(ctx, level: int, kind: int) -> tuple[int, int]:
     """Return (level, kind) or fail as Kafka's FeatureUpdate constructor does."""
-    if level == 0 and kind == ops.UPGRADE:
+    from kraftsman.controller.client.admin import UPGRADE
+
+    if level == 0 and kind == UPGRADE:
         raise _bad(ctx, "The upgradeType flag should be set to SAFE_DOWNGRADE or UNSAFE_DOWNGRADE when the provided "
                         "maxVersionLevel:0 is < 1.")
     if level < 0:
@@ -154,6 +146,7 @@ def _deprecated_metadata(ctx) -> None:
 def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
     """Return metadata.version and every production feature at its default level for `release`; an upgrade
     leaves out the features whose level would be 0."""
+    from kraftsman.controller.client.admin import UPGRADE
     from kraftsman.storage import features as ft
 
     mv = _metadata_version(ctx, release)
@@ -161,7 +154,7 @@ def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
         raise _unknown_metadata_version(ctx, release)
     updates = {ft.METADATA_VERSION: (mv.level, kind)}
     for name, level in ft.FEATURE_SETS[_release(ctx)].default_levels(mv).items():
-        if kind != ops.UPGRADE or level > 0:
+        if kind != UPGRADE or level > 0:
             updates[name] = (level, kind)
     return updates
 
@@ -170,7 +163,7 @@ def flag_updates(args, ctx, kind: int) -> dict[str, tuple[int, int]]:
     """Return the updates of --release-version, or of --metadata and --feature (upgrade and downgrade)."""
     from kraftsman.storage import features as ft
 
-    if args.release_version is not None and (args.metadata is not None or args.feature is not None):
+    if args.release_version is not None and (args.metadata is not None or args.feature):
         raise _bad(ctx, "Can not specify `release-version` with other feature flags.")
     if args.release_version is not None:
         return release_updates(ctx, args.release_version, kind)
@@ -226,15 +219,18 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
         raise _bad(ctx, f"You must specify at least one feature to {op}")
     if any(not name.strip() for name in updates):       # Kafka's Admin.updateFeatures checks this
         raise _bad(ctx, "Provided feature can not be empty.")
+    from kraftsman.controller.client import admin as ka
+
     try:
-        found = _call(ops.update_features, ctx.addresses, ctx.config, ctx.deadline, updates, dry_run)
+        found = admin_call(ctx.admin().update_features, updates, dry_run, wording=server_words)
     except Failure as e:
         if e.status == ExitStatus.UNAVAILABLE:
             raise
         found = {name: str(e) for name in updates}      # as Kafka: every feature fails with the exception
     failed = sum(error is not None for error in found.values())
     lines = [result_line(op, name, updates[name][0], found[name], dry_run) for name in sorted(found)]
-    results = [{"feature": name, "level": updates[name][0], "upgrade_type": UPGRADE_TYPES[updates[name][1]],
+    kinds = {ka.UPGRADE: "upgrade", ka.SAFE_DOWNGRADE: "safe_downgrade", ka.UNSAFE_DOWNGRADE: "unsafe_downgrade"}
+    results = [{"feature": name, "level": updates[name][0], "upgrade_type": kinds[updates[name][1]],
                 "error": found[name]} for name in sorted(found)]
     status = ExitStatus.ERROR if failed else ExitStatus.OK
     ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results,
@@ -245,12 +241,16 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
 
 
 def _kind(args) -> int:
-    return ops.UNSAFE_DOWNGRADE if getattr(args, "unsafe", False) else ops.SAFE_DOWNGRADE
+    from kraftsman.controller.client.admin import SAFE_DOWNGRADE, UNSAFE_DOWNGRADE
+
+    return UNSAFE_DOWNGRADE if getattr(args, "unsafe", False) else SAFE_DOWNGRADE
 
 
 def upgrade(args, ctx) -> int:
     """Upgrade metadata.version and other features (UpgradeType UPGRADE)."""
-    return send_updates("upgrade", ctx, flag_updates(args, ctx, ops.UPGRADE), args.dry_run)
+    from kraftsman.controller.client.admin import UPGRADE
+
+    return send_updates("upgrade", ctx, flag_updates(args, ctx, UPGRADE), args.dry_run)
 
 
 def downgrade(args, ctx) -> int:
@@ -313,7 +313,3 @@ def feature_dependencies(args, ctx) -> int:
     if structured(ctx.args.output):
         ctx.emit("", features=rows)
     return ExitStatus.OK
-
-
-COMMANDS = {"describe": describe, "upgrade": upgrade, "downgrade": downgrade, "disable": disable,
-            "version-mapping": version_mapping, "feature-dependencies": feature_dependencies}

@@ -1,9 +1,9 @@
 """kafka-features: describe, upgrade, downgrade and disable feature flags (Kafka 3.9's FeatureCommand), plus
 Kafka 4.0's additions: --release-version on upgrade / downgrade, version-mapping and feature-dependencies.
 
-Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.client.
-sync_client): ApiVersions for `describe`, one UpdateFeatures request (v1: UpgradeType, ValidateOnly) for
-upgrade / downgrade / disable (features_ops). Connection flags come before the sub-command, as in Kafka:
+Kafka's flags, texts and exit codes, spoken through kraftsman's Admin client (controller.client.admin):
+ApiVersions for `describe`, one UpdateFeatures request (v1: UpgradeType, ValidateOnly) for
+upgrade / downgrade / disable. Connection flags come before the sub-command, as in Kafka:
     kafka-features --bootstrap-controller host:9093 upgrade --release-version 3.9-IV0
 As in Kafka, the bootstrap flag is required for every sub-command and the --command-config file is read
 first, though version-mapping and feature-dependencies connect to nothing (their texts are kafka-storage's).
@@ -25,7 +25,8 @@ every sub-command; a connection profile fills what they leave out (admin_options
 
 Rules:
 - Kafka's help texts, Kafka 4.0's additions marked "(Kafka 4.0)"; sub-commands listed with their whole help.
-- Settings are read here, the work done in features_commands (texts, checks) and features_ops (requests).
+- Each sub-command is one typer function (flags and help) calling its implementation in commands.py (texts,
+  checks) through admin_options.admin_command; the requests are the Admin client's.
 """
 from __future__ import annotations
 
@@ -33,11 +34,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..common import Environment, kafka_release, usage_exit
-from ..common.admin import Context, Failure, fail
-from ..common.admin_options import ClientProperty, Output, Profile, Timeout, settings
+from ..common.admin_options import ClientProperty, Output, Profile, Timeout, admin_command
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
+from ..common.kafka_release import kafka_release
 from ..common.typer_app import run_app
 from ..completion import completers
+from . import commands
 
 PROG = "kafka-features"
 SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
@@ -119,14 +122,14 @@ def connection(bootstrap_server: BootstrapServer = None, bootstrap_controller: B
 @_command("describe", "Describes the current active feature flags.")
 def describe(ctx: typer.Context, output: Output = "text", timeout: Timeout = None, profile: Profile = None,
              client_property: ClientProperty = None) -> int:
-    return _run(ctx, "describe", locals())
+    return admin_command(ctx, locals(), commands.describe, group=GROUP)
 
 
 @_command("upgrade", "Upgrade one or more feature flags.")
 def upgrade(ctx: typer.Context, metadata: UpgradeMetadata = None, release_version: UpgradeRelease = None,
             feature: UpgradeFeatures = None, dry_run: UpgradeDryRun = False, output: Output = "text",
             timeout: Timeout = None, profile: Profile = None, client_property: ClientProperty = None) -> int:
-    return _run(ctx, "upgrade", locals())
+    return admin_command(ctx, locals(), commands.upgrade, group=GROUP)
 
 
 @_command("downgrade", "Upgrade one or more feature flags.")    # sic, Kafka's text
@@ -134,47 +137,31 @@ def downgrade(ctx: typer.Context, metadata: DowngradeMetadata = None, release_ve
               feature: DowngradeFeatures = None, unsafe: DowngradeUnsafe = False, dry_run: DowngradeDryRun = False,
               output: Output = "text", timeout: Timeout = None, profile: Profile = None,
               client_property: ClientProperty = None) -> int:
-    return _run(ctx, "downgrade", locals())
+    return admin_command(ctx, locals(), commands.downgrade, group=GROUP)
 
 
 @_command("disable", DISABLE_HELP)
 def disable(ctx: typer.Context, feature: DisableFeatures = None, unsafe: DisableUnsafe = False,
             dry_run: DisableDryRun = False, output: Output = "text", timeout: Timeout = None,
             profile: Profile = None, client_property: ClientProperty = None) -> int:
-    return _run(ctx, "disable", locals())
+    return admin_command(ctx, locals(), commands.disable, group=GROUP)
 
 
 @_command("version-mapping", MAPPING_HELP)
 def version_mapping(ctx: typer.Context, release_version: LookupRelease = None, output: Output = "text",
                     timeout: Timeout = None, profile: Profile = None, client_property: ClientProperty = None) -> int:
-    return _run(ctx, "version-mapping", locals())
+    return admin_command(ctx, locals(), commands.version_mapping, group=GROUP)
 
 
 @_command("feature-dependencies", DEPENDENCIES_HELP)
 def feature_dependencies(ctx: typer.Context, feature: LookupFeatures, output: Output = "text",
                          timeout: Timeout = None, profile: Profile = None,
                          client_property: ClientProperty = None) -> int:
-    return _run(ctx, "feature-dependencies", locals())
-
-
-def _run(ctx: typer.Context, command: str, values: dict) -> int:
-    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
-    from . import commands as features_commands
-
-    args = settings(ctx, command, values, GROUP)
-    if hasattr(args, "feature"):
-        args.feature = list(args.feature or ()) or None     # as argparse's append: None when not given
-    env: Environment = ctx.find_root().obj
-    try:
-        context = Context(args, env)    # as Kafka: the client properties and addresses are read for every command
-        context.release = kafka_release(env, args)
-        return features_commands.COMMANDS[command](args, context)
-    except Failure as e:
-        return fail(args, env, str(e), e.status)
+    return admin_command(ctx, locals(), commands.feature_dependencies, group=GROUP)
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit)."""
+    """Return the suite's status for a bad command line (common.boundary.usage_exit)."""
     return usage_exit(PROG, argv)
 
 
@@ -211,7 +198,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

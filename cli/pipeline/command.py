@@ -26,7 +26,10 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from kraftsman.cli.common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, usage_exit
+from kraftsman.cli.common.boundary import exit_with, usage_exit
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.common.key_values import BadPair, key_values
+from kraftsman.cli.common.status import ExitStatus, ToolError
 from kraftsman.cli.common.typer_app import run_app
 
 PROG = "kafka-metadata-export"

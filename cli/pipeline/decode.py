@@ -2,9 +2,10 @@
 
 The records are kafka-dump-log's: batches come from storage's DumpBatchReader (resuming after a
 corrupt region at the next valid batch, as `--output jsonl` does); each record value is decoded once by
-dump-log's MetadataParser into its kind (type name, api key, version) and message, rendered with storage's
-JSON writer, so a record row holds what `kafka-dump-log --cluster-metadata-decoder --output jsonl` prints
-for it, plus typed copies of the common fields taken from the same message.
+storage's MetadataParser (storage.records.metadata_json, Kafka's cluster-metadata decoder) into its kind (type
+name, api key, version) and message, rendered with storage's JSON writer, so a record row holds what
+`kafka-dump-log --cluster-metadata-decoder --output jsonl` prints for it (the fields common.record_fields builds
+for both), plus typed copies of the common fields taken from the same message.
 
 Rules:
 - Pure: a file (or a byte range of it) in, rows out; no Spark, no printing. Rows are tuples in the
@@ -14,15 +15,14 @@ Rules:
 """
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from kraftsman.cli.dump_log.format import MetadataParser, RecordError, compression_name
-from kraftsman.cli.dump_log.jsonl import control_fields, metadata_fields
 from kraftsman.storage.log.index import DumpBatchReader, find_next_batch
 from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES
+from kraftsman.storage.records.metadata_json import MetadataParser, RecordError, compression_name
 
+from ..common.record_fields import b64, control_fields, metadata_fields
 from .tables import RECORDS, names
 from .typed import NO_TYPED, extractor, typed_from_json
 
@@ -138,10 +138,6 @@ def _batch_rows(origin: Origin, batch, parser) -> Iterator[tuple[str, tuple]]:
         yield "errors", (*origin, batch.position, batch.base_offset, f"records cannot be read: {e}")
 
 
-def _b64(raw) -> str | None:
-    return None if raw is None else base64.b64encode(raw).decode("ascii")
-
-
 _EMPTY = {"control_type": None, "type": None, "api_key": None, "version": None, "data": None, "value": None,
           "error": None}
 _ERROR = names(RECORDS).index("error")
@@ -153,7 +149,7 @@ def record_row(origin: Origin, batch, record, parser) -> tuple:
     key, value = record.key, record.value
     head = (*origin, batch.position, batch.max_timestamp, record.offset, ts, -1 if key is None else len(key),
             -1 if value is None else len(value), record.sequence,
-            [(k, _b64(v)) for k, v in record.headers] if record.headers else [], _b64(key), batch.is_control)
+            [(k, b64(v)) for k, v in record.headers] if record.headers else [], b64(key), batch.is_control)
     if not batch.is_control and value is not None:
         fast = _fast_metadata(parser, value)
         if fast is not None:

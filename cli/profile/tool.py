@@ -11,9 +11,12 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, key_values, usage_exit
 from ..common import profiles as pf
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
+from ..common.key_values import BadPair, key_values
 from ..common.output import render, structured
+from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 
 PROG = "kraftsman profile"

@@ -1,16 +1,16 @@
-"""What kafka-metadata-quorum's sub-commands share: Kafka's endpoint text and its words for failures.
+"""What kafka-metadata-quorum's sub-commands share: Kafka's endpoint text, the check of --command-config and the
+tool's words for a server error.
 
 Rules:
 - Light to import (the tool's --help loads it): the client and the error tables are imported when used.
-- `failures(fn)` is the one place where client errors become exit codes: unreachable / timeout / not Kafka /
-  TLS or SASL failure -> 69 (kraftsman's), an unsupported API or a server error -> 1 (Kafka's), the error
-  named as Kafka names it.
+- Client errors become exit codes in common.admin.admin_call (unreachable / timeout / not Kafka / TLS or SASL
+  failure -> 69, an unsupported API or a server error -> 1); here only the words: the error named as Kafka names
+  it, "no message" when the server sent none, and a failure of the answer's shape (code -1) as its message alone.
 """
 from __future__ import annotations
 
-from kraftsman.storage.protocol.errors import error_name
+import os
 
-from ..common import ExitStatus
 from ..common.admin import Failure
 
 
@@ -19,18 +19,12 @@ def endpoint_text(listener: str, host: str, port: int) -> str:
     return f"{listener}://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def failures(fn):
-    """Return fn(), raising a Failure with Kafka's words and an exit code for a client error."""
-    from kraftsman.controller.client import sync_client as sc
+def server_words(error) -> str:
+    """Return kafka-metadata-quorum's line for a controller.client.admin.ServerError."""
+    return f"{error.name}: {error.message or 'no message'}" if error.code >= 0 else error.message
 
-    from ..cluster import ops as cluster_ops
 
-    try:
-        return fn()
-    except (sc.Unreachable, sc.RequestTimeout, sc.NotKafka, sc.AuthenticationFailed) as e:
-        raise Failure(str(e), ExitStatus.UNAVAILABLE) from None
-    except sc.UnsupportedVersion as e:
-        raise Failure(str(e)) from None
-    except cluster_ops.ServerError as e:
-        text = f"{error_name(e.code)}: {str(e) or 'no message'}" if e.code >= 0 else str(e)
-        raise Failure(text, code=e.code) from None
+def check_command_config(args) -> None:
+    """Refuse a --command-config file that does not exist, with Kafka's words, before anything connects."""
+    if args.config and not os.path.exists(args.config):
+        raise Failure(f"Properties file {args.config} does not exists!")

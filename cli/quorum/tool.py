@@ -1,8 +1,8 @@
 """kafka-metadata-quorum: `describe --status|--replication`, `add-controller`, `remove-controller` (Kafka 3.9's
 MetadataQuorumCommand).
 
-Kafka's flags, texts and exit codes, spoken through kraftsman's blocking client (controller.client.
-sync_client): DescribeCluster for the cluster id (cluster_ops), DescribeQuorum for the rest (quorum_ops).
+Kafka's flags, texts and exit codes, spoken through kraftsman's Admin client (controller.client.admin):
+DescribeCluster for the cluster id, DescribeQuorum for the rest.
 Connection flags come before the sub-command, as in Kafka:
     kafka-metadata-quorum --bootstrap-controller host:9093 describe --status
 
@@ -18,29 +18,34 @@ Exit codes (kraftsman additions marked *):
 The command line is a typer app (help, man page, completion and KRAFTSMAN_QUORUM_* variables come from it):
 the connection options sit on the root, kraftsman's --output, --timeout, --profile and -X on the root and on
 every sub-command; a connection profile fills what they leave out (admin_options).
-add-controller / remove-controller (KIP-853) are in quorum_voters.
+add-controller / remove-controller (KIP-853) are in voters.py.
 
 Rules:
 - The usage errors and the required --bootstrap-server | --bootstrap-controller group keep Kafka's words (1, or
   64 when structured output was asked for); a missing --command-config file fails before anything connects.
-- describe's texts and JSON are built here from quorum_ops' QuorumInfo; endpoints and failures are worded by
-  quorum_texts, which quorum_voters shares (so neither imports the other).
+- Each sub-command is one typer function calling its implementation (describe_command here, voters.py's
+  add_controller and remove_controller) through admin_options.admin_command; each checks its arguments before
+  it reads the connection settings.
+- describe's texts and JSON are built here from the Admin client's QuorumInfo; endpoints and server errors are
+  worded by texts.py, which voters.py shares (so neither imports the other).
 """
 from __future__ import annotations
 
-import os
 import time
 from typing import Annotated, Optional
 
 import typer
 
-from ..common import Environment, ExitStatus, kafka_release, usage_exit
-from ..common.admin import Context, Failure, fail
-from ..common.admin_options import ClientProperty, Output, Profile, Timeout, kept_default, settings
+from ..common.admin import Context, Failure, admin_call
+from ..common.admin_options import ClientProperty, Output, Profile, Timeout, admin_command
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
 from ..common.output import structured
+from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 from ..completion import completers
-from .texts import endpoint_text, failures
+from . import voters
+from .texts import check_command_config, endpoint_text, server_words
 
 PROG = "kafka-metadata-quorum"
 SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the Kafka "
@@ -79,13 +84,13 @@ def describe(ctx: typer.Context,
              human_readable: Annotated[bool, typer.Option("--human-readable", help="Human-readable output")] = False,
              output: Output = "text", timeout: Timeout = None, profile: Profile = None,
              client_property: ClientProperty = None) -> int:
-    return _run(ctx, "describe", locals())
+    return admin_command(ctx, locals(), describe_command, group=GROUP, connect=False)
 
 
 @app.command("add-controller", help="Add a controller to the KRaft controller cluster")
 def add_controller(ctx: typer.Context, dry_run: DryRun = False, output: Output = "text", timeout: Timeout = None,
                    profile: Profile = None, client_property: ClientProperty = None) -> int:
-    return _run(ctx, "add-controller", locals())
+    return admin_command(ctx, locals(), voters.add_controller, group=GROUP, connect=False)
 
 
 @app.command("remove-controller", help="Remove a controller from the KRaft controller cluster")
@@ -97,34 +102,17 @@ def remove_controller(ctx: typer.Context,
                           "--controller-directory-id", "-d", help="The directory ID of the controller to remove.")],
                       dry_run: DryRun = False, output: Output = "text", timeout: Timeout = None,
                       profile: Profile = None, client_property: ClientProperty = None) -> int:
-    return _run(ctx, "remove-controller", locals())
+    return admin_command(ctx, locals(), voters.remove_controller, group=GROUP, connect=False)
 
 
-def _run(ctx: typer.Context, command: str, values: dict) -> int:
-    """Run one sub-command with its settings (a profile applied); a Failure is printed as --output asks."""
-    args = settings(ctx, command, values, GROUP)
-    explicit = not kept_default(ctx, "config")          # a profile's client file is no controller's properties
-    args.controller_config = args.config if explicit else None
-    env: Environment = ctx.find_root().obj
-    try:
-        if args.config and not os.path.exists(args.config):
-            raise Failure(f"Properties file {args.config} does not exists!")
-        if command != "describe":
-            from . import voters as quorum_voters
-
-            return quorum_voters.run(args, env)
-        return _describe_command(args, env)
-    except Failure as e:
-        return fail(args, env, str(e), e.status)
-
-
-def _describe_command(args, env: Environment) -> int:
+def describe_command(args, env: Environment) -> int:
     """Print `describe --status` or `describe --replication`."""
+    check_command_config(args)
     mode = _mode(args)
     ctx = Context(args, env)
-    info, cluster_id = failures(lambda: _describe(ctx, mode))
+    info, cluster_id = admin_call(_describe, ctx, mode, wording=server_words)
     if mode == "status":
-        ctx.emit(format_status(cluster_id, info, kafka_release(env, args)), **status_json(cluster_id, info))
+        ctx.emit(format_status(cluster_id, info, ctx.release), **status_json(cluster_id, info))
     else:
         text = "" if structured(args.output) else format_replication(info, args.human_readable, now_ms())
         ctx.emit(text, replicas=replication_json(info))
@@ -136,7 +124,7 @@ OMITS_NULL_DIRECTORY_ID = frozenset({"4.1", "4.2"})
 
 
 def _usage_status(argv: list[str]) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit)."""
+    """Return the suite's status for a bad command line (common.boundary.usage_exit)."""
     return usage_exit(PROG, argv)
 
 
@@ -158,14 +146,12 @@ def _mode(args) -> str:
 
 def _describe(ctx, mode: str):
     """Return (QuorumInfo, cluster id or None)."""
-    from ..cluster import ops as cluster_ops
-    from . import ops as quorum_ops
+    from kraftsman.controller.client.admin import BROKERS, CONTROLLERS
 
-    cluster_id = None
+    admin, cluster_id = ctx.admin(), None
     if mode == "status":
-        kind = cluster_ops.CONTROLLERS if ctx.controllers else cluster_ops.BROKERS
-        cluster_id = cluster_ops.describe(ctx.addresses, ctx.config, ctx.deadline, kind).cluster_id
-    return quorum_ops.describe_quorum(ctx.addresses, ctx.config, ctx.deadline), cluster_id
+        cluster_id = admin.describe_cluster(CONTROLLERS if ctx.controllers else BROKERS).cluster_id
+    return admin.describe_metadata_quorum(), cluster_id
 
 
 def now_ms() -> int:
@@ -288,7 +274,7 @@ def replication_json(info) -> list[dict]:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

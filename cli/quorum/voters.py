@@ -5,13 +5,16 @@ Rules:
   does; a profile's client file is not taken for it): node.id, process.roles, the metadata directory's
   meta.properties directory.id, and the endpoints of controller.listener.names (advertised.listeners over
   listeners; an empty host is `localhost`).
-- The request goes to the quorum leader (quorum_ops.change_voters); --dry-run only prints.
+- The request goes to the quorum leader (Admin.add_raft_voter / remove_raft_voter, controller.client.admin);
+  --dry-run only prints. Both first refuse a --command-config file that does not exist (texts).
 - Texts are Kafka's, including remove-controller's doubled space ("Removed  KRaft controller ...").
 """
 from __future__ import annotations
 
-from ..common.admin import Failure
-from .texts import endpoint_text, failures
+from ..common.admin import Context, Failure, admin_call, load_config
+from ..common.output import structured
+from ..common.status import ExitStatus
+from .texts import check_command_config, endpoint_text, server_words
 
 
 def controller_id(props: dict) -> int:
@@ -99,36 +102,23 @@ def parse_directory_id(text: str):
         raise Failure(f"Failed to parse --controller-directory-id: {e}") from None
 
 
-def run(args, env) -> int:
-    """Run add-controller or remove-controller; Failures reach quorum.tool's boundary."""
-    if args.command == "add-controller":
-        return add_controller(args, env)
-    return remove_controller(args, env)
-
-
 def _usage(args) -> int:
-    from ..common import ExitStatus
-    from ..common.output import structured
-
     return ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
 
 
 def add_controller(args, env) -> int:
     """Add the controller that --command-config describes to the quorum (or only print it with --dry-run)."""
-    from ..common import ExitStatus
-    from ..common.admin import Context
-
-    path = getattr(args, "controller_config", args.config)
+    check_command_config(args)
+    path = args.config if args.config_given else None      # a profile's client file is no controller's properties
     if not path:
         raise Failure("You must supply the configuration file of the controller you are adding when using "
                       "add-controller.", _usage(args))
     ctx = Context(args, env)
-    props = _properties(path)
+    props = load_config(path)
     node_id, directory = controller_id(props), directory_id(metadata_directory(props))
     endpoints = controller_endpoints(props)
     if not args.dry_run:
-        failures(lambda: _change(ctx, "AddRaftVoter", voter_id=node_id, voter_directory_id=directory,
-                                 listeners=endpoints))
+        admin_call(ctx.admin().add_raft_voter, node_id, directory, endpoints, wording=server_words)
     ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
              directory_id=str(directory), endpoints=[endpoint_text(*e) for e in endpoints], dry_run=args.dry_run)
     return ExitStatus.OK
@@ -136,27 +126,13 @@ def add_controller(args, env) -> int:
 
 def remove_controller(args, env) -> int:
     """Remove the controller --controller-id / --controller-directory-id from the quorum (or only print it)."""
-    from ..common import ExitStatus
-    from ..common.admin import Context
-
+    check_command_config(args)
     ctx = Context(args, env)
     if args.controller_id < 0:
         raise Failure(f"Invalid negative --controller-id: {args.controller_id}", _usage(args))
     directory = parse_directory_id(args.controller_directory_id)
     if not args.dry_run:
-        failures(lambda: _change(ctx, "RemoveRaftVoter", voter_id=args.controller_id, voter_directory_id=directory))
+        admin_call(ctx.admin().remove_raft_voter, args.controller_id, directory, wording=server_words)
     ctx.emit(removed_text(args.dry_run, args.controller_id, directory), controller_id=args.controller_id,
              directory_id=str(directory), dry_run=args.dry_run)
     return ExitStatus.OK
-
-
-def _change(ctx, api: str, **fields) -> None:
-    from . import ops as quorum_ops
-
-    quorum_ops.change_voters(ctx.addresses, ctx.config, ctx.deadline, api, **fields)
-
-
-def _properties(path: str) -> dict:
-    from ..common.admin import load_config
-
-    return load_config(path)

@@ -22,7 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-from ..common import Environment, ExitStatus, ToolError
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 
 PROG = "kafka-metadata-shell"
 
@@ -104,7 +105,7 @@ def run_live(ns, env: Environment, local: dict) -> int:
     if ns.offset is not None and not view.stopped:
         env.stderr.write(f"{PROG}: warning: offset {ns.offset} is past the committed end of the log "
                          f"(high watermark {view.high_watermark}); showing the newest image\n")
-    from ..common import kafka_release
+    from ..common.kafka_release import kafka_release
 
     state = ShellState(view.image, local=local, open_image=_no_other_image, output=ns.output,
                        release=kafka_release(env))

@@ -3,19 +3,20 @@
 Rules:
 - A command on the command line is one-shot; -f FILE ('-': stdin), or stdin that is not a terminal, is batch
   mode; otherwise the REPL. A command and --file together are a bad command line (1, or 64 with --output
-  json|yaml: common.usage_exit's rule).
+  json|yaml: common.boundary.usage_exit's rule).
 - No prompt_toolkit here: the REPL is started by the caller's `interactive()`.
 """
 from __future__ import annotations
 
-from ..common import Environment, ExitStatus, ToolError
+from ..common.environment import Environment
+from ..common.status import ExitStatus, ToolError
 
 PROG = "kafka-metadata-shell"
 HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 
 
 def bad_command_line(ns) -> int:
-    """Return the suite's status for a bad command line (common.usage_exit): 1, or 64 with structured output."""
+    """Return the suite's status for a bad command line (boundary.usage_exit): 1, or 64 with structured output."""
     return ExitStatus.USAGE if getattr(ns, "output", "text") != "text" else ExitStatus.ERROR
 
 

@@ -24,7 +24,11 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from ..common import BadPair, Environment, ExitStatus, ToolError, exit_with, key_values, profiles, usage_exit
+from ..common import profiles
+from ..common.boundary import exit_with, usage_exit
+from ..common.environment import Environment
+from ..common.key_values import BadPair, key_values
+from ..common.status import ExitStatus, ToolError
 from ..common.typer_app import is_default, run_app
 from ..completion import completers
 from .session import HISTORY_ENV, bad_command_line, open_script, run_session
@@ -179,7 +183,7 @@ def _opener(ns, env: Environment, checks):
 
 def _local() -> dict:
     """Return /local's leaves (computed when read): kraftsman's version and the git commit it runs from."""
-    from ..common import package_version
+    from ..common.boundary import package_version
 
     return {"version": package_version, "commitId": _commit_id}
 
@@ -256,7 +260,7 @@ def _run(ns, env: Environment) -> int:
         env.stdout.write("Loading...\n")
         env.stdout.flush()
     checks = crc_checks(ns, env)
-    from ..common import kafka_release
+    from ..common.kafka_release import kafka_release
 
     state = ShellState(_load(ns, env, checks, offset=ns.offset), local=_local(), open_image=_opener(ns, env, checks),
                        output=ns.output, release=kafka_release(env))

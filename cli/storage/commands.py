@@ -1,11 +1,12 @@
-"""kafka-storage's sub-commands, each taking the parsed namespace and the Environment (the app is tool.py's).
+"""kafka-storage's sub-commands, each taking the parsed namespace and the Environment (tool.py's typer functions
+call them).
 
 Rules:
 - Kafka's texts and exit codes (Kafka 3.9's StorageTool, or 4.x's with KRAFTSMAN_KAFKA_VERSION); where Kafka dies
   with a Java stack trace the message is raised as Failure and printed as one line on stderr (exit 1).
 - What differs by release before the Formatter runs is one table (RULES); the Formatter's own differences are
   storage.log.formatter's, the look-ups' texts storage.feature_texts'.
-- The server properties are read and checked first (storage_config.load), for info and format.
+- The server properties are read and checked first (config.load), for info and format.
 - --output json|yaml prints one object (common.output): the same object in both formats, status included.
 - kraftsman's warnings are one line on stderr starting `kafka-storage: warning:`; they never change the exit code.
 - Heavy modules (formatter, features, SCRAM) are imported inside the commands.
@@ -14,8 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..common import Environment, ExitStatus
+from ..common.environment import Environment
 from ..common.output import render, structured
+from ..common.status import ExitStatus
 
 PROG = "kafka-storage"
 STATIC_VOTERS_WITH_DYNAMIC_FLAG = (
@@ -59,7 +61,7 @@ def emit(env: Environment, obj: dict, fmt: str) -> None:
 
 def release_of(env: Environment) -> str:
     """Return the Kafka release kafka-storage speaks for (KRAFTSMAN_KAFKA_VERSION)."""
-    from ..common import kafka_release
+    from ..common.kafka_release import kafka_release
 
     return kafka_release(env)
 
@@ -252,7 +254,3 @@ def random_uuid(args, env: Environment) -> int:
         raise Failure("--count must be at least 1")
     env.stdout.write("".join(f"{new_uuid()}\n" for _ in range(args.count)))
     return ExitStatus.OK
-
-
-COMMANDS = {"info": info, "format": format_, "version-mapping": version_mapping,
-            "feature-dependencies": feature_dependencies, "random-uuid": random_uuid}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kraftsman.storage.protocol.javafmt import java_path
 
-from ..common import ExitStatus
+from ..common.status import ExitStatus
 
 
 @dataclass

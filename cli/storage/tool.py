@@ -1,8 +1,8 @@
 """kafka-storage: format and inspect KRaft log directories (Kafka 3.9's StorageTool), as a typer app.
 
 Sub-commands, in Kafka's order: info, format, version-mapping, feature-dependencies, random-uuid
-(version-mapping and feature-dependencies are Kafka 4.0's, KIP-1022; their help says so). The commands
-themselves live in storage_commands (format, lookups) and storage_info (info).
+(version-mapping and feature-dependencies are Kafka 4.0's, KIP-1022; their help says so). Each is one typer
+function (flags and help) calling its implementation in commands.py (info.py and config.py below it).
 
 Rules:
 - Kafka's flags, long and short, and Kafka's texts; `@file` arguments are read as argparse4j's fromFilePrefix
@@ -33,9 +33,12 @@ import typer
 
 from kraftsman.storage.metadata_versions import TABLES
 
-from ..common import Environment, ExitStatus, usage_exit
+from ..common.boundary import usage_exit
+from ..common.environment import Environment
+from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 from ..completion import completers
+from . import commands
 from .commands import MISSING_VOTERS, Failure, version_mapping_text  # noqa: F401 (API)
 from .info import info_text  # noqa: F401 (API)
 
@@ -72,7 +75,7 @@ app = typer.Typer(name=PROG, help="The Kafka storage tool.", add_completion=Fals
 
 @app.command("info", help="Get information about the Kafka log directories on this node.")
 def info(ctx: typer.Context, config: Config, output: Output = "text") -> int:
-    return _run(ctx, "info", locals())
+    return _command(ctx, locals(), commands.info)
 
 
 @app.command("format", help="Format the Kafka log directories on this node.")
@@ -95,8 +98,7 @@ def format_(ctx: typer.Context, config: Config,
             initial_controllers: Annotated[Optional[str], typer.Option(
                 "--initial-controllers", "-I", help=INITIAL_CONTROLLERS_HELP)] = None,
             output: Output = "text") -> int:
-    values = _one_quorum_flag(ctx, dict(locals()))
-    return _run(ctx, "format", values)
+    return _command(ctx, _one_quorum_flag(ctx, dict(locals())), commands.format_)
 
 
 @app.command("version-mapping", help=KAFKA_4_0 + "Look up the corresponding features for a given metadata version. "
@@ -106,7 +108,7 @@ def version_mapping(ctx: typer.Context, release_version: Annotated[Optional[str]
         "--release-version", "-r", autocompletion=completers.release_versions,
         help=MAPPING_RELEASE_HELP.format(minimum="3.0-IV0", latest=LATEST))] = None
                     ) -> int:
-    return _run(ctx, "version-mapping", locals())
+    return _command(ctx, locals(), commands.version_mapping)
 
 
 @app.command("feature-dependencies", help=KAFKA_4_0 + "Look up dependencies for a given feature version. If the "
@@ -116,13 +118,13 @@ def feature_dependencies(ctx: typer.Context, feature: Annotated[list[str], typer
         "--feature", "-f", autocompletion=completers.feature_levels,
         help=KAFKA_4_0 + "The feature and version to look up dependencies for, in "
                                             "feature=version format.")]) -> int:
-    return _run(ctx, "feature-dependencies", locals())
+    return _command(ctx, locals(), commands.feature_dependencies)
 
 
 @app.command("random-uuid", help="Print a random UUID.")
 def random_uuid(ctx: typer.Context, count: Annotated[int, typer.Option(
         "--count", help="kraftsman: how many UUIDs to print.")] = 1) -> int:
-    return _run(ctx, "random-uuid", locals())
+    return _command(ctx, locals(), commands.random_uuid)
 
 
 def _one_quorum_flag(ctx: typer.Context, values: dict) -> dict:
@@ -144,14 +146,13 @@ def _set(value) -> bool:
     return value is not None and value is not False
 
 
-def _run(ctx: typer.Context, command: str, values: dict) -> int:
-    """Run one sub-command on the namespace the implementations take; a Failure is one line on stderr."""
-    from .commands import COMMANDS
-
+def _command(ctx: typer.Context, values: dict, implementation) -> int:
+    """Run `implementation(args, env)` on the namespace of the typer function's parameters (`values`); a Failure is
+    one line on stderr."""
     env: Environment = ctx.find_root().obj
-    args = argparse.Namespace(command=command, **{k: v for k, v in values.items() if k != "ctx"})
+    args = argparse.Namespace(command=ctx.info_name, **{k: v for k, v in values.items() if k != "ctx"})
     try:
-        return COMMANDS[command](args, env)
+        return implementation(args, env)
     except Failure as e:
         env.stderr.write(" ".join(str(e).split()) + "\n")
         return e.status
@@ -174,7 +175,7 @@ def expand_argument_files(argv: list[str]) -> list[str]:
 
 def _release_help(env: Environment) -> None:
     """Give --release-version's help the bounds of the release KRAFTSMAN_KAFKA_VERSION names (3.9: as above)."""
-    from ..common import kafka_release
+    from ..common.kafka_release import kafka_release
     from ..common.typer_app import click_command
     from .commands import RULES
 
@@ -200,7 +201,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 def main() -> None:
     """Console script entry point."""
-    from ..common import exit_with
+    from ..common.boundary import exit_with
 
     exit_with(run, PROG)
 

@@ -19,6 +19,8 @@ Rules:
 - `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
 - `security` (a wire.secure_connect.ClientSecurity) makes every connection log in (TLS, SASL) as a broker
   configured for a secured controller listener does; None is PLAINTEXT.
+- Its PLAINTEXT listener is registered at `host`:`port`; broker_apis serves it (ServingBroker), taking the metadata
+  through `metadata_sink`. The metadata Fetch names its log directory (ReplicaDirectoryId), as Kafka's does.
 - `kafka_version` "4.0".."4.2" makes it a strict Kafka 4.x broker (broker_4x): ApiVersions first and the versions
   both sides speak, its release's features, every metadata.version it fetches (log and snapshots) checked as a 4.x
   loader checks it (fatal otherwise). The default "3.9" is the Kafka 3.9 broker it always was.
@@ -54,15 +56,15 @@ class SimulatedBroker:
 
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
-                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, kafka_version: str = "3.9",
-                 host: str = "localhost"):
-        self.broker_id, self.cluster_id, self.rack = broker_id, cluster_id, rack
+                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, host: str = "localhost",
+                 kafka_version: str = "3.9"):
+        self.broker_id, self.cluster_id, self.rack, self.host = broker_id, cluster_id, rack, host
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
         self.controller_ids = list(controllers)
         self.controllers = list(controllers.values())
         self.heartbeat_interval_ms, self.fetch_enabled = heartbeat_interval_ms, fetch
-        self.host, self.port = host, port if port is not None else 19000 + broker_id
+        self.port = port if port is not None else 19000 + broker_id
         self.security = security
         client_class = ActiveControllerClient if security is None else _SecureControllerClient
         self.client = client_class(self.controllers, client_id=f"broker-{broker_id}", timeout_ms=timeout_ms)
@@ -82,6 +84,7 @@ class SimulatedBroker:
         self._tasks: list[asyncio.Task] = []
         self._leader = 0
         self._leader_epoch = 0
+        self.metadata_sink = None  # takes each metadata Fetch answer too (broker_apis.image_follower)
         self.kafka_version = kafka_version
         self.watch = None if kafka_version == "3.9" else broker_4x.MetadataWatch(kafka_version)
         self.versions = {"BrokerRegistration": 4, "BrokerHeartbeat": 1, "Fetch": 17, "FetchSnapshot": 1}
@@ -169,6 +172,11 @@ class SimulatedBroker:
         if clean:
             await self.controlled_shutdown(timeout_s)
         self.crash()
+        return await self.start_again(clean=clean, timeout_s=timeout_s)
+
+    async def start_again(self, *, clean: bool = True, timeout_s: float = 30) -> int:
+        """Start a stopped broker as a new incarnation (after a clean stop it sends its last broker epoch);
+        return the registration's error code."""
         self.incarnation_id, self.start_time_ms = random_uuid(), int(time.time() * 1000)
         self.fenced, self.caught_up, self.should_shut_down = True, False, False
         self.metadata_offset = self.high_watermark = -1
@@ -200,9 +208,8 @@ class SimulatedBroker:
     # ------------------------------------------------------------ observer fetch
     def _fetch_body(self, offset: int, epoch: int):
         part = Fetch.FetchPartition(partition=0, current_leader_epoch=self._leader_epoch, fetch_offset=offset,
-                                    last_fetched_epoch=epoch, log_start_offset=-1, partition_max_bytes=1 << 20)
-        if self.watch is not None:                       # a 4.x broker names its metadata log directory (v17+)
-            part.replica_directory_id = self.directory_id
+                                    last_fetched_epoch=epoch, log_start_offset=-1, partition_max_bytes=1 << 20,
+                                    replica_directory_id=self.directory_id)
         return Fetch(cluster_id=self.cluster_id, replica_id=-1,
                      replica_state=Fetch.ReplicaState(replica_id=self.broker_id, replica_epoch=self.broker_epoch),
                      max_wait_ms=500, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
@@ -217,6 +224,8 @@ class SimulatedBroker:
                     conn = await _open(host, port, self.security, f"broker-{self.broker_id}-fetcher", 5000)
                 response = await conn.request("Fetch", self.versions["Fetch"], self._fetch_body(offset, epoch),
                                               timeout_ms=5000)
+                if self.metadata_sink is not None:
+                    await self.metadata_sink.on_fetch(conn, response)
                 try:
                     await self._load(conn, response)
                     offset, epoch, moved = self._on_fetch(response, offset, epoch)

@@ -1,8 +1,9 @@
-"""ApiError (code + message) as Kafka's, raised inside the topic, partition and config handlers.
+"""ApiError (code + message) as Kafka's, raised inside the handlers (topics, partitions, configs, registrations).
 
 Rules:
 - Codes and default messages come from storage.protocol.errors, Kafka's one table.
 - `ApiError(code)` carries Kafka's default message, as Java's `new ApiError(Errors.X)`; NONE has no message.
+  `ApiError(code, message)` carries the message Kafka's controller puts in its exception (registrations).
 - Handlers raise ApiError internally and turn it into response fields; it never escapes a handler.
 """
 from __future__ import annotations

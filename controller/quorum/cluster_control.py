@@ -26,7 +26,7 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from . import broker_fencing
 from . import feature_levels as fc
-from .cluster_errors import ClusterError
+from .api_error import ApiError
 from .context import ControllerContext, ControllerResult, QuorumConfig
 from .describe_cluster import describe_cluster
 from .heartbeats import BrokerControlState, BrokerHeartbeatManager
@@ -81,7 +81,7 @@ class ClusterControl:
         cls = codec.message_class("BrokerRegistrationResponse")
         try:
             record = self._registration_record(ctx, request)
-        except ClusterError as e:
+        except ApiError as e:
             return ControllerResult([], cls(throttle_time_ms=0, error_code=e.code, broker_epoch=-1))
         self.heartbeats.register(request.broker_id, ctx.now_ms)
         return ControllerResult([record], cls(throttle_time_ms=0, error_code=0,
@@ -89,16 +89,16 @@ class ClusterControl:
 
     def _check_registration(self, ctx: ControllerContext, request) -> None:
         if request.cluster_id != ctx.cluster_id:
-            raise ClusterError(E.INCONSISTENT_CLUSTER_ID, f"Expected cluster ID {ctx.cluster_id}, but got "
+            raise ApiError(E.INCONSISTENT_CLUSTER_ID, f"Expected cluster ID {ctx.cluster_id}, but got "
                                                           f"cluster ID {request.cluster_id}")
         existing = ctx.image.cluster.brokers.get(request.broker_id)
         if (existing is not None and bytes(existing.record.incarnation_id) != bytes(request.incarnation_id)
                 and self.heartbeats.has_valid_session(existing, ctx.now_ms)):
-            raise ClusterError(E.DUPLICATE_BROKER_REGISTRATION, "Another broker is registered with that broker id.")
+            raise ApiError(E.DUPLICATE_BROKER_REGISTRATION, "Another broker is registered with that broker id.")
         if request.is_migrating_zk_broker:
-            raise ClusterError(E.BROKER_ID_NOT_REGISTERED, "Controller does not support registering ZK brokers.")
+            raise ApiError(E.BROKER_ID_NOT_REGISTERED, "Controller does not support registering ZK brokers.")
         if ctx.image.features.zk_migration_state == PRE_MIGRATION:
-            raise ClusterError(E.BROKER_ID_NOT_REGISTERED, "Controller is in pre-migration mode and cannot "
+            raise ApiError(E.BROKER_ID_NOT_REGISTERED, "Controller is in pre-migration mode and cannot "
                                "register KRaft brokers until the metadata migration is complete.")
         if fc.metadata_version(ctx.image) >= fc.DIRECTORY_ASSIGNMENT_LEVEL:
             self._check_log_dirs(ctx, request.broker_id, list(request.log_dirs or ()))
@@ -106,15 +106,15 @@ class ClusterControl:
     @staticmethod
     def _check_log_dirs(ctx: ControllerContext, broker_id: int, log_dirs: list) -> None:
         if not log_dirs:
-            raise ClusterError(E.INVALID_REGISTRATION, "No directories specified in request")
+            raise ApiError(E.INVALID_REGISTRATION, "No directories specified in request")
         if any(_reserved_directory(d) for d in log_dirs):
-            raise ClusterError(E.INVALID_REGISTRATION, "Reserved directory ID in request")
+            raise ApiError(E.INVALID_REGISTRATION, "Reserved directory ID in request")
         if len({bytes(d) for d in log_dirs}) != len(log_dirs):
-            raise ClusterError(E.INVALID_REGISTRATION, "Duplicate directory ID in request")
+            raise ApiError(E.INVALID_REGISTRATION, "Duplicate directory ID in request")
         for other in ctx.image.cluster.brokers.values():
             shared = {bytes(d) for d in other.record.log_dirs or ()} & {bytes(d) for d in log_dirs}
             if other.id != broker_id and shared:
-                raise ClusterError(E.INVALID_REGISTRATION, f"Broker {other.id} is already registered with "
+                raise ApiError(E.INVALID_REGISTRATION, f"Broker {other.id} is already registered with "
                                                            f"directory {uuid_str(min(shared))}")
 
     def _registration_record(self, ctx: ControllerContext, request) -> ApiMessageAndVersion:

@@ -160,7 +160,7 @@ def _entries(ctx: ControllerContext, kind: int, name: str) -> list[Entry]:
         validate_topic_name(name)
         if name not in ctx.image.topics.by_name:
             error = ApiError(E.UNKNOWN_TOPIC_OR_PARTITION)
-            error.message = None  # ConfigHelper sets the code alone
+            error.message = ""  # ConfigHelper sets the code alone: the message keeps its default, ""
             raise error
         return topic_entries(ctx, layers(ctx), name)
     if kind == BROKER:

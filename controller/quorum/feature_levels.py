@@ -14,11 +14,13 @@ Rules:
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from kraftsman.controller.image.features import METADATA_VERSION, MINIMUM_KRAFT_LEVEL
 from kraftsman.storage.features import FEATURE_SETS
 from kraftsman.storage.protocol.errors import Errors
 
-from .cluster_errors import ClusterError
+from .api_error import ApiError
 
 BROKER_REGISTRATION_CHANGE_LEVEL = 6
 IN_CONTROLLED_SHUTDOWN_LEVEL = 7
@@ -57,18 +59,28 @@ def finalized_level(image, name: str) -> int:
     return image.features.finalized.get(name, 0)
 
 
+class RegistrationRules(NamedTuple):
+    """How one release's controller checks a registering broker's features."""
+
+    unsupported: str            # format(broker_id=, level=, name=, lo=, hi=)
+    requires_metadata_version: bool   # 4.x refuses a registration without a metadata.version range
+
+
+REGISTRATION_RULES = {
+    "3.9": RegistrationRules("Unable to register because the broker {broker_id} does not support version {level} of "
+                             "{name}. It wants a version between {lo} and {hi}, inclusive.", False),
+    **{release: RegistrationRules("Unable to register because the broker does not support finalized version {level} "
+                                  "of {name}. The broker wants a version between {lo} and {hi}, inclusive.", True)
+       for release in ("4.0", "4.1", "4.2")},
+}
+
+
 def check_broker_feature(image, broker_id: int, name: str, lo: int, hi: int, release: str = "3.9") -> None:
     """Raise UNSUPPORTED_VERSION when [lo, hi] does not contain the finalized level of `name`."""
     level = finalized_level(image, name)
-    if lo <= level <= hi:
-        return
-    if release == "3.9":
-        raise ClusterError(Errors.UNSUPPORTED_VERSION, f"Unable to register because the broker {broker_id} does "
-                                                       f"not support version {level} of {name}. It wants a version "
-                                                       f"between {lo} and {hi}, inclusive.")
-    raise ClusterError(Errors.UNSUPPORTED_VERSION, f"Unable to register because the broker does not support "
-                                                   f"finalized version {level} of {name}. The broker wants a version "
-                                                   f"between {lo} and {hi}, inclusive.")
+    if not lo <= level <= hi:
+        raise ApiError(Errors.UNSUPPORTED_VERSION, REGISTRATION_RULES[release].unsupported.format(
+            broker_id=broker_id, level=level, name=name, lo=lo, hi=hi))
 
 
 def registration_features(image, broker_id: int, features, release: str = "3.9") -> list[tuple[str, int, int]]:
@@ -80,8 +92,8 @@ def registration_features(image, broker_id: int, features, release: str = "3.9")
         check_broker_feature(image, broker_id, f.name, f.min_supported_version, f.max_supported_version, release)
         out.append((f.name, f.min_supported_version, f.max_supported_version))
     if all(name != METADATA_VERSION for name, _, _ in out):
-        if release != "3.9":
-            raise ClusterError(Errors.INVALID_REGISTRATION, "Request features do not contain 'metadata.version'")
+        if REGISTRATION_RULES[release].requires_metadata_version:
+            raise ApiError(Errors.INVALID_REGISTRATION, "Request features do not contain 'metadata.version'")
         check_broker_feature(image, broker_id, METADATA_VERSION, MINIMUM_KRAFT_LEVEL, MINIMUM_KRAFT_LEVEL)
         out.append((METADATA_VERSION, MINIMUM_KRAFT_LEVEL, MINIMUM_KRAFT_LEVEL))
     listed = {name for name, _, _ in out}

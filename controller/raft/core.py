@@ -12,10 +12,10 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.storage.log.raft_values import Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.records import control as C
+from kraftsman.storage.records.raft_values import Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 from . import election, follower, leader, reconfig, retention
 from . import messages as msg

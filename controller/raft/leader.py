@@ -14,8 +14,8 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.protocol.errors import Errors
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 from . import election, quorum, reconfig
 from . import messages as msg

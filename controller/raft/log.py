@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import bisect
 
-from kraftsman.storage.log.epoch_cache import EpochCache
-from kraftsman.storage.log.raft_values import Batch, Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.epoch_cache import EpochCache
+from kraftsman.storage.records.raft_values import Batch, Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 from .records import snapshot_timestamp
 

@@ -3,7 +3,7 @@
 Rules:
 - One append is one batch; batches are never split or merged, so every replica holds the same
   batch boundaries and a batch is identified by (base_offset, epoch).
-- A Batch (storage/log/raft_values.py, shared with the metadata log) keeps its exact bytes (what segments
+- A Batch (storage/records/raft_values.py, shared with the metadata log) keeps its exact bytes (what segments
   store and Fetch carries); only the header is parsed.
 - Data records are opaque bytes (null key, no headers, timestamp delta 0: what KRaft writes).
 - Control batches hold LeaderChange, KRaftVersion and Voters records, which raft interprets.
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import struct
 
-from kraftsman.storage.log.raft_values import Batch
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.primitives import varint_bytes
 from kraftsman.storage.records import batch as B
 from kraftsman.storage.records import control as C
 from kraftsman.storage.records.crc import crc32c
+from kraftsman.storage.records.raft_values import Batch
 
 LeaderChangeMessage = codec.message_class("LeaderChangeMessage")
 KRaftVersionRecord = codec.message_class("KRaftVersionRecord")

@@ -11,10 +11,10 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.storage.log.raft_values import Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records import control as C
+from kraftsman.storage.records.raft_values import Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 from . import records as R
 from .voters import VoterSet

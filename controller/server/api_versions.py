@@ -18,13 +18,10 @@ Rules:
 """
 from __future__ import annotations
 
-import re
-
 from kraftsman.controller.image.features import hash_map_order
 from kraftsman.controller.quorum.feature_levels import SUPPORTED_FEATURES, supported_features
 from kraftsman.controller.quorum.java_hash_order import JavaHashMap
 from kraftsman.storage.protocol import codec, framing
-from kraftsman.storage.protocol.errors import Errors
 
 CONTROLLER_APIS = (
     "ApiVersions", "Metadata", "DescribeCluster", "DescribeQuorum", "Vote", "BeginQuorumEpoch", "EndQuorumEpoch",
@@ -48,7 +45,6 @@ RELEASE_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     "4.1": {**_KIP_896, "AddRaftVoter": (0, 0)},
     "4.2": dict(_KIP_896),
 }
-_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
 def _table(release: str = "3.9") -> dict[int, tuple[int, int]]:
@@ -147,12 +143,7 @@ def controller_api_versions(features=None, *, kraft_version: int | None = None, 
 
 def check_request(body, api_version: int) -> int:
     """Return the error code for an ApiVersions request: INVALID_REQUEST for a bad v3+ client software id."""
-    if api_version < 3:
-        return 0
-    for value in (body.client_software_name, body.client_software_version):
-        if not value or not _SOFTWARE.fullmatch(value):
-            return Errors.INVALID_REQUEST
-    return 0
+    return framing.api_versions_request_error(body, api_version)
 
 
 def error_response(code: int):

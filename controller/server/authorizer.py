@@ -26,9 +26,8 @@ import logging
 import struct
 
 from kraftsman.controller.image.acls import OPERATIONS, PERMISSION_TYPES, RESOURCE_TYPES
+from kraftsman.controller.quorum import error_responses
 from kraftsman.storage.protocol.errors import Errors
-
-from . import error_responses
 
 AUTHORIZERS = ("org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka.security.authorizer.AclAuthorizer")
 log = logging.getLogger("kraftsman.server")

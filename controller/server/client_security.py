@@ -19,12 +19,12 @@ from kraftsman.controller.wire import sasl
 from kraftsman.controller.wire.secure_connect import ClientSecurity
 
 from . import tls
-from .config_error import ConfigError  # ControllerConfig: annotations only (no import circle)
+from .config import ConfigError, ControllerConfig
 
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
-def controller_client_security(config: "ControllerConfig") -> ClientSecurity | None:  # noqa: F821 (config.py imports this module)
+def controller_client_security(config: ControllerConfig) -> ClientSecurity | None:
     """Return the client security for the first controller listener (None when it is PLAINTEXT)."""
     listener = config.controller_listener().name
     protocol = config.security_protocol(listener)
@@ -48,7 +48,7 @@ def controller_client_security(config: "ControllerConfig") -> ClientSecurity | N
     return ClientSecurity(protocol, context, mechanism, options["username"], options["password"])
 
 
-def for_peers(config: "ControllerConfig") -> ClientSecurity | None:  # noqa: F821 (config.py imports this module)
+def for_peers(config: ControllerConfig) -> ClientSecurity | None:
     """Return the client security Raft and forwarding need: None when the first controller listener is
     PLAINTEXT or this controller has no other voter or bootstrap server to talk to."""
     others = set(config.static_voters) - {config.node_id}

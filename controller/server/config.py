@@ -12,9 +12,11 @@ Rules:
 - The metadata log lives in `<metadata.log.dir or first of log.dirs>/__cluster_metadata-0`.
 - Every listener has a security protocol from `listener.security.protocol.map` (Kafka's default map; without
   an explicit map and with no SSL/SASL listener, controller listeners are PLAINTEXT, as Kafka's
-  effectiveListenerSecurityProtocolMap). TLS and SASL settings are checked here (listener_security) so a bad
-  key file is a ConfigError at start. Inter-controller Raft traffic uses the first controller listener;
-  when it is not PLAINTEXT the controllers log in with the client settings of the same file (client_security).
+  effectiveListenerSecurityProtocolMap); a listener the map leaves out is a ConfigError here. The TLS and SASL
+  settings themselves are checked when the server starts (listener_security.check, from ControllerServer), so a
+  bad key file is a ConfigError before any socket opens. Inter-controller Raft traffic uses the first
+  controller listener; when it is not PLAINTEXT the controllers log in with the client settings of the same file
+  (client_security).
 """
 from __future__ import annotations
 
@@ -301,9 +303,3 @@ def _check_security(config: ControllerConfig) -> None:
     for name, protocol in config.security_protocols.items():
         if protocol is None:
             raise ConfigError(f"No security protocol defined for listener {name}")
-    if set(config.security_protocols.values()) != {"PLAINTEXT"}:
-        from .client_security import for_peers
-        from .listener_security import check
-
-        check(config)
-        for_peers(config)

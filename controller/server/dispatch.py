@@ -7,7 +7,8 @@ Rules:
   from the committed image (Metadata filtered by the authorizer); everything else is a write.
 - A write on the active controller answers once its records commit (NOT_CONTROLLER if they cannot); a
   standby relays it to the active controller (forwarding, one hop), except a token request, whose principal
-  would become the standby's: that one is NOT_CONTROLLER.
+  would become the standby's, and a write a broker forwarded in an Envelope (Kafka's controllers never relay
+  one; the broker finds the active controller itself): those are NOT_CONTROLLER.
 - An answer is returned at once when it is ready (a refusal, a read, a Raft request the core answers in the
   same step), else as a future completed by the core's reply or the write's commit: no task per request.
 - The Dispatcher reads the process's parts (driver, quorum controller, authorizer, forwarder) through the
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 
+from kraftsman.controller.quorum import error_responses as errors
 from kraftsman.storage.protocol.errors import Errors
 
-from . import error_responses as errors
 from . import raft_wire, token_requests
 from .authorizer import filter_metadata, request_denial, request_principal
 
@@ -50,6 +51,8 @@ class Dispatcher:
                 return refused
         if quorum.is_read_only(name):
             return self.read(rctx, body)
+        if rctx.forwarded_by is not None and not self.server.driver.is_active:
+            return errors.error_response(name, body, Errors.NOT_CONTROLLER)  # a broker's Envelope: no relay
         return self.write(name, rctx.api_version, body, rctx.client_id, request_principal(rctx))
 
     def refusal(self, rctx, body):

@@ -32,8 +32,8 @@ import logging
 
 from kraftsman.controller.raft import leader
 from kraftsman.controller.raft.core import NotLeaderError, RaftNode
-from kraftsman.storage.log.snapshot_id import SnapshotId
 from kraftsman.storage.records.metadata import write_metadata_records
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 from .metadata_state import MetadataState
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from kraftsman.controller.quorum import error_responses as errors
 from kraftsman.storage.protocol.errors import Errors
-
-from . import error_responses as errors
 
 log = logging.getLogger("kraftsman.server")
 FORWARDED = "kraftsman-forwarded-by-"

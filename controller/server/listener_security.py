@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import sasl_server, tls
-from .config_error import ConfigError  # ControllerConfig: annotations only (no import circle)
+from .config import ConfigError, ControllerConfig
 
 
 @dataclass
@@ -60,7 +60,7 @@ class ListenerSecurity:
         return response.replace(api_keys=[keys[k] for k in sorted(keys)])
 
 
-def for_listener(config: "ControllerConfig", name: str, scram_lookup=None) -> ListenerSecurity | None:  # noqa: F821 (config.py imports this module)
+def for_listener(config: ControllerConfig, name: str, scram_lookup=None) -> ListenerSecurity | None:
     """Build the security of listener `name` (None for PLAINTEXT); raise ConfigError on bad settings."""
     protocol = config.security_protocol(name)
     if protocol == "PLAINTEXT":
@@ -104,10 +104,16 @@ def _sasl_settings(security: ListenerSecurity, props: dict, name: str) -> None:
                               f"plain.sasl.jaas.config with user_<name>=\"<password>\" options")
 
 
-def check(config: "ControllerConfig") -> None:  # noqa: F821 (config.py imports this module)
-    """Build every listener's security once (loads the key files) to report bad settings as ConfigError."""
+def check(config: ControllerConfig) -> None:
+    """Build every listener's security and the peers' client security once (loading the key files), so that bad
+    settings are one ConfigError when the server starts, before any socket opens; all-PLAINTEXT has none."""
+    if set(config.security_protocols.values()) == {"PLAINTEXT"}:
+        return
+    from .client_security import for_peers
+
     for ep in config.listeners:
         for_listener(config, ep.name)
+    for_peers(config)
 
 
 def scram_lookup_from(image_of):

@@ -25,8 +25,8 @@ from kraftsman.controller.image.delta import MetadataDelta
 from kraftsman.controller.image.image import EMPTY, MetadataImage
 from kraftsman.controller.image.producer_ids import Provenance
 from kraftsman.controller.raft import snapshot as S
-from kraftsman.storage.log.raft_values import Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.raft_values import Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 _MAX_TIMESTAMP = struct.Struct(">q")  # a v2 batch's maxTimestamp sits at byte 35
 

@@ -16,7 +16,9 @@ Rules:
   one); the handler never sees ApiVersions. It unwraps Envelope (KIP-590: a broker forwarding a
   client's request): the handler sees the inner request (ctx.forwarded_by/principal/client_address
   set) and its answer goes back inside an EnvelopeResponse; an inner request that does not decode
-  gets the envelope error INVALID_REQUEST (42), an unsupported inner version UNSUPPORTED_VERSION (35).
+  gets the envelope error INVALID_REQUEST (42), an unsupported inner version UNSUPPORTED_VERSION (35); an
+  inner answer holding NOT_CONTROLLER (DescribeQuorum: NOT_LEADER_OR_FOLLOWER) goes back as the envelope
+  error NOT_CONTROLLER, as Kafka's RequestChannel does, so that the broker retries at the active controller.
 - Requests may be processed concurrently (up to `max_in_flight` per connection) but responses leave
   in request order; a handler returning None sends nothing for that request.
 - The handler is called as soon as its request is read. An answer it returns at once is written at once
@@ -41,6 +43,7 @@ import logging
 import struct
 from dataclasses import dataclass
 
+from kraftsman.controller.quorum.error_responses import error_codes
 from kraftsman.storage.protocol import codec, framing
 from kraftsman.storage.protocol.errors import Errors
 
@@ -264,7 +267,7 @@ class _ServerConnection:
         ctx = RequestContext(info.api_key, version, info.name, header.correlation_id,
                              header.client_id, header, self.listener.name, self.peer, self.connection_id,
                              session_principal=self.principal)
-        if info.api_key in _LISTENER_APIS:
+        if info.api_key in LISTENER_APIS:
             return self.loop.create_task(self._handle(ctx, body))
         try:
             answer = self.listener.handler(ctx, body)
@@ -315,7 +318,7 @@ class _ServerConnection:
         return None
 
     async def _handle(self, ctx: RequestContext, body):
-        """Answer what the listener serves itself (_LISTENER_APIS)."""
+        """Answer what the listener serves itself (LISTENER_APIS)."""
         if ctx.api_key == API_VERSIONS:
             return ctx, _api_versions_answer(self.listener, ctx, body)
         if ctx.api_key == ENVELOPE:
@@ -343,6 +346,8 @@ class _ServerConnection:
             response = await response
         if response is None:
             return None
+        if _tells_not_controller(info.name, response):
+            return Envelope(error_code=Errors.NOT_CONTROLLER)
         frame = framing.encode_response(info.api_key, header.request_api_version, header.correlation_id, response)
         return Envelope(response_data=frame[4:], error_code=0)
 
@@ -379,7 +384,7 @@ class _ServerConnection:
             raise _Close from None
 
 
-_LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
+LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
 
 
 class _Pending:
@@ -430,6 +435,14 @@ class _Last:
 
 class _Close(Exception):
     """Stop a connection's write loop (the reason was logged)."""
+
+
+def _tells_not_controller(api_name: str, response) -> bool:
+    """Tell whether a forwarded request's answer goes back as an Envelope NOT_CONTROLLER (Kafka's
+    RequestChannel: NOT_CONTROLLER anywhere in it, NOT_LEADER_OR_FOLLOWER for DescribeQuorum), so that the
+    forwarding broker finds the active controller and sends it again."""
+    code = Errors.NOT_LEADER_OR_FOLLOWER if api_name == "DescribeQuorum" else Errors.NOT_CONTROLLER
+    return code in error_codes(response)
 
 
 def _api_versions_answer(listener: Listener, ctx: RequestContext, body):

@@ -10,7 +10,8 @@ Rules:
   appended and fsynced together (group commit).
 - Every listener of `listeners` is served (the first of controller.listener.names first: Raft peers and
   brokers use it; when it is not PLAINTEXT, peers and forwarded writes log in as client_security reads from
-  the same file); each gets its TLS/SASL settings from listener_security, and with an authorizer
+  the same file); each gets its TLS/SASL settings from listener_security (checked when the server is made, so a
+  bad key file or login is a ConfigError before anything opens), and with an authorizer
   (authorizer.py) every request is checked against the connection's principal before it is served.
 - stop() closes the listener first, then fails pending requests, then closes the log: nothing is
   acknowledged after the process starts shutting down. The network gets STOP_GRACE_S to close; the log
@@ -56,6 +57,9 @@ class ControllerServer:
     """A running controller; start() then serve until stop()."""
 
     def __init__(self, config: ControllerConfig, *, seed: int | None = None):
+        from .listener_security import check
+
+        check(config)        # bad TLS/SASL settings: one ConfigError before anything is opened
         self.config = config
         self.rng = random.Random(seed)
         self.identity = None

@@ -166,7 +166,7 @@ class SaslSession:
                 return Outcome(reason=f"unexpected request (api key {api_key}) during SASL handshake")
             return self._handshake(version, body)
         if api_key != SASL_AUTHENTICATE:
-            from . import error_responses
+            from kraftsman.controller.quorum import error_responses
 
             name = framing.api_info(api_key).name
             message = f"Unexpected Kafka request of type {name} during SASL authentication."

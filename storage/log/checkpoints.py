@@ -26,8 +26,8 @@ from typing import Callable, Iterable, Mapping, TypeVar
 from ..errors import StorageError
 from ..properties import parse_java_int
 from ..protocol.uuids import ZERO_UUID, Uuid, UuidError
+from ..records.epoch_cache import EpochEntry
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
-from .epoch_cache import EpochEntry
 
 PARTITION_METADATA_NAME = "partition.metadata"
 LEADER_EPOCH_CHECKPOINT_NAME = "leader-epoch-checkpoint"

@@ -40,10 +40,10 @@ from array import array
 from pathlib import Path
 
 from ..errors import StorageError
+from ..records.epoch_cache import EpochCache
+from ..records.raft_values import Batch, Snapshot
 from .atomic import DEFAULT_FS, FileSystem, atomic_write, write_temp
 from .checkpoints import LEADER_EPOCH_CHECKPOINT_NAME, write_leader_epoch_checkpoint
-from .epoch_cache import EpochCache
-from .raft_values import Batch, Snapshot
 from .segment_files import ScannedBatches, Segment, recover_segments
 from .snapshot import PARTIAL_SUFFIX, SnapshotId, last_contained_log_timestamp, list_snapshots
 

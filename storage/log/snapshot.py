@@ -17,9 +17,9 @@ from ..protocol import codec
 from ..records import control
 from ..records.batch import CorruptRecordError, build_batch
 from ..records.metadata import ApiMessageAndVersion, read_metadata_record, write_metadata_record
+from ..records.snapshot_id import SnapshotId
 from .atomic import DEFAULT_FS, FileSystem, atomic_write
 from .segment import BatchReader
-from .snapshot_id import SnapshotId
 
 PARTIAL_SUFFIX = ".checkpoint.part"
 DELETED_SUFFIX = ".checkpoint.deleted"

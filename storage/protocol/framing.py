@@ -17,10 +17,13 @@ Rules:
   that does not parse at its version retries at v0 (Kafka's ApiVersionsResponse.parse).
 - Decoders take a frame WITHOUT its size prefix; encoders return bytes WITH it.
 - Every malformed frame raises FramingError with a one-line message; nothing else escapes.
+- An ApiVersions request v3+ names its client software with Kafka's pattern, else a server answers
+  INVALID_REQUEST (api_versions_request_error, for the controller's listener and the simulated broker's).
 """
 from __future__ import annotations
 
 import functools
+import re
 import struct
 from dataclasses import dataclass
 
@@ -221,13 +224,16 @@ def _peek_key_version(frame: bytes) -> tuple[int, int]:
     return _KEY_VERSION.unpack_from(frame, 0)
 
 
-def decode_request(frame: bytes):
-    """Decode a request frame (without size) into (RequestHeader message, body message)."""
+def decode_request(frame: bytes, *, trailing_ok: bool = False):
+    """Decode a request frame (without size) into (RequestHeader message, body message); bytes after the body
+    are an error unless `trailing_ok` (a Kafka server's request parser does not look for them)."""
     api_key, version = _peek_key_version(frame)
     info = api_info(api_key)
     if version not in info.valid_versions:
         raise _unsupported_request(info, version, frame)
     header, pos = _decode_part("RequestHeader", request_header_version(api_key, version), frame, 0)
+    if trailing_ok:
+        return header, _decode_part(info.request, version, frame, pos)[0]
     return header, _decode_body(info.request, version, frame, pos)
 
 
@@ -279,3 +285,16 @@ def unsupported_api_versions_response(correlation_id: int) -> bytes:
                            max_version=info.valid_versions.hi)
     body = cls(error_code=Errors.UNSUPPORTED_VERSION, api_keys=[entry])
     return _frame((("ResponseHeader", 0, response_header(correlation_id)), (info.response, 0, body)))
+
+
+_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def api_versions_request_error(body, api_version: int) -> int:
+    """Return the error code a server answers an ApiVersions request with: INVALID_REQUEST when a v3+ request's
+    client software name or version does not match Kafka's pattern (KIP-511), else 0."""
+    if api_version >= 3:
+        for value in (body.client_software_name, body.client_software_version):
+            if not value or not _SOFTWARE.fullmatch(value):
+                return Errors.INVALID_REQUEST
+    return 0

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.raft_values import Batch, Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 
 def open_log(directory: Path) -> FileLog:

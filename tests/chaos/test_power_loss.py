@@ -21,7 +21,7 @@ from kraftsman.controller.raft import records as R
 from kraftsman.storage.errors import StorageError
 from kraftsman.storage.log import quorum_state as qs
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
+from kraftsman.storage.records.raft_values import Batch, Snapshot
 
 from .power_loss import PowerLossDisk
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 
 
 def config_home_env(home, **variables) -> Environment:

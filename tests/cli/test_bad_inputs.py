@@ -17,7 +17,8 @@ import sys
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.docs import pages as docs
 
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
@@ -36,11 +37,16 @@ def files(tmp_path_factory):
     base = tmp_path_factory.mktemp("bad-inputs")
     (base / "garbage.properties").write_bytes(b"a=\\u12\n\xff\xfe\x00garbage\n")      # malformed \uXXXX escape
     (base / "badnode.properties").write_text("process.roles=controller\nnode.id=x\n")
+    (base / "badtls.properties").write_text(                       # an SSL listener without a keystore
+        "process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@127.0.0.1:9093\n"
+        "controller.listener.names=CONTROLLER\nlisteners=CONTROLLER://127.0.0.1:9093\n"
+        f"listener.security.protocol.map=CONTROLLER:SSL\nlog.dirs={base / 'tls-data'}\n")
     (base / "00000000000000000000.log").write_bytes(b"a=\\u12\n\xff\xfe\x00garbage\n")          # negative batch size
     (base / "a-directory").mkdir()                                                       # unreadable as a file
     return {"MISSING": str(base / "missing" / "server.properties"),
             "MISSING_LOG": str(base / "missing" / "00000000000000000000.log"),
             "GARBAGE": str(base / "garbage.properties"), "BADNODE": str(base / "badnode.properties"),
+            "BADTLS": str(base / "badtls.properties"),
             "GARBAGE_LOG": str(base / "00000000000000000000.log"), "DIR": str(base / "a-directory"),
             "OUT": str(base / "out"), "CLOSED": closed_port()}
 
@@ -74,6 +80,7 @@ CASES = [
     ("kafka-controller", ["--config", "GARBAGE"], 1),
     ("kafka-controller", ["--config", "DIR"], 1),
     ("kafka-controller", ["--config", "BADNODE"], 1),
+    ("kafka-controller", ["--config", "BADTLS"], 1),
     ("kafka-cluster", ["--bogus"], 1),
     ("kafka-cluster", ["cluster-id", "-b", "CLOSED"], 69),
     ("kafka-cluster", ["list-endpoints", "-C", "CLOSED"], 69),

@@ -9,13 +9,14 @@ from typing import Annotated, Literal, Optional
 import pytest
 import typer
 
-from kraftsman.cli.common import Environment, ExitStatus, ToolError
 from kraftsman.cli.common.env_overrides import (
     kafka_environment_properties,
     property_name,
     variable_name,
     with_kafka_environment,
 )
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.common.status import ExitStatus, ToolError
 from kraftsman.cli.common.typer_app import run_app
 
 toy = typer.Typer(add_completion=False)
@@ -128,7 +129,7 @@ def test_kafka_variables_apply_only_when_enabled_and_never_the_scripts_own():
 def _env(tmp_path, **variables):
     import io
 
-    from kraftsman.cli.common import Environment
+    from kraftsman.cli.common.environment import Environment
 
     return Environment(stdout=io.StringIO(), stderr=io.StringIO(), cwd=str(tmp_path), env=dict(variables))
 
@@ -172,7 +173,7 @@ def test_kafka_variables_override_the_server_properties_only_when_enabled(tmp_pa
 
 
 def test_kafka_dump_log_and_a_bad_variable(tmp_path):
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
     from kraftsman.cli.dump_log.tool import run
     from kraftsman.cli.storage.tool import run as storage
 
@@ -201,7 +202,7 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
     """A bad value in the tool's variable is refused before anything runs: the tool read it."""
     import importlib
 
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
     from kraftsman.cli.common.env_overrides import TOOLS
     from kraftsman.cli.docs import pages as docs
 
@@ -214,7 +215,7 @@ def test_every_console_script_reads_its_variables(tmp_path, script, variable, ar
 
 
 def test_no_color_flag_and_variable(tmp_path, monkeypatch):
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
     from kraftsman.cli.dump_log.session import rich_console
 
     monkeypatch.delenv("NO_COLOR", raising=False)
@@ -252,12 +253,12 @@ def test_no_color_flag_and_variable(tmp_path, monkeypatch):
 def test_quiet_and_verbose(tmp_path, monkeypatch):
     """--quiet leaves stdout empty (the exit code tells); --verbose traces each request a client sends."""
     from kraftsman.cli.cluster import tool as cluster_tool
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
     from kraftsman.cli.storage.tool import run as storage
     from kraftsman.controller.client import sync_client
 
     from ..controller.server.sync_fakes import FakeServer
-    from .test_cluster_tool import RANGES, describe_handler
+    from .cluster.test_tool import RANGES, describe_handler
 
     config = str(_config(tmp_path))
     env = _env(tmp_path)
@@ -290,7 +291,7 @@ def test_a_variable_answers_a_required_group(tmp_path, script, variable, argv):
     import socket
 
     from kraftsman.cli import app
-    from kraftsman.cli.common import run_command
+    from kraftsman.cli.common.boundary import run_command
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -1,5 +1,5 @@
 """One exit-code rule across every tool, table-tested: a bad flag, a missing required flag, an unreachable server,
-success (README "Exit codes"; common.usage_exit for bad command lines).
+success (README "Exit codes"; common.boundary.usage_exit for bad command lines).
 
 Kafka's drop-ins exit 1 for a bad command line, kraftsman's own commands 64, and any tool asked for --output
 json|yaml 64; an unreachable cluster is 69 everywhere; success is 0.
@@ -13,11 +13,13 @@ import socket
 import pytest
 
 from kraftsman.cli import app
-from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.common.status import ExitStatus
 
 from ..controller.server.sync_fakes import FakeServer
-from .test_cluster_tool import RANGES, describe_handler
-from .test_storage_tool import CID, config
+from .cluster.test_tool import RANGES, describe_handler
+from .storage.test_tool import CID, config
 
 BAD, MISSING, UNREACHABLE, OK = "bad flag", "missing required flag", "unreachable server", "success"
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kraftsman.cli.common import Environment
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.docs import pages as docs
 
 CASES = [(c, path) for c in docs.commands() for path in docs.command_paths(c) if c.subcommand is not None or not path]
@@ -70,7 +70,7 @@ def _console_script(command) -> list[str]:
 
 @pytest.mark.parametrize("command", docs.commands(), ids=[c.name for c in docs.commands()])
 def test_version_of_every_console_script(command):
-    from kraftsman.cli.common import package_version
+    from kraftsman.cli.common.boundary import package_version
 
     environ = {k: v for k, v in os.environ.items() if k != "KRAFTSMAN_KAFKA_VERSION"}
     result = subprocess.run(_console_script(command) + ["--version"], capture_output=True, text=True, timeout=30,
@@ -85,7 +85,7 @@ def test_version_of_every_console_script(command):
 @pytest.mark.parametrize("release,kafka", [("4.0", "4.0.0"), ("4.1", "4.1.1"), ("4.2", "4.2.0")])
 def test_version_names_the_release_kraftsman_speaks_for(release, kafka):
     from kraftsman.cli import main
-    from kraftsman.cli.common import package_version, run_command
+    from kraftsman.cli.common.boundary import package_version, run_command
     from kraftsman.cli.dump_log.tool import run as dump_log
 
     out = io.StringIO()
@@ -103,7 +103,7 @@ def test_version_names_the_release_kraftsman_speaks_for(release, kafka):
 
 def test_umbrella_subcommand_version():
     from kraftsman.cli import main
-    from kraftsman.cli.common import package_version
+    from kraftsman.cli.common.boundary import package_version
 
     out = io.StringIO()
     assert main.run(["quorum", "--version"], Environment(stdout=out, stderr=out, env={})) == 0

@@ -17,14 +17,14 @@ from kraftsman.cli.docs import pages as docs
 from kraftsman.shell.commands import COMMANDS as SHELL_COMMANDS
 
 from ..controller.server.sync_fakes import FakeServer, body
-from .test_cluster_tool import RANGES as CLUSTER_RANGES
-from .test_cluster_tool import describe_handler, kc, unregister_handler
-from .test_features_tool import features_server, kf, update_server
-from .test_metadata_quorum import DIR, VOTER_RANGES, controller_config, mq, voter_handler  # noqa: F401 (fixture)
-from .test_metadata_quorum import RANGES as QUORUM_RANGES
-from .test_metadata_quorum import handler as quorum_handler
-from .test_metadata_shell_cli import shell
-from .test_storage_tool import CID, config, storage
+from .cluster.test_tool import RANGES as CLUSTER_RANGES
+from .cluster.test_tool import describe_handler, kc, unregister_handler
+from .features.test_tool import features_server, kf, update_server
+from .quorum.test_tool import DIR, VOTER_RANGES, controller_config, mq, voter_handler  # noqa: F401 (fixture)
+from .quorum.test_tool import RANGES as QUORUM_RANGES
+from .quorum.test_tool import handler as quorum_handler
+from .shell.test_cli import shell
+from .storage.test_tool import CID, config, storage
 
 SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features"}
 
@@ -136,7 +136,7 @@ def test_storage_info_and_format(tmp_path):
 
 def test_storage_errors_before_the_command_print_no_json(tmp_path):
     # documented in the schema: a missing --config file is one line on stderr, exit 1, no JSON; a bad command
-    # line with --output json is the suite's 64 (common.usage_exit), usage on stderr, no JSON
+    # line with --output json is the suite's 64 (common.boundary.usage_exit), usage on stderr, no JSON
     status, out, err = storage("info", "-c", str(tmp_path / "nope.properties"), "--output", "json")
     assert (status, out) == (1, "") and err.count("\n") == 1
     status, out, err = storage("format", "-c", config(tmp_path), "--output", "json")      # -t missing

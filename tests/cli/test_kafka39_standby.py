@@ -13,7 +13,8 @@ import time
 import pytest
 
 from kraftsman.cli.cluster import tool as cluster_tool
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.cli.shell import tool as metadata_shell

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run as dump_log
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum import tool as quorum_tool

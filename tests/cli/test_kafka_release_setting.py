@@ -6,14 +6,15 @@ import io
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
 from kraftsman.cli.quorum.tool import format_status
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.protocol.uuids import ZERO_UUID
 
 from ..controller.server.sync_fakes import FakeServer
-from .test_features_tool import features_server, update_server
+from .features.test_tool import features_server, update_server
 
 CID = "MkU3OEVBNTcwNTJENDM2Qg"
 

@@ -12,7 +12,8 @@ from fuzzkit import check, corpus, fuzz_inputs, fuzz_settings, real_files, regre
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 
 FILES = {

@@ -80,7 +80,7 @@ def test_format_imports_neither_yaml_nor_the_crc_library_once_cached(tmp_path):
     config = tmp_path / "server.properties"
     config.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@localhost:9093\n"
                       f"controller.listener.names=CONTROLLER\nlog.dirs={tmp_path / 'data'}\n")
-    code = ("import sys; from kraftsman.cli.storage.tool import run; from kraftsman.cli.common import Environment\n"
+    code = ("import sys; from kraftsman.cli.storage.tool import run; from kraftsman.cli.common.environment import Environment\n"
             f"status = run(['format', '-c', {str(config)!r}, '-t', 'MkU3OEVBNTcwNTJENDM2Qg', '-g'], Environment())\n"
             "print(status, 'yaml' in sys.modules, 'crc32c' in sys.modules)\n")
     env = dict(os.environ, KRAFTSMAN_CACHE_DIR=str(tmp_path / "cache"))
@@ -96,7 +96,7 @@ def test_a_plain_format_imports_no_scram_and_no_asyncio(tmp_path):
     config.write_text(f"process.roles=controller\nnode.id=1\ncontroller.quorum.voters=1@127.0.0.1:9093\n"
                       f"listeners=CONTROLLER://127.0.0.1:9093\ncontroller.listener.names=CONTROLLER\n"
                       f"log.dirs={tmp_path / 'meta'}\n")
-    code = ("import sys\nfrom kraftsman.cli.storage.tool import run\nfrom kraftsman.cli.common import Environment\n"
+    code = ("import sys\nfrom kraftsman.cli.storage.tool import run\nfrom kraftsman.cli.common.environment import Environment\n"
             f"status = run(['format', '-t', 'MkU3OEVBNTcwNTJENDM2Qg', '-c', {str(config)!r}], Environment())\n"
             "print(status, 'kraftsman.storage.scram' in sys.modules, 'asyncio' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -8,7 +8,9 @@ import sys
 import pytest
 
 from kraftsman.cli import main as umbrella
-from kraftsman.cli.common import Environment, ExitStatus, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.common.status import ExitStatus
 from kraftsman.cli.pipeline import inputs, tables
 from kraftsman.cli.pipeline.command import run
 from kraftsman.storage.records.batch import build_batch

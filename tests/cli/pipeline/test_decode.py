@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run
 from kraftsman.cli.pipeline import tables
 from kraftsman.cli.pipeline.decode import decode_file, file_type_of, identity

@@ -15,7 +15,8 @@ import pytest
 pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]')")
 pytest.importorskip("matplotlib", reason="matplotlib is not installed (pip install -e '.[spark]')")
 
-from kraftsman.cli.common import Environment, run_command  # noqa: E402
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment  # noqa: E402
 from kraftsman.cli.pipeline import report  # noqa: E402
 from kraftsman.cli.pipeline.command import run as pipeline  # noqa: E402
 from kraftsman.storage.protocol import codec  # noqa: E402

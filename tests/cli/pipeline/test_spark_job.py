@@ -16,7 +16,8 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install -e '.[spark]')")
 pytest.importorskip("pandas", reason="pandas is not installed (pip install -e '.[spark]')")
 
-from kraftsman.cli.common import Environment, run_command  # noqa: E402
+from kraftsman.cli.common.boundary import run_command  # noqa: E402
+from kraftsman.cli.common.environment import Environment  # noqa: E402
 from kraftsman.cli.dump_log.tool import run as dump_log  # noqa: E402
 from kraftsman.cli.pipeline import inputs, spark_job  # noqa: E402
 from kraftsman.cli.pipeline.command import run as pipeline  # noqa: E402

@@ -295,7 +295,8 @@ def test_the_module_names_only_whitelisted_apis_in_its_requests():
 def test_live_shell_authenticates_with_sasl_from_the_client_config(tmp_path):
     import io
 
-    from kraftsman.cli.common import Environment, run_command
+    from kraftsman.cli.common.boundary import run_command
+    from kraftsman.cli.common.environment import Environment
     from kraftsman.cli.shell.tool import run
 
     from ..server.sync_fakes import FakeServer, body

@@ -67,28 +67,28 @@ def test_api_versions_v4_request_equals_kafkas(wire, monkeypatch):
 
 
 def test_describe_cluster_v1_controllers_request_and_real_response(wire):
-    from kraftsman.cli.cluster import ops
+    from kraftsman.controller.client import admin
 
     request = (wire / "msgs/001087_c1_req_DescribeCluster_v1_c1.bin").read_bytes()
     response = (wire / "msgs/001088_c1_resp_DescribeCluster_v1_c1.bin").read_bytes()
     sock = ScriptedSocket(response)
     conn = _conn(sock)
     conn.api_versions = {60: (0, 1), 3: (0, 12)}
-    info = ops._describe_on(conn, _later(), ops.CONTROLLERS)
+    info = admin._describe_cluster_on(conn, _later(), admin.CONTROLLERS)
     assert sock.sent == request
     assert info.cluster_id == "Xq3mZ8tnT3ahbQ6c2Rj1Vw"           # the README's cluster id
     assert sorted(n.node_id for n in info.nodes) == [1, 2, 3]      # the three controllers
 
 
 def test_metadata_v12_fallback_request_equals_kafkas(wire):
-    from kraftsman.cli.cluster import ops
+    from kraftsman.controller.client import admin
 
     request = (wire / "msgs/000999_b4_req_Metadata_v12_c1.bin").read_bytes()
     sock = ScriptedSocket()
     conn = _conn(sock)
     conn.api_versions = {3: (0, 12)}                                  # no DescribeCluster: Metadata fallback
     with pytest.raises(sc.NotKafka):                                  # nothing scripted to answer
-        ops._describe_on(conn, _later(), ops.BROKERS)
+        admin._describe_cluster_on(conn, _later(), admin.BROKERS)
     assert sock.sent == request
 
 

@@ -7,7 +7,8 @@ import io
 import json
 import re
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run as dump_log
 from kraftsman.controller.image.delta import MetadataDelta
 from kraftsman.controller.image.start_time import START_TIME_TAG, start_time_ms, with_start_time

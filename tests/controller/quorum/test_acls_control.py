@@ -6,7 +6,7 @@ import pytest
 from kraftsman.controller.quorum import acls_control as A
 from kraftsman.controller.quorum.context import QuorumConfig
 from kraftsman.controller.quorum.controller import QuorumController
-from kraftsman.controller.server.error_responses import error_response
+from kraftsman.controller.quorum.error_responses import error_response
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import RESERVED, Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion

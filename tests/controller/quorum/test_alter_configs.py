@@ -139,7 +139,7 @@ def test_describe_errors_and_brokers():
                          (4, "1", [("log.retention.ms", SET, "7")]))[1]
     result = _describe(image, (2, "zz", None), (2, "a b", None), (4, "1", None), (4, "", None))
     r = result.response.results
-    assert (r[0].error_code, r[0].error_message, r[0].configs) == (3, None, [])
+    assert (r[0].error_code, r[0].error_message, r[0].configs) == (3, "", [])  # Kafka's "" (admin fixture)
     assert r[1].error_code == 17
     own = {c.name: (c.value, c.config_source) for c in r[2].configs}  # node 1 answers for itself: every key
     assert len(own) == 314

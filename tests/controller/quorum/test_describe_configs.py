@@ -135,3 +135,10 @@ def test_config_synonyms_cut_before_the_first_entry_under_the_name():
 def test_java_double_renders_like_double_to_string():
     assert [java_double(x) for x in (0.9, 0.05, 1e7, 1.7976931348623157e308, 1e-4)] == [
         "0.9", "0.05", "1.0E7", "1.7976931348623157E308", "1.0E-4"]
+
+
+def test_an_unknown_topic_answers_its_code_with_an_empty_message():
+    """ConfigHelper sets only UNKNOWN_TOPIC_OR_PARTITION: the message stays "" (kafka-configs then prints
+    'UnknownTopicOrPartitionException: ' with nothing after it, not Kafka's default text)."""
+    (result,) = _describe(_image(), (2, "nope"))
+    assert (result.error_code, result.error_message, result.configs) == (3, "", [])

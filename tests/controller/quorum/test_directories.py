@@ -9,8 +9,8 @@ from kraftsman.controller.quorum.directories import (
     assign_replicas_to_dirs,
     is_online_dir,
 )
+from kraftsman.controller.quorum.error_responses import error_response
 from kraftsman.controller.quorum.partitions import MIGRATING
-from kraftsman.controller.server.error_responses import error_response
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors
 from kraftsman.storage.protocol.uuids import Uuid

@@ -1,4 +1,4 @@
-"""Make the raft test helpers (raft_sim, scenario runner) importable in importlib mode."""
+"""Make the raft test helpers (raft_harness, scenario runner) importable in importlib mode."""
 from __future__ import annotations
 
 import sys

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from raft_sim import Cluster, dir_id
+from raft_harness import Cluster, dir_id
 
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft.core import NotLeaderError

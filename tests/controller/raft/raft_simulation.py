@@ -5,7 +5,7 @@ Rules:
   duplication, partitions, crashes and the nodes' own rngs. Same seed, same run.
 - A run has a chaos phase (faults on) and then a calm phase (all nodes up, network healed, delays
   bounded, no loss) in which a leader must exist and a proposal must commit (liveness).
-- Invariants are checked by raft_sim.Cluster after every event; a failure raises SimulationFailure
+- Invariants are checked by raft_harness.Cluster after every event; a failure raises SimulationFailure
   carrying the seed and the event trace.
 
 Replay one seed:  python tests/controller/raft/raft_simulation.py SEED [--trace]
@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import sys
 
-from raft_sim import Cluster, Violation, dir_id
+from raft_harness import Cluster, Violation, dir_id
 
 from kraftsman.controller.raft import messages as msg
 

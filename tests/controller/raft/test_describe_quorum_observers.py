@@ -2,7 +2,7 @@
 live shells and tools that come and go with random observer ids do not stay listed forever."""
 from __future__ import annotations
 
-from raft_sim import Cluster
+from raft_harness import Cluster
 
 from kraftsman.controller.raft import messages as msg
 from kraftsman.controller.raft.reconfig import OBSERVER_SESSION_TIMEOUT_MS

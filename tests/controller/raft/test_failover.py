@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from raft_sim import Cluster
+from raft_harness import Cluster
 
 FETCH_TIMEOUT_MS, ELECTION_TIMEOUT_MS, TICK_MS = 2000, 1000, 20
 

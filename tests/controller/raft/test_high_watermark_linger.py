@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from raft_sim import Cluster
+from raft_harness import Cluster
 
 TICK = 10
 

@@ -1,13 +1,13 @@
 """A new leader shows no high watermark until it commits in its own epoch (Kafka's LeaderState), so the high
 watermark a follower or observer sees never goes back, across failovers and full quorum restarts.
 
-raft_sim.Cluster checks every accepted Fetch response as Kafka's FollowerState does and raises Violation on a
+raft_harness.Cluster checks every accepted Fetch response as Kafka's FollowerState does and raises Violation on a
 decrease; these tests drive the cases where kraftsman's leaders used to send a lower value (the newest
 snapshot's end offset, or the log start offset) right after an election."""
 from __future__ import annotations
 
 import pytest
-from raft_sim import ADMIN, Cluster, Violation
+from raft_harness import ADMIN, Cluster, Violation
 
 from kraftsman.controller.raft import messages as msg
 

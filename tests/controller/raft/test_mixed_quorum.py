@@ -3,13 +3,13 @@
 Kafka 3.9 cannot take a pre-vote (KIP-996 came with Vote v2 in Kafka 4.0). kraftsman's voters campaign with one,
 and used to drop it when the peer spoke only v1: with a Kafka 3.9 vote needed, they could never lead. Now the
 transport answers such a pre-vote with UNSUPPORTED_VERSION and the prospective runs a real election at once, as
-Kafka 4.0 does (raft_sim emulates the transport for `kafka39` nodes)."""
+Kafka 4.0 does (raft_harness emulates the transport for `kafka39` nodes)."""
 from __future__ import annotations
 
 import random
 
 import pytest
-from raft_sim import Cluster
+from raft_harness import Cluster
 
 TICK, FETCH_TIMEOUT, ELECTION_TIMEOUT = 10, 2000, 1000
 

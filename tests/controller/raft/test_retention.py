@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from raft_sim import Cluster
+from raft_harness import Cluster
 
 from kraftsman.controller.raft import records as R
 from kraftsman.controller.raft import retention

@@ -115,6 +115,21 @@ def test_client_software_name_is_checked_from_v3(version, name, software_version
     assert av.check_request(body, version) == code
 
 
+def test_the_served_api_list_is_what_the_handler_tables_answer():
+    """CONTROLLER_APIS (what ApiVersions advertises) names exactly the APIs someone answers: the listener itself
+    (ApiVersions, Envelope; SASL's two are advertised by SASL listeners only), the Raft core (the dispatcher's
+    RAFT_APIS) and the quorum controller's handler tables. An API added to one side only fails here."""
+    from kraftsman.controller.quorum.controller import QuorumController
+    from kraftsman.controller.server import dispatch, network, sasl_server
+
+    name = {info.api_key: info.name for info in framing.api_registry().values()}
+    listener = {name[key] for key in network.LISTENER_APIS - {sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE}}
+    answered = [listener, set(dispatch.RAFT_APIS), set(QuorumController().handlers)]
+    assert not (answered[0] & answered[1]) and not (answered[0] & answered[2]) and not (answered[1] & answered[2])
+    assert set(av.CONTROLLER_APIS) == set().union(*answered)
+    assert len(av.CONTROLLER_API_VERSIONS) == len(av.CONTROLLER_APIS)     # every name has a schema here
+
+
 # ---------------------------------------------------------------- Kafka 4.x controllers
 
 # The raw ApiVersions a real Kafka 4.2.0 controller listener answered (reference/kafka-4x/brokers-4x.md section 7),

@@ -11,7 +11,8 @@ import io
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.quorum import tool as metadata_quorum
 from kraftsman.storage.protocol.uuids import Uuid
 

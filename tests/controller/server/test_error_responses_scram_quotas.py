@@ -1,7 +1,7 @@
 """Whole-request error responses of the SCRAM and client-quota APIs, as Kafka's getErrorResponse builds them."""
 from __future__ import annotations
 
-from kraftsman.controller.server.error_responses import error_response
+from kraftsman.controller.quorum.error_responses import error_response
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors
 

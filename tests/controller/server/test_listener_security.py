@@ -362,6 +362,14 @@ def test_plain_server_messages():
 # ---------------------------------------------------------------- configuration
 
 
+def _server(props: dict):
+    """Make a ControllerServer from `props`: reading them checks the listener map, making the server checks the
+    TLS and SASL settings (nothing is opened)."""
+    from kraftsman.controller.server.node import ControllerServer
+
+    return ControllerServer(from_properties(props))
+
+
 @pytest.mark.parametrize("props, message", [
     ({"listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT"}, "GSSAPI"),
     ({"listener.security.protocol.map": "CONTROLLER:SASL_PLAINTEXT", "sasl.enabled.mechanisms": "PLAIN"},
@@ -383,7 +391,7 @@ def test_plain_server_messages():
 ])
 def test_bad_security_settings_are_one_line_config_errors(props, message):
     with pytest.raises(ConfigError, match=message) as info:
-        from_properties(BASE | props)
+        _server(BASE | props)
     assert "\n" not in str(info.value)
 
 
@@ -483,7 +491,7 @@ def test_frames_before_authentication_are_limited_by_sasl_server_max_receive_siz
         sock.sendall((1001).to_bytes(4, "big"))
         assert sock.recv(1) == b""                                        # closed: invalid receive
     with pytest.raises(ConfigError, match="sasl.server.max.receive.size"):
-        from_properties(BASE | _sasl_server() | {"sasl.server.max.receive.size": "big"})
+        _server(BASE | _sasl_server() | {"sasl.server.max.receive.size": "big"})
     assert served.describe(_sasl_client("PLAIN")) == "test-cluster"      # a normal exchange fits
 
 
@@ -609,4 +617,4 @@ def test_ssl_enabled_protocols_bound_the_tls_versions(serve, pki):
     with served.connect(_ssl_client(pki, None)) as conn:
         assert conn.sock.version() == "TLSv1.3"
     with pytest.raises(ConfigError, match="ssl.enabled.protocols"):
-        from_properties(BASE | _ssl_server(pki) | {"ssl.enabled.protocols": "SSLv3"})
+        _server(BASE | _ssl_server(pki) | {"ssl.enabled.protocols": "SSLv3"})

@@ -95,3 +95,32 @@ def test_a_bad_inner_request_gets_an_envelope_error(inner, code):
     frame = _serve_one(handler, _envelope(inner))
     # response header v1 (cid 3, no tags); body: ResponseData null (00), ErrorCode, no tags
     assert frame == bytes.fromhex("00000009 00000003 00 00") + code.to_bytes(2, "big") + b"\x00"
+
+
+
+def _create_topics_refused():
+    cls = codec.message_class("CreateTopicsResponse")
+    return cls(topics=[cls.CreatableTopicResult(name="t", error_code=41)])
+
+
+def _describe_quorum_refused():
+    cls = codec.message_class("DescribeQuorumResponse")
+    return cls(topics=[cls.TopicData(topic_name="__cluster_metadata",
+                                     partitions=[cls.PartitionData(partition_index=0, error_code=6)])])
+
+
+@pytest.mark.parametrize("api_key,version,request_spec,answer", [
+    (19, 7, "CreateTopicsRequest", _create_topics_refused),
+    (55, 2, "DescribeQuorumRequest", _describe_quorum_refused),
+], ids=["not-controller-in-a-topic", "describe-quorum-not-leader"])
+def test_an_inner_not_controller_answer_is_the_envelope_error(api_key, version, request_spec, answer):
+    """Kafka's RequestChannel answers NOT_CONTROLLER (41) in the Envelope itself, without the inner response,
+    when the inner one holds NOT_CONTROLLER (DescribeQuorum: NOT_LEADER_OR_FOLLOWER), so the broker retries."""
+    inner = framing.encode_request(api_key, version, 9, "adminclient-1", codec.message_class(request_spec)())[4:]
+
+    async def handler(ctx, body):
+        return answer()
+
+    frame = _serve_one(handler, _envelope(inner))
+    # response header v1 (cid 3, no tags); body: ResponseData null (00), NOT_CONTROLLER, no tags
+    assert frame == bytes.fromhex("00000009 00000003 00 00 0029 00")

@@ -83,3 +83,23 @@ def test_a_standby_relays_a_write_once_and_refuses_a_second_hop_or_an_unknown_le
     assert answer.throttle_time_ms == 7 and seen == [f"{FORWARDED}3"]
     for refused in (hop, unknown, gone):
         assert [(t.name, t.error_code) for t in refused.topics] == [("t", Errors.NOT_CONTROLLER)]
+
+
+def test_a_standby_answers_a_brokers_enveloped_write_not_controller_and_relays_a_direct_one():
+    """Kafka's standby controllers never relay a write a broker forwarded in an Envelope: NOT_CONTROLLER sends the
+    broker to the active controller (with the client's principal). A direct client write is still relayed."""
+    from kraftsman.controller.server.dispatch import Dispatcher
+    from kraftsman.controller.server.network import RequestContext
+
+    relayed = []
+    server = SimpleNamespace(authorizer=None, driver=SimpleNamespace(is_active=False, node=SimpleNamespace(leader_id=2)),
+                             quorum=SimpleNamespace(handlers={"CreateTopics": None}, is_read_only=lambda name: False),
+                             peer_endpoints=lambda: {2: ("h2", 9093)},
+                             forwarder=SimpleNamespace(forward=lambda *a: relayed.append(a) or "relayed"))
+
+    def ctx(forwarded_by):
+        return RequestContext(19, 7, "CreateTopics", 1, "admin", None, "CONTROLLER", ("127.0.0.1", 1), "c",
+                              forwarded_by=forwarded_by)
+    enveloped = Dispatcher(server).handle(ctx("4"), create_t())
+    assert [(t.name, t.error_code) for t in enveloped.topics] == [("t", Errors.NOT_CONTROLLER)] and not relayed
+    assert Dispatcher(server).handle(ctx(None), create_t()) == "relayed" and len(relayed) == 1

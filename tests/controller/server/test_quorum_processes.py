@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from kraftsman.cli.common import Environment
+from kraftsman.cli.common.environment import Environment
 from kraftsman.controller.client.broker_sim import SimulatedBroker
 
 from .quorum_fixtures import FAST, find_leader, loop_fixture, running_brokers, running_quorum, wait_for

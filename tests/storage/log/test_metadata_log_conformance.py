@@ -15,9 +15,9 @@ import pytest
 from kraftsman.controller.raft import records as R
 from kraftsman.controller.raft.log import MemoryLog
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
 from kraftsman.storage.log.snapshot import list_snapshots
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.raft_values import Batch, Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 
 def core_snapshot(end_offset, epoch, data):

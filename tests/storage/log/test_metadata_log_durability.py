@@ -8,7 +8,7 @@ import pytest
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.log.atomic import FileSystem
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Snapshot
+from kraftsman.storage.records.raft_values import Snapshot
 
 
 class Recording(FileSystem):

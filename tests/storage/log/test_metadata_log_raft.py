@@ -11,8 +11,8 @@ from kraftsman.controller.raft.config import RaftConfig
 from kraftsman.controller.raft.core import RaftNode
 from kraftsman.controller.raft.state import LEADER
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.raft_values import Batch, Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 
 def core_snapshot(end_offset, epoch, data):
@@ -206,7 +206,7 @@ def test_seeded_quorum_simulation_on_file_logs_replays_the_memory_log_run(tmp_pa
     from pathlib import Path
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "controller" / "raft"))
-    import raft_sim
+    import raft_harness
     from raft_simulation import Simulation
 
     def outcome(sim):
@@ -217,7 +217,7 @@ def test_seeded_quorum_simulation_on_file_logs_replays_the_memory_log_run(tmp_pa
     expected = {seed: outcome(Simulation(seed)) for seed in SEEDS}
     monkeypatch.setattr(os, "fsync", lambda fd: None)  # semantics only here: 3 ms fsyncs would dominate
     dirs = iter(range(10 ** 6))
-    monkeypatch.setattr(raft_sim, "MemoryLog", lambda snapshots=(): DiskLog.make(tmp_path / str(next(dirs)), snapshots))
+    monkeypatch.setattr(raft_harness, "MemoryLog", lambda snapshots=(): DiskLog.make(tmp_path / str(next(dirs)), snapshots))
     for seed in SEEDS:
         sim = Simulation(seed)
         assert outcome(sim) == expected[seed], f"seed {seed}"

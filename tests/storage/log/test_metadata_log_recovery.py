@@ -7,17 +7,18 @@ import os
 
 import pytest
 
-from kraftsman.cli.common import Environment, run_command
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.dump_log.tool import run as dump_log
 from kraftsman.controller.image.loader import load_directory
 from kraftsman.controller.raft import records as R
 from kraftsman.storage.errors import StorageError
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
 from kraftsman.storage.log.snapshot import snapshot_bytes
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
+from kraftsman.storage.records.raft_values import Batch, Snapshot
 
 SEGMENT = "00000000000000000000.log"
 

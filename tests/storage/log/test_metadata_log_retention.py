@@ -9,8 +9,8 @@ from kraftsman.controller.raft import records as R
 from kraftsman.controller.raft import retention
 from kraftsman.controller.raft import snapshot as S
 from kraftsman.storage.log.metadata_log import FileLog
-from kraftsman.storage.log.raft_values import Batch, Snapshot
-from kraftsman.storage.log.snapshot_id import SnapshotId
+from kraftsman.storage.records.raft_values import Batch, Snapshot
+from kraftsman.storage.records.snapshot_id import SnapshotId
 
 KAFKA_BYTES, KAFKA_MS = 100 * 1024 * 1024, 7 * 24 * 3600 * 1000
 DAY = 24 * 3600 * 1000

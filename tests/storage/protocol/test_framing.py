@@ -29,6 +29,7 @@ API_TABLE = {
     57: (2, 0),  # UpdateFeatures (Kafka 3.9's spec with 4.0's v2, not in the reference table)
     73: (0, 0),  # AssignReplicasToDirs (KIP-858, Kafka 3.9's spec, not in the reference table)
     38: (3, 2), 39: (2, 2), 40: (2, 2),  # Create/Renew/ExpireDelegationToken (Kafka 3.9's ApiVersions ranges)
+    75: (0, 0), 48: (1, 1), 35: (4, 2),  # DescribeTopicPartitions, DescribeClientQuotas, DescribeLogDirs (a broker's)
 }
 
 
@@ -147,6 +148,8 @@ def test_garbage_after_a_request_body():
         framing.decode_request(frame)
     assert one_line_error(e) == "Found 1 byte(s) of garbage after UnregisterBrokerRequest v0"
     assert e.value.position == len(frame) - 1
+    header, body = framing.decode_request(frame, trailing_ok=True)   # a server's parser, as Kafka's
+    assert (header.client_id, body.broker_id) == ("a", 1)
 
 
 def test_truncated_request_body_is_a_framing_error():

@@ -746,6 +746,94 @@ HAND = [
         02 62 005d 02 78 00                    #   ("b", UNACCEPTABLE_CREDENTIAL, "x")]
         00
     """),
+    # ---- DescribeTopicPartitions (75): v0 only, flexible (a broker's read, KIP-966)
+    Body("DescribeTopicPartitionsRequest", 0, lambda: M(
+        "DescribeTopicPartitionsRequest", topics=[S("DescribeTopicPartitionsRequest", "TopicRequest", name="t")],
+        response_partition_limit=2000,
+        cursor=S("DescribeTopicPartitionsRequest", "Cursor", topic_name="t", partition_index=1)), """
+        02 02 74 00                            # [("t")]
+        000007d0                               # ResponsePartitionLimit 2000
+        01 02 74 00000001 00                   # Cursor present: ("t", 1)
+        00
+    """),
+    Body("DescribeTopicPartitionsResponse", 0, lambda: M(
+        "DescribeTopicPartitionsResponse", topics=[S(
+            "DescribeTopicPartitionsResponse", "DescribeTopicPartitionsResponseTopic", name="t", topic_id=U1,
+            partitions=[S("DescribeTopicPartitionsResponse", "DescribeTopicPartitionsResponsePartition",
+                          partition_index=0, leader_id=4, leader_epoch=2, replica_nodes=[4, 5], isr_nodes=[4],
+                          eligible_leader_replicas=[], last_known_elr=None, offline_replicas=[5])])],
+        next_cursor=None), f"""
+        00000000 02                            # throttle, [
+        0000 02 74 {U1_HEX} 00                 #   (NONE, "t", id, not internal,
+        02 0000 00000000 00000004 00000002     #    [(NONE, 0, leader 4, epoch 2,
+        03 00000004 00000005 02 00000004       #      replicas [4, 5], isr [4],
+        01 00 02 00000005 00                   #      elr [], last known elr null, offline [5])],
+        80000000 00                            #    authorized operations not asked)]
+        ff 00                                  # NextCursor null, tags
+    """),
+    # ---- DescribeClientQuotas (48): v0-v1, flexible from v1 (a broker's read)
+    Body("DescribeClientQuotasRequest", 0, lambda: M(
+        "DescribeClientQuotasRequest", components=[S(
+            "DescribeClientQuotasRequest", "ComponentData", entity_type="user", match_type=0, match="alice")],
+        strict=False), """
+        00000001 0004 75736572 00 0005 616c696365  # [("user", EXACT, "alice")]
+        00                                         # Strict false
+    """),
+    Body("DescribeClientQuotasRequest", 1, lambda: M(
+        "DescribeClientQuotasRequest", components=[S(
+            "DescribeClientQuotasRequest", "ComponentData", entity_type="client-id", match_type=1, match=None)],
+        strict=True), """
+        02 0a 636c69656e742d6964 01 00 00          # [("client-id", DEFAULT, null)]
+        01 00                                      # Strict true, tags
+    """),
+    Body("DescribeClientQuotasResponse", 0, lambda: M(
+        "DescribeClientQuotasResponse", error_message=None, entries=[S(
+            "DescribeClientQuotasResponse", "EntryData",
+            entity=[S("DescribeClientQuotasResponse", "EntityData", entity_type="user", entity_name="alice")],
+            values=[S("DescribeClientQuotasResponse", "ValueData", key="request_percentage", value=50.0)])]), """
+        00000000 0000 ffff                         # throttle, NONE, message null
+        00000001 00000001 0004 75736572 0005 616c696365     # [([("user", "alice")],
+        00000001 0012 726571756573745f70657263656e74616765  #   [("request_percentage",
+        4049000000000000                                    #     50.0)])]
+    """),
+    Body("DescribeClientQuotasResponse", 1, lambda: M(
+        "DescribeClientQuotasResponse", error_message=None, entries=[S(
+            "DescribeClientQuotasResponse", "EntryData",
+            entity=[S("DescribeClientQuotasResponse", "EntityData", entity_type="user", entity_name=None)],
+            values=[S("DescribeClientQuotasResponse", "ValueData", key="producer_byte_rate", value=4096.0)])]), """
+        00000000 0000 00                           # throttle, NONE, message null
+        02 02 05 75736572 00 00                    # [([("user", null)],
+        02 13 70726f64756365725f627974655f72617465 #   [("producer_byte_rate",
+        40b0000000000000 00 00                     #     4096.0)])]
+        00
+    """),
+    # ---- DescribeLogDirs (35): v0-v4, flexible from v2 (a broker's read)
+    Body("DescribeLogDirsRequest", 0, lambda: M(
+        "DescribeLogDirsRequest", topics=[S("DescribeLogDirsRequest", "DescribableLogDirTopic", topic="t",
+                                            partitions=[0, 1])]),
+         "00000001 0001 74 00000002 00000000 00000001"),   # [("t", [0, 1])]
+    Body("DescribeLogDirsRequest", 4, lambda: M("DescribeLogDirsRequest", topics=None),
+         "00 00"),                                         # Topics null (every partition), tags
+    Body("DescribeLogDirsResponse", 0, lambda: M(
+        "DescribeLogDirsResponse", results=[S(
+            "DescribeLogDirsResponse", "DescribeLogDirsResult", log_dir="/d", topics=[S(
+                "DescribeLogDirsResponse", "DescribeLogDirsTopic", name="t", partitions=[S(
+                    "DescribeLogDirsResponse", "DescribeLogDirsPartition", partition_index=0, partition_size=1024,
+                    offset_lag=0, is_future_key=False)])])]), """
+        00000000 00000001 0000 0002 2f64       # throttle, [(NONE, "/d",
+        00000001 0001 74 00000001              #   [("t", [
+        00000000 0000000000000400              #     (0, size 1024,
+        0000000000000000 00                    #      lag 0, not future)])])]
+    """),
+    Body("DescribeLogDirsResponse", 4, lambda: M(
+        "DescribeLogDirsResponse", results=[S(
+            "DescribeLogDirsResponse", "DescribeLogDirsResult", log_dir="/d", topics=[], total_bytes=1000,
+            usable_bytes=500)]), """
+        00000000 0000                          # throttle, NONE
+        02 0000 03 2f64 01                     # [(NONE, "/d", [],
+        00000000000003e8 00000000000001f4 00   #   total 1000, usable 500)]
+        00
+    """),
 ]
 
 

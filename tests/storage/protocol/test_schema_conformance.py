@@ -48,7 +48,10 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse",
              # delegation-token APIs Kafka 3.9's controllers serve (not in the reference copy)
              "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "RenewDelegationTokenRequest",
-             "RenewDelegationTokenResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse"}
+             "RenewDelegationTokenResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse",
+             # reads a Kafka 3.9 broker answers itself (the simulated broker's listener; not in the reference copy)
+             "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeClientQuotasRequest",
+             "DescribeClientQuotasResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2",   # Kafka 4.0, KIP-996 pre-vote
                         # Kafka 4.x's new versions beside 3.9's (reference/kafka-4x/schema-diff-3.9-to-4x.md)

@@ -1,0 +1,75 @@
+"""kafka-dump-log --help: jopt-simple's BuiltinHelpFormatter(80, 2) layout.
+
+Independent source: KIP-1057 (Kafka 3.9, adds --remote-log-metadata-decoder) shows the real help rows of
+that option, with the description column starting at column 37 and padded to 43 columns. The other
+expectations are derived by hand from jopt-simple's Rows/Columns: option column = widest option
+(at most 39), description column = 80 - option column - 2, continuation pieces indented by 2, a piece
+closed when the next word (with its trailing spaces) would overflow.
+"""
+from __future__ import annotations
+
+import io
+
+from kraftsman.cli.common.boundary import run_command
+from kraftsman.cli.common.environment import Environment
+from kraftsman.cli.dump_log.help import option_display, pieces, render, words
+from kraftsman.cli.dump_log.options import help_text
+from kraftsman.cli.dump_log.tool import run
+
+KIP_1057_ROWS = [  # as printed on the KIP page (trailing spaces of the last row trimmed there)
+    "--remote-log-metadata-decoder        If set, log data will be parsed as         ",
+    "                                       TopicBasedRemoteLogMetadataManager       ",
+    "                                       (RLMM) metadata records. Instead, the    ",
+    "                                       value-decoder-class option can be used   ",
+    "                                       if a custom RLMM implementation is       ",
+    "                                       configured.",
+]
+
+
+def test_remote_log_metadata_rows_match_kip_1057():
+    lines = help_text().split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("--remote-log-metadata-decoder"))
+    assert [line.rstrip() for line in lines[start:start + 6]] == [row.rstrip() for row in KIP_1057_ROWS]
+    assert lines[start:start + 5] == KIP_1057_ROWS[:5]
+
+
+def test_every_row_is_padded_to_80_columns_and_sorted():
+    lines = help_text().split("\n")
+    assert {len(line) for line in lines} == {80}
+    assert lines[0].startswith("Option" + " " * 31 + "Description")  # option column 35 + separator 2
+    assert lines[1].startswith("------" + " " * 31 + "-----------")
+    flags = [line.split()[0] for line in lines[2:] if line.startswith("--")]
+    assert flags == sorted(flags) and "--files" in flags and "--version" in flags
+
+
+def test_option_cells():
+    assert option_display("--files", "String: file1, file2, ...") == "--files <String: file1, file2, ...>"
+    assert option_display("--key-decoder-class", "String", optional=True) == "--key-decoder-class [String]"
+    assert option_display("--help", None) == "--help"
+
+
+def test_words_break_after_spaces_and_inner_hyphens():
+    assert words("set if print-data-log is") == ["set ", "if ", "print-", "data-", "log ", "is"]
+    assert words("--files <String: x>") == ["--files ", "<String: ", "x>"]
+    assert words("file(s). (default: 5)") == ["file(s). ", "(default: ", "5)"]
+
+
+def test_pieces_wrap_with_two_space_continuations():
+    # width 43: "If set, uses deep instead of shallow " (37) + "iteration. " (11) overflows; the second
+    # piece "  iteration. Automatically set if " (34) takes "print-" (40) but not "data-" (45).
+    text = "If set, uses deep instead of shallow iteration. Automatically set if print-data-log is enabled."
+    assert pieces(text, 43) == ["If set, uses deep instead of shallow", "  iteration. Automatically set if print-",
+                                "  data-log is enabled."]
+
+
+def test_render_narrow_table():
+    assert render([("--a", "one two three")]).split("\n") == [
+        "Option  Description  ", "------  -----------  ", "--a     one two three"]
+
+
+def test_cli_help_is_description_then_table():
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(run, ["--help"], Environment(stdout=out, stderr=err), prog="kafka-dump-log")
+    assert status == 1 and out.getvalue() == ""
+    assert err.getvalue() == ("This tool helps to parse a log file and dump its contents to the console, useful for "
+                              "debugging a seemingly corrupt log segment.\n" + help_text() + "\n")
