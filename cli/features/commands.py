@@ -65,8 +65,12 @@ def format_describe(meta, release: str = "3.9") -> str:
 
 
 def describe(args, ctx) -> int:
-    """Print the supported and finalized features of the node reached (ApiVersions)."""
-    meta = admin_call(ctx.admin().describe_features, wording=server_words)
+    """Print the supported and finalized features of the node reached (ApiVersions), or of --node-id's (Kafka 4.2;
+    a negative id is refused with its text)."""
+    node_id = getattr(ctx.args, "node_id", None)
+    if node_id is not None and node_id < 0:
+        raise _bad(ctx, f"Invalid node id {node_id}: must be non-negative.")
+    meta = admin_call(ctx.admin().describe_features, node_id, wording=server_words)
     rows = [{"name": name, "supported_min_version": low, "supported_max_version": high,
              "finalized_version_level": meta.finalized.get(name, 0)}
             for name, (low, high) in sorted(meta.supported.items())]

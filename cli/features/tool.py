@@ -1,5 +1,6 @@
 """kafka-features: describe, upgrade, downgrade and disable feature flags (Kafka 3.9's FeatureCommand), plus
-Kafka 4.0's additions: --release-version on upgrade / downgrade, version-mapping and feature-dependencies.
+Kafka 4.0's additions: --release-version on upgrade / downgrade, version-mapping and feature-dependencies, and
+Kafka 4.2's `describe --node-id`.
 
 Kafka's flags, texts and exit codes, spoken through kraftsman's Admin client (controller.client.admin):
 ApiVersions for `describe`, one UpdateFeatures request (v1: UpgradeType, ValidateOnly) for
@@ -97,6 +98,9 @@ DowngradeDryRun = _flag("--dry-run", "Validate this downgrade, but do not perfor
 DisableFeatures = _features("A feature flag to disable.", completers.feature_names)
 DisableUnsafe = _flag("--unsafe", "Disable this feature flag even if it may irreversibly destroy metadata.")
 DisableDryRun = _flag("--dry-run", "Perform a dry-run of this disable operation.")
+DescribeNodeId = Annotated[Optional[int], typer.Option(
+    "--node-id", metavar="NODE_ID", help="(Kafka 4.2) The node to describe the features of: a controller with "
+                                         "--bootstrap-controller, else a broker. The default is the node reached.")]
 LookupRelease = _release_version(LOOKUP_RELEASE_HELP)
 LookupFeatures = Annotated[list[str], typer.Option(
     "--feature", metavar="FEATURE", autocompletion=completers.feature_levels,
@@ -120,8 +124,8 @@ def connection(bootstrap_server: BootstrapServer = None, bootstrap_controller: B
 
 
 @_command("describe", "Describes the current active feature flags.")
-def describe(ctx: typer.Context, output: Output = "text", timeout: Timeout = None, profile: Profile = None,
-             client_property: ClientProperty = None) -> int:
+def describe(ctx: typer.Context, node_id: DescribeNodeId = None, output: Output = "text", timeout: Timeout = None,
+             profile: Profile = None, client_property: ClientProperty = None) -> int:
     return admin_command(ctx, locals(), commands.describe, group=GROUP)
 
 

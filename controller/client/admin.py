@@ -171,9 +171,18 @@ class Admin:
 
         self._on_active_controller(attempt, api)
 
-    def describe_features(self) -> FeatureMetadata:
-        """Return the supported and finalized features of the server reached (ApiVersions)."""
-        return self._on_active_controller(lambda conn: _describe_features_on(conn, self.deadline), "ApiVersions")
+    def describe_features(self, node_id: int | None = None) -> FeatureMetadata:
+        """Return the supported and finalized features of the server reached (ApiVersions), or of node `node_id`
+        (Kafka 4.2's DescribeFeaturesOptions.nodeId): a controller with bootstrap controllers, else a broker, found
+        in DescribeCluster's list. A node the cluster does not list times out, as Kafka's Admin waits for it."""
+        if node_id is None:
+            return self._on_active_controller(lambda conn: _describe_features_on(conn, self.deadline), "ApiVersions")
+        kind = CONTROLLERS if self.config.bootstrap_controllers else BROKERS
+        node = next((n for n in self.describe_cluster(kind).nodes if n.node_id == node_id), None)
+        if node is None:
+            raise sc.RequestTimeout("Timed out waiting for a node assignment. Call: describeFeatures")
+        with sc.SyncConnection.open(node.host, node.port, self.config, self.deadline) as conn:
+            return _describe_features_on(conn, self.deadline)
 
     def update_features(self, updates: dict[str, tuple[int, int]], validate_only: bool) -> dict[str, str | None]:
         """Send UpdateFeatures ({name: (level, upgrade type)}); return {name: None or its error message}."""
