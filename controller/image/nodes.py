@@ -149,10 +149,10 @@ def _acls(image: MetadataImage, rules: NodeRules) -> Directory:
 
 def _features(image: MetadataImage, rules: NodeRules) -> Directory:
     features = image.features
-    version = features.metadata_version_name
+    version = plain = features.metadata_version_name
     if rules.optional_metadata_version:
         version = "Optional.empty" if features.metadata_version is None else f"Optional[{version}]"
-    children = {"metadataVersion": Leaf(version)}
+    children = {"metadataVersion": Leaf(version, lambda: plain)}     # data: the version alone, in every release
     if rules.zk_migration_state:
         children["zkMigrationState"] = Leaf(features.zk_migration_state_name)
     for name, level in features.finalized.items():
