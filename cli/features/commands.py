@@ -105,10 +105,12 @@ class FeatureCommandTexts:
     metadata_deprecated: bool    # --metadata prints METADATA_DEPRECATED first (4.0+)
     version_errors: str          # "3.9", "4.0" (4.0, 4.1: "Unknown metadata.version X. Supported ... are a, b")
                                  # or "4.2" (MetadataVersion's own text, unstable versions allowed)
+    kraft_version_hint: bool     # kraftsman's hint when kraft.version fails: 3.9 keeps a static quorum at 0 (4.x
+                                 # controllers move it to 1, and refuse a whole request for any feature's error)
 
 
-TEXTS = {"3.9": FeatureCommandTexts(False, "3.9"), "4.0": FeatureCommandTexts(True, "4.0"),
-         "4.1": FeatureCommandTexts(True, "4.0"), "4.2": FeatureCommandTexts(True, "4.2")}
+TEXTS = {"3.9": FeatureCommandTexts(False, "3.9", True), "4.0": FeatureCommandTexts(True, "4.0", False),
+         "4.1": FeatureCommandTexts(True, "4.0", False), "4.2": FeatureCommandTexts(True, "4.2", False)}
 METADATA_DEPRECATED = " `metadata` flag is deprecated and may be removed in a future release."
 
 
@@ -246,7 +248,7 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
              warnings=list(getattr(ctx, "warnings", [])))
     if failed and not structured(ctx.args.output):
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
-        if found.get(KRAFT_VERSION) is not None and len(updates) > 1:
+        if found.get(KRAFT_VERSION) is not None and len(updates) > 1 and TEXTS[_release(ctx)].kraft_version_hint:
             ctx.env.stderr.write(f"kafka-features: hint: {KRAFT_VERSION_HINT}\n")
     return status
 

@@ -79,34 +79,43 @@ def brokers(quorum, loop):
         yield sims
 
 
-def test_4_2_brokers_register_and_unfence_at_3_9_iv0(quorum, brokers):
-    assert all(not b.fenced and b.fatal is None for b in brokers)
+@pytest.fixture(scope="module")
+def upgraded(quorum, brokers, loop):
+    """The cluster at 3.9-IV0 with 4.2 brokers registered (describe's rows, the brokers' state), then `upgrade
+    --release-version 4.2-IV1` and what it printed: run once, whatever order the tests run in."""
+    wait_for(lambda: all(not b.fenced and b.watch.metadata_version == 21 for b in brokers))
+    before = describe(quorum), [(b.fenced, b.fatal) for b in brokers]
+    # every voter registers itself (KIP-919) before Kafka accepts a feature change
+    wait_for(lambda: kf(quorum, "upgrade", "--release-version", "4.2-IV1", "--dry-run")[0] == 0, timeout=30)
+    result = kf(quorum, "upgrade", "--release-version", "4.2-IV1")
+    for address in quorum.addresses().values():
+        wait_for(lambda: finalized_features(address, loop).get("metadata.version") == 29, timeout=15)
+    return before, result
+
+
+def test_4_2_brokers_register_and_unfence_at_3_9_iv0(upgraded, brokers):
+    (rows, states), _ = upgraded
+    assert states == [(False, None)] * len(brokers)
     assert brokers[0].versions == {"BrokerRegistration": 4, "BrokerHeartbeat": 1, "Fetch": 18, "FetchSnapshot": 1}
-    rows = describe(quorum)
     assert rows["metadata.version"] | {"Epoch": "-"} == {"SupportedMinVersion": "3.3-IV3",
                                                         "SupportedMaxVersion": "4.2-IV1",
                                                         "FinalizedVersionLevel": "3.9-IV0", "Epoch": "-"}
     assert {name: row["FinalizedVersionLevel"] for name, row in rows.items()} == {
         name: "0" for name in LEVELS_4_2 if name not in ("kraft.version", "metadata.version")} | {
         "kraft.version": "1", "metadata.version": "3.9-IV0"}
-    wait_for(lambda: all(b.watch.metadata_version == 21 for b in brokers))
 
 
-def test_upgrade_to_4_2_iv1_finalizes_every_4x_feature(quorum, brokers, loop):
-    # every voter registers itself (KIP-919) before Kafka accepts a feature change
-    wait_for(lambda: kf(quorum, "upgrade", "--release-version", "4.2-IV1", "--dry-run")[0] == 0, timeout=30)
-    status, out, err = kf(quorum, "upgrade", "--release-version", "4.2-IV1")
+def test_upgrade_to_4_2_iv1_finalizes_every_4x_feature(quorum, brokers, upgraded):
+    _, (status, out, err) = upgraded
     assert (status, err) == (0, "")
     assert out.splitlines() == [f"{name} was upgraded to {level if name != 'metadata.version' else 29}."
                                 for name, level in LEVELS_4_2.items()]
-    for address in quorum.addresses().values():
-        wait_for(lambda: finalized_features(address, loop).get("metadata.version") == 29, timeout=15)
     assert {name: row["FinalizedVersionLevel"] for name, row in describe(quorum).items()} == LEVELS_4_2
     wait_for(lambda: all(b.watch.metadata_version == 29 for b in brokers))
     assert all(not b.fenced and b.fatal is None for b in brokers)
 
 
-def test_a_downgrade_to_3_9_is_refused_with_kafkas_reason(quorum):
+def test_a_downgrade_to_3_9_is_refused_with_kafkas_reason(quorum, upgraded):
     status, out, err = kf(quorum, "downgrade", "--release-version", "3.9")
     expected = {"eligible.leader.replicas.version": 0, "group.version": 0, "kraft.version": 1,
                 "metadata.version": 21, "share.version": 0, "streams.version": 0, "transaction.version": 0}
@@ -115,7 +124,7 @@ def test_a_downgrade_to_3_9_is_refused_with_kafkas_reason(quorum):
     assert describe(quorum)["metadata.version"]["FinalizedVersionLevel"] == "4.2-IV1"
 
 
-def test_describe_node_id_asks_that_controller(quorum):
+def test_describe_node_id_asks_that_controller(quorum, upgraded):
     """Kafka 4.2's `describe --node-id`: the named controller's own answer; a negative id is refused first, an id
     the cluster does not list times out (Kafka's Admin waits for its node)."""
     whole = kf(quorum, "describe")
@@ -126,7 +135,7 @@ def test_describe_node_id_asks_that_controller(quorum):
     assert (status, out, err) == (69, "", "Timed out waiting for a node assignment. Call: describeFeatures\n")
 
 
-def test_dump_log_and_the_shell_read_the_log_and_snapshots(quorum, brokers, loop):
+def test_dump_log_and_the_shell_read_the_log_and_snapshots(quorum, brokers, upgraded, loop):
     _, part = loop.run(find_leader(quorum.addresses()))
     upgraded = part.high_watermark                          # the upgrade is below it
 
