@@ -16,7 +16,7 @@ import importlib
 import click
 
 from .app import TOOLS, UMBRELLA, UMBRELLA_COMMANDS
-from .common.boundary import OWN_VERSION, exit_with, package_version
+from .common.boundary import exit_with, own_version, package_version
 from .common.environment import Environment
 from .common.status import ExitStatus
 
@@ -98,7 +98,7 @@ def run(argv: list[str], env: Environment) -> int:
         env.stderr.write(f"kraftsman: unknown command '{argv[0]}' (commands: {', '.join(SUBCOMMANDS)}; "
                          f"see 'kraftsman --help')\n")
         return ExitStatus.USAGE
-    if argv[1:2] == ["--version"] and entry[1] not in OWN_VERSION:
+    if argv[1:2] == ["--version"] and not own_version(entry[1]):
         from .common.kafka_release import kafka_release, version_line
 
         env.stdout.write(version_line(entry[1], package_version(), kafka_release(env)))

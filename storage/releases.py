@@ -3,13 +3,15 @@
 Rules:
 - A release is named by its major.minor string; every table that differs by release (metadata versions and
   features here in storage, texts with each tool, the controller's rules) is keyed by these names.
-- The facts come from the builds 3.9.0, 4.0.0, 4.1.1 and 4.2.0 (../shared/reference/kafka-4x).
+- KAFKA_VERSIONS is the version each release's own admin tools print for --version (kafka-topics): the builds
+  the facts came from (3.9.0, 4.0.0, 4.1.1, 4.2.0; ../shared/reference/kafka-4x).
 - Pure data; the cli layer decides which release a command speaks for (KRAFTSMAN_KAFKA_VERSION, a profile).
 """
 from __future__ import annotations
 
 RELEASES = ("3.9", "4.0", "4.1", "4.2")
 DEFAULT_RELEASE = "3.9"
+KAFKA_VERSIONS = {"3.9": "3.9.0", "4.0": "4.0.0", "4.1": "4.1.1", "4.2": "4.2.0"}
 
 
 class UnknownRelease(ValueError):

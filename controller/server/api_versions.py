@@ -5,7 +5,8 @@ Rules:
   schema kraftsman does not carry yet is left out at import time (never a crash), so the list grows as
   schemas land. Kafka 3.9's own controller list (the golden ApiVersions frames) is the test oracle.
 - Metadata is served by kraftsman's controller for admin clients (KIP-919 style); Kafka 3.9's controller
-  does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1. Envelope (forwarding,
+  does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1, and DescribeCluster to
+  v2 (KIP-1073, Kafka 4.0's IncludeFencedBrokers) where 3.9 stops at v1. Envelope (forwarding,
   KIP-590) is unwrapped by the Listener itself. Not served, though Kafka 3.9's controller lists them:
   ControlledShutdown (ZooKeeper brokers during a migration) and DescribeDelegationToken (brokers answer it
   from their own token cache; no broker forwards it).
@@ -40,7 +41,7 @@ _KIP_896 = {"Fetch": (4, 18), "CreateTopics": (2, 7), "DeleteTopics": (1, 6), "A
             "CreateDelegationToken": (1, 3), "RenewDelegationToken": (1, 2), "ExpireDelegationToken": (1, 2)}
 RELEASE_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     "3.9": {"Fetch": (0, 17), "Metadata": (0, 12), "UpdateFeatures": (0, 1), "AddRaftVoter": (0, 0),
-            "AlterPartitionReassignments": (0, 0), "DescribeCluster": (0, 1)},
+            "AlterPartitionReassignments": (0, 0)},   # DescribeCluster v2 and Vote v2: kraftsman's in every release
     "4.0": {**_KIP_896, "Fetch": (4, 17), "AddRaftVoter": (0, 0), "AlterPartitionReassignments": (0, 0)},
     "4.1": {**_KIP_896, "AddRaftVoter": (0, 0)},
     "4.2": dict(_KIP_896),

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from kraftsman.cli import app
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.docs import pages as docs
 
@@ -28,6 +29,14 @@ def run_help(command, path) -> tuple[int, str]:
     return int(status), out.getvalue()
 
 
+def jopt_tool(name: str) -> bool:
+    """Tell whether the console script `name` keeps Kafka's jopt-simple manners (the registry's `jopt`)."""
+    from kraftsman.cli.app import by_script
+
+    tool = by_script(name)
+    return tool is not None and tool.jopt
+
+
 def mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
 
@@ -36,8 +45,9 @@ def mentions(text: str, word: str) -> bool:
 def test_help_lists_every_flag(command, path):
     node = next(n for n in docs.model(command, nested=False).walk() if n.path == path)
     status, text = run_help(command, path)
-    # Kafka's kafka-dump-log prints its usage on stderr and exits 1 for --help; every other tool exits 0.
-    assert status == (1 if command.name == "kafka-dump-log" else 0), text
+    # Kafka's jopt-simple tools (kafka-dump-log, kafka-topics, ...) print their usage on stderr and exit 1 for
+    # --help, as Kafka 3.9's do; every other tool exits 0.
+    assert status == (1 if jopt_tool(command.name) else 0), text
     missing = [f for o in node.options for f in o.flags if not mentions(text, f)]
     missing += [s for s in node.subcommands if not mentions(text, s)]
     assert not missing, f"{command.name} {' '.join(path)} --help lacks {missing}:\n{text}"
@@ -77,8 +87,10 @@ def test_version_of_every_console_script(command):
                             stdin=subprocess.DEVNULL, env=environ)
     assert (result.returncode, result.stderr) == (0, "")
     # every tool names itself (kafka-dump-log too, issue 31), kraftsman's version and the Kafka release it speaks
-    # for (KRAFTSMAN_KAFKA_VERSION, 3.9 when unset); the umbrella only the version and the release
-    expected = {"kraftsman": f"kraftsman {package_version()}, Kafka 3.9\n"}
+    # for (KRAFTSMAN_KAFKA_VERSION, 3.9 when unset), but the Kafka admin tools (kafka-topics, ...), which print
+    # that release's Kafka version as Kafka's do; the umbrella only the version and the release
+    expected = {"kraftsman": f"kraftsman {package_version()}, Kafka 3.9\n"} | {
+        tool.script: "3.9.0\n" for tool in app.TOOLS if tool.kafka_version}
     assert result.stdout == expected.get(command.name, f"{command.name} (kraftsman) {package_version()}, Kafka 3.9\n")
 
 
@@ -87,14 +99,17 @@ def test_version_names_the_release_kraftsman_speaks_for(release):
     from kraftsman.cli import main
     from kraftsman.cli.common.boundary import package_version, run_command
     from kraftsman.cli.dump_log.tool import run as dump_log
+    from kraftsman.storage.releases import KAFKA_VERSIONS
 
     out = io.StringIO()
     env = Environment(stdout=out, stderr=out, env={"KRAFTSMAN_KAFKA_VERSION": release})
     assert main.run(["storage", "--version"], env) == 0 and main.run(["--version"], env) == 0
     assert run_command(dump_log, ["--version"], env, prog="kafka-dump-log") == 0
+    assert main.run(["topics", "--version"], env) == 0
     assert out.getvalue() == (f"kafka-storage (kraftsman) {package_version()}, Kafka {release}\n"
                               f"kraftsman {package_version()}, Kafka {release}\n"
-                              f"kafka-dump-log (kraftsman) {package_version()}, Kafka {release}\n")
+                              f"kafka-dump-log (kraftsman) {package_version()}, Kafka {release}\n"
+                              f"{KAFKA_VERSIONS[release]}\n")
     bad = io.StringIO()
     env = Environment(stdout=bad, stderr=bad, env={"KRAFTSMAN_KAFKA_VERSION": "5.0"})
     assert run_command(lambda argv, env: 0, ["--version"], env, prog="kafka-storage") == 64

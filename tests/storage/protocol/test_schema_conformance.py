@@ -54,16 +54,19 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "DescribeClientQuotasResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
 NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2",   # Kafka 4.0, KIP-996 pre-vote
+                        "DescribeClusterRequest": "0-2", "DescribeClusterResponse": "0-2",  # 4.0, KIP-1073
                         # Kafka 4.x's new versions beside 3.9's (reference/kafka-4x/schema-diff-3.9-to-4x.md)
                         "FetchRequest": "0-18", "FetchResponse": "0-18", "MetadataRequest": "0-13",
                         "MetadataResponse": "0-13", "AddRaftVoterRequest": "0-1", "AddRaftVoterResponse": "0-1",
                         "AlterPartitionReassignmentsRequest": "0-1", "AlterPartitionReassignmentsResponse": "0-1"}
+KRAFTSMAN_TAGS = {"DescribeClusterResponse.Brokers." + name   # kraftsman tagged extensions (tags 10000-10003)
+                  for name in ("StartTimeMs", "BrokerEpoch", "IncarnationId", "InControlledShutdown")}
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
+                "DescribeClusterRequest.IncludeFencedBrokers", "DescribeClusterResponse.Brokers.IsFenced",
                 "FetchRequest.Topics.Partitions.HighWatermark", "MetadataResponse.ErrorCode",
                 "AddRaftVoterRequest.AckWhenCommitted", "AlterPartitionReassignmentsRequest.AllowReplicationFactorChange",
                 "AlterPartitionReassignmentsResponse.AllowReplicationFactorChange",
-                "DescribeClusterResponse.Brokers.StartTimeMs",      # kraftsman tagged extensions (tag 10000)
-                "BrokerRegistrationRequest.StartTimeMs"}
+                *KRAFTSMAN_TAGS, "BrokerRegistrationRequest.StartTimeMs"}
 
 
 def strip_comments(text: str) -> str:
