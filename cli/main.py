@@ -85,7 +85,9 @@ def run(argv: list[str], env: Environment) -> int:
         (env.stdout if argv else env.stderr).write(usage())    # no command at all: a usage error, on stderr
         return ExitStatus.OK if argv else ExitStatus.USAGE
     if argv[0] == "--version":
-        env.stdout.write(f"kraftsman {package_version()}\n")
+        from .common.kafka_release import kafka_release
+
+        env.stdout.write(f"kraftsman {package_version()}, Kafka {kafka_release(env)}\n")
         return ExitStatus.OK
     if argv[0] in ("--install-completion", "--show-completion"):
         from .completion import install
@@ -97,7 +99,9 @@ def run(argv: list[str], env: Environment) -> int:
                          f"see 'kraftsman --help')\n")
         return ExitStatus.USAGE
     if argv[1:2] == ["--version"] and not own_version(entry[1]):
-        env.stdout.write(f"{entry[1]} (kraftsman) {package_version()}\n")
+        from .common.kafka_release import kafka_release, version_line
+
+        env.stdout.write(version_line(entry[1], package_version(), kafka_release(env)))
         return ExitStatus.OK
     module = importlib.import_module(entry[0])
     return module.run(argv[1:], env)

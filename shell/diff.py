@@ -115,13 +115,15 @@ def _paths(state, sides, path: str) -> list[tuple] | None:
     """Return the node paths `path` (a glob, relative to the working directory) names in either image."""
     found = set()
     for _label, image in sides:
-        found.update(info.path for info in visit(root_node(image, state.local), state.working_directory, path))
+        root = root_node(image, state.local, state.release)
+        found.update(info.path for info in visit(root, state.working_directory, path))
     return sorted(found) or None
 
 
 def _changes(state, sides, paths, values: bool):
     (_, old_image), (_, new_image) = sides
-    old, new = Side(old_image, root_node(old_image, state.local)), Side(new_image, root_node(new_image, state.local))
+    old, new = Side(old_image, root_node(old_image, state.local, state.release)), \
+        Side(new_image, root_node(new_image, state.local, state.release))
     for path in paths:
         yield from compare(old, new, path, values)
 

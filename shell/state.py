@@ -32,6 +32,7 @@ class ShellState:
     output: str = "text"
     exit_requested: bool = False
     images: SessionImages = field(default_factory=SessionImages, repr=False)
+    release: str = "3.9"        # the Kafka release whose shell texts are printed (KRAFTSMAN_KAFKA_VERSION)
     _root: object = field(default=None, repr=False)
     _root_image: object = field(default=None, repr=False)
 
@@ -43,7 +44,7 @@ class ShellState:
     def root(self):
         """Return the root node of the current image's tree."""
         if self._root is None or self._root_image is not self.image:
-            self._root, self._root_image = root_node(self.image, self.local), self.image
+            self._root, self._root_image = root_node(self.image, self.local, self.release), self.image
         return self._root
 
     def set_image(self, image: MetadataImage) -> None:

@@ -9,6 +9,8 @@ validateValues is not repeated):
    listener.security.protocol.map (the earlyStartListeners field, initialised before validateValues runs).
 3. validateValues: node.id equals broker.id; no process.roles: zookeeper.connect is required; process.roles:
    node.id must be set (>= 0); advertised.listeners (when set) parse as endpoints too.
+Kafka 4.x's KafkaConfig requires process.roles and node.id (ConfigDef's "Missing required configuration" text)
+and reads no broker.id or ZooKeeper key; the listener checks are the same, in the same order.
 
 Rules:
 - Every refusal is a ConfigError whose message is one line in Kafka's words; nothing prints here.
@@ -36,8 +38,14 @@ class ConfigError(ValueError):
     (kafka-storage), or a setting kafka-controller cannot serve."""
 
 
-def validate(props: dict[str, str]) -> None:
-    """Raise ConfigError when KafkaConfig would refuse `props`."""
+def validate(props: dict[str, str], release: str = "3.9") -> None:
+    """Raise ConfigError when `release`'s KafkaConfig would refuse `props` (Kafka 4.x: process.roles and node.id
+    are required settings, broker.id and the ZooKeeper keys are not read)."""
+    VALIDATORS[release](props)
+
+
+def _validate_3_9(props: dict[str, str]) -> None:
+    """Raise ConfigError as Kafka 3.9's KafkaConfig does (the order in the module's text)."""
     node_id, broker_id = _int(props, "node.id", "broker.id"), _int(props, "broker.id", "node.id")
     roles = process_roles(props)
     protocols = security_protocol_map(props, roles)
@@ -52,6 +60,22 @@ def validate(props: dict[str, str]) -> None:
                           "(i.e. when running in KRaft mode).")
     if props.get("advertised.listeners") is not None:
         endpoints(props["advertised.listeners"].strip(), protocols)
+
+
+def _validate_4x(props: dict[str, str]) -> None:
+    """Raise ConfigError as Kafka 4.x's KafkaConfig does: two required settings, then the listeners."""
+    for key in ("process.roles", "node.id"):
+        if key not in props:
+            raise ConfigError(f'Missing required configuration "{key}" which has no default value.')
+    roles = process_roles(props)
+    _int(props, "node.id", "node.id")
+    protocols = security_protocol_map(props, roles)
+    endpoints(props.get("listeners", DEFAULT_LISTENERS).strip(), protocols)
+    if props.get("advertised.listeners") is not None:
+        endpoints(props["advertised.listeners"].strip(), protocols)
+
+
+VALIDATORS = {"3.9": _validate_3_9, "4.0": _validate_4x, "4.1": _validate_4x, "4.2": _validate_4x}
 
 
 def process_roles(props: dict[str, str]) -> list[str]:

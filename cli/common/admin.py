@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 
 from .environment import Environment
+from .kafka_release import kafka_release
 from .output import render, structured
 from .status import ExitStatus
 
@@ -66,7 +67,8 @@ def fail(args, env: Environment, message: str, status: int, hint: str | None = N
 
 
 class Context:
-    """The parsed connection settings of one run: addresses, client config and deadline."""
+    """The parsed connection settings of one run: addresses, client config, deadline and the Kafka release the
+    tool speaks for."""
 
     def __init__(self, args, env: Environment):
         from kraftsman.controller.client import sync_client as sc
@@ -86,6 +88,7 @@ class Context:
         self.deadline = time.monotonic() + seconds
         self.controllers = args.bootstrap_controller is not None
         self.config.bootstrap_controllers = self.controllers     # requests go to the active controller
+        self.release = kafka_release(env, args)   # KRAFTSMAN_KAFKA_VERSION, else the profile's kafka-version
 
     def admin(self, deadline: float | None = None):
         """Return the Admin calls (controller.client.admin) to this run's cluster, before `deadline` (default:

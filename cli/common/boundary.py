@@ -52,7 +52,8 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
                 env: Environment | None = None, prog: str = "kraftsman") -> int:
     """Run `fn(argv, env)` behind the error boundary and return its exit status.
 
-    `--version` as the first argument prints `<prog> (kraftsman) <version>` for every tool (but own_version's);
+    `--version` as the first argument prints `<prog> (kraftsman) <version>, Kafka <release>` for every tool (but
+    own_version's), the release being the one KRAFTSMAN_KAFKA_VERSION names;
     an argparse parser's own exit status 2 for bad flags becomes ExitStatus.USAGE (64)."""
     env = env or Environment()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -64,8 +65,7 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
         env.env["NO_COLOR"] = os.environ["NO_COLOR"] = "1"
     _apply_output_levels(argv, env, prog)
     if argv[:1] == ["--version"] and not own_version(prog):
-        env.stdout.write(f"{prog} (kraftsman) {package_version()}\n")
-        return ExitStatus.OK
+        return _print_version(prog, env)
     try:
         return int(fn(argv, env) or 0)
     except SystemExit as e:
@@ -114,6 +114,18 @@ def _apply_output_levels(argv: list[str], env: Environment, prog: str) -> None:
         from kraftsman.controller.client import sync_client
 
         sync_client.TRACE = lambda line: env.stderr.write(f"{prog}: {line}\n")
+
+
+def _print_version(prog: str, env: Environment) -> int:
+    """Print `--version`'s line (kafka_release.version_line); a bad KRAFTSMAN_KAFKA_VERSION is a usage error."""
+    from .kafka_release import kafka_release, version_line
+
+    try:
+        env.stdout.write(version_line(prog, package_version(), kafka_release(env)))
+    except ToolError as e:
+        env.stderr.write(f"{prog}: {e.message}\n")
+        return e.status
+    return ExitStatus.OK
 
 
 def package_version() -> str:

@@ -11,8 +11,9 @@ Rules:
 - Kafka's manners (CommandLineUtils, CommandDefaultOptions): no arguments (a KRAFTSMAN_<TOOL>_<FLAG> variable
   counts as one, a profile does not) prints `TOOL.no_args` and the option table on stderr, --help `TOOL.help`
   and the table (then kraftsman's additions), both exit 1 as Kafka 3.9's printUsageAndExit does; --version
-  prints KAFKA_VERSION (exit 0). UsageExit(message) is printUsageAndExit: the message and the table of Kafka's
-  options only (kraftsman's additions are left out, so it is Kafka's byte for byte), exit 1. `missing_argument`,
+  prints the Kafka version of the release spoken for (KRAFTSMAN_KAFKA_VERSION; exit 0). UsageExit(message) is
+  printUsageAndExit: the message and the table of Kafka's options only (kraftsman's additions are left out, so it
+  is Kafka's byte for byte), exit 1. `missing_argument`,
   `cannot_combine` and `exactly_one` raise it with Kafka's words.
 - A bad command line reads as jopt-simple's exceptions: "bogus is not a recognized option", "Option topic
   requires an argument", printed as Kafka's main() prints an uncaught exception (message, stack trace, blank
@@ -55,7 +56,6 @@ from .environment import Environment
 from .output import render, structured
 from .status import ExitStatus
 
-KAFKA_VERSION = "3.9.0"
 SETTINGS = {"help_option_names": [], "allow_extra_args": True}
 EXIT_UNCHANGED = ExitStatus.UNCHANGED        # json/yaml: --if-exists / --if-not-exists found it already so
 ADDITION = "kraftsman:"            # the help of kraftsman's additions starts so
@@ -369,8 +369,12 @@ def _answer(current: Run) -> int | None:
         env.stderr.write(f"{tool.help}\n{table(ctx.command)}\n\n{table(ctx.command, additions=True)}\n"
                          f"{textwrap.fill(GLOBAL_FLAGS, 80)}\n")
         return ExitStatus.ERROR
-    if current.args.show_version:
-        env.stdout.write(f"{KAFKA_VERSION}\n")
+    if current.args.show_version:          # the release's Kafka version (KRAFTSMAN_KAFKA_VERSION), as Kafka's tools
+        from kraftsman.storage.releases import KAFKA_VERSIONS
+
+        from .kafka_release import kafka_release
+
+        env.stdout.write(f"{KAFKA_VERSIONS[kafka_release(env)]}\n")
         return ExitStatus.OK
     return None
 

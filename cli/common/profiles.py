@@ -3,7 +3,9 @@
 Rules:
 - The file is $XDG_CONFIG_HOME/kraftsman/config.yaml (default ~/.config/kraftsman/config.yaml):
   `current-profile: NAME` and `profiles: {NAME: {bootstrap-controller, bootstrap-server, client: {k: v},
-  client-config: path, timeout: seconds, output: text|json|yaml}}`. A missing file is no profile.
+  client-config: path, timeout: seconds, output: text|json|yaml, kafka-version: 3.9|4.0|4.1|4.2}}`. A missing
+  file is no profile. kafka-version names the Kafka release the tools speak for with that profile (under
+  KRAFTSMAN_KAFKA_VERSION, over 3.9; common.kafka_release).
 - The profile used is --profile, else KRAFTSMAN_PROFILE, else current-profile; none of them: no profile.
 - Precedence is flag > environment variable > profile > built-in default; -X key=value client overrides win
   over the profile's client settings and client-config file.
@@ -20,10 +22,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kraftsman.storage.releases import RELEASES
+
 from .status import ExitStatus, ToolError
 
 KEYS = {"bootstrap-controller": str, "bootstrap-server": str, "client": dict, "client-config": str,
-        "timeout": (int, float), "output": str}
+        "timeout": (int, float), "output": str, "kafka-version": str}
 OUTPUTS = ("text", "json", "yaml")
 SECRET_WORDS = ("password", "secret", "token", "key", "sasl.jaas.config")
 MASK = "********"
@@ -47,13 +51,14 @@ class Profile:
     client_config: str | None = None
     timeout: float | None = None
     output: str | None = None
+    kafka_version: str | None = None
 
     def as_dict(self, masked: bool = True) -> dict:
         """Return the profile as its file spells it (secrets masked unless told)."""
         client = {k: (MASK if masked and is_secret(k) else v) for k, v in self.client.items()}
         values = {"bootstrap-controller": self.bootstrap_controller, "bootstrap-server": self.bootstrap_server,
                   "client": client or None, "client-config": self.client_config, "timeout": self.timeout,
-                  "output": self.output}
+                  "output": self.output, "kafka-version": self.kafka_version}
         return {k: v for k, v in values.items() if v is not None}
 
 
@@ -129,9 +134,12 @@ def _profile(name: str, body, path: Path, node) -> Profile:
     timeout = body.get("timeout")
     _expect(timeout is None or timeout > 0, path, _value_node(node, "timeout"),
             f"profile {name!r}: timeout must be positive")
+    version = body.get("kafka-version")
+    _expect(version is None or version in RELEASES, path, _value_node(node, "kafka-version"),
+            f"profile {name!r}: kafka-version must be one of {', '.join(RELEASES)}")
     return Profile(name, body.get("bootstrap-controller"), body.get("bootstrap-server"),
                    {str(k): str(v) for k, v in (body.get("client") or {}).items()}, body.get("client-config"),
-                   None if timeout is None else float(timeout), output)
+                   None if timeout is None else float(timeout), output, version)
 
 
 def _type_name(kind) -> str:
@@ -216,6 +224,7 @@ def fill(ns, chosen: Profile | None, given, *, servers: bool = True, output: boo
         ns.timeout = chosen.timeout
     if output and not given("output") and chosen.output is not None:
         ns.output = chosen.output
+    ns.kafka_version = chosen.kafka_version
 
 
 def complete_names(ctx, incomplete: str) -> list[str]:

@@ -112,7 +112,8 @@ def click_command(app, tool_env_name: str) -> click.Command:
 
 GLOBAL_FLAGS = ("Global flags (every tool): --quiet prints nothing on stdout (the exit code tells), --verbose traces "
                 "each client request on stderr, --debug shows a traceback instead of the one-line error, --no-color "
-                "(or NO_COLOR) turns colour off, --version prints the version.")
+                "(or NO_COLOR) turns colour off, --version prints the version. KRAFTSMAN_KAFKA_VERSION names the "
+                "Kafka release spoken where 3.9 and 4.x differ: 3.9 (default), 4.0, 4.1 or 4.2.")
 
 
 def _wire_variables(command: click.Command, tool_env_name: str) -> None:

@@ -285,9 +285,7 @@ class _time_limit:
 @silent
 def release_versions(values: dict, incomplete: str) -> list[str]:
     """Complete a release version (metadata.version names a KRaft cluster can use, e.g. 3.9-IV0)."""
-    from kraftsman.storage import features
-
-    return [mv.version for mv in features.VERSIONS]
+    return [mv.version for mv in _features().metadata.levels]
 
 
 @silent
@@ -305,18 +303,28 @@ def feature_names(values: dict, incomplete: str) -> list[str]:
     return _feature_names()
 
 
+def _features():
+    """Return the feature table of the release KRAFTSMAN_KAFKA_VERSION names (3.9 when unset or unknown)."""
+    from kraftsman.storage import features, releases
+
+    try:
+        return features.FEATURE_SETS[releases.check(os.environ.get("KRAFTSMAN_KAFKA_VERSION") or "3.9")]
+    except releases.UnknownRelease:
+        return features.FEATURE_SETS[releases.DEFAULT_RELEASE]
+
+
 def _feature_names() -> list[str]:
     from kraftsman.storage import features
 
-    return sorted([features.METADATA_VERSION, *features.feature_names()])
+    return sorted([features.METADATA_VERSION, *_features().names()])
 
 
 def _levels(name: str) -> list[int]:
     from kraftsman.storage import features
 
     if name == features.METADATA_VERSION:
-        return [mv.level for mv in features.VERSIONS]
-    found = features.feature(name)
+        return [mv.level for mv in _features().metadata.levels]
+    found = _features().feature(name)
     return [fl.level for fl in found.levels] if found else []
 
 

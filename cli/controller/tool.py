@@ -7,6 +7,8 @@ Rules:
 - SIGQUIT logs every thread's and task's stack and goes on (a JVM's thread dump, for a hang).
 - Configuration and storage problems are one line on stderr with exit code 1, before any socket opens.
 - The event loop is uvloop's when it is installed (a dependency on Linux and macOS), else asyncio's.
+- KRAFTSMAN_KAFKA_VERSION (3.9, 4.0, 4.1, 4.2) names the Kafka release the controller speaks for, unless the file
+  (or --override) sets kraftsman.kafka.version; default 3.9.
 """
 from __future__ import annotations
 
@@ -54,8 +56,12 @@ def _load_config(path: str, overrides: list[str], environ):
     from kraftsman.controller.server.config import ConfigError, from_properties
 
     from ..common.env_overrides import load_server_properties
+    from ..common.kafka_release import VARIABLE
 
     props = load_server_properties(path, environ)
+    release = environ.get(VARIABLE, "").strip()
+    if release:                     # KRAFTSMAN_KAFKA_VERSION, unless the file or --override names the release
+        props.setdefault("kraftsman.kafka.version", release)
     try:
         props |= key_values(overrides, strip_values=False)
     except BadPair as e:

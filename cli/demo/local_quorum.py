@@ -11,6 +11,8 @@ Rules:
   voters' addresses) instead of controller.quorum.voters, voters are formatted with --initial-controllers
   (their directory ids chosen here), and `spares` more nodes are formatted with --no-initial-controllers:
   they start as observers until kafka-metadata-quorum add-controller makes them voters.
+- kafka_version names the Kafka release the quorum speaks for (KRAFTSMAN_KAFKA_VERSION for the format,
+  kraftsman.kafka.version in every server.properties); release_version is format's --release-version.
 """
 from __future__ import annotations
 
@@ -43,7 +45,8 @@ class LocalQuorum:
     """N controllers on 127.0.0.1 under `base`."""
 
     def __init__(self, base, voters: int = 3, *, cluster_id: str = "MkU3OEVBNTcwNTJENDM2Qg", extra=None,
-                 first_id: int = 1, dynamic: bool = False, spares: int = 0):
+                 first_id: int = 1, dynamic: bool = False, spares: int = 0, kafka_version: str = "3.9",
+                 release_version: str | None = None):
         from kraftsman.storage.protocol.uuids import random_directory_id
 
         if spares and not dynamic:
@@ -55,6 +58,7 @@ class LocalQuorum:
         self.cluster_id = cluster_id
         self.extra = dict(extra or {})
         self.dynamic = dynamic
+        self.kafka_version, self.release_version = kafka_version, release_version
         self.directory_ids = {i: str(random_directory_id()) for i in self.ids} if dynamic else {}
         self.procs: dict[int, subprocess.Popen] = {}
 
@@ -90,6 +94,8 @@ class LocalQuorum:
         props = {"process.roles": "controller", "node.id": str(node_id), **quorum,
                  "listeners": f"CONTROLLER://127.0.0.1:{self.ports[node_id]}",
                  "controller.listener.names": "CONTROLLER", "log.dirs": str(self.metadata_dir(node_id))}
+        if self.kafka_version != "3.9":
+            props["kraftsman.kafka.version"] = self.kafka_version
         return props | self.extra
 
     def running_nodes(self) -> list[str]:
@@ -119,11 +125,13 @@ class LocalQuorum:
             self.config_path(node_id).write_text(text)
             out, err = io.StringIO(), io.StringIO()
             argv = ["format", "-t", self.cluster_id, "-c", str(self.config_path(node_id)), "-g"]
+            argv += ["--release-version", self.release_version] if self.release_version else []
             if node_id in self.spare_ids:
                 argv.append("--no-initial-controllers")
             elif self.dynamic:
                 argv += ["--initial-controllers", self.initial_controllers()]
-            status = storage_tool.run(argv, Environment(stdout=out, stderr=err))
+            env = Environment(stdout=out, stderr=err, env={**os.environ, "KRAFTSMAN_KAFKA_VERSION": self.kafka_version})
+            status = storage_tool.run(argv, env)
             if status != 0:
                 raise RuntimeError(f"kafka-storage format failed for node {node_id}: {err.getvalue().strip()}")
 

@@ -13,6 +13,9 @@ from pathlib import Path
 
 VERSION = "0.1.0"
 COMMON_ENVIRONMENT = (
+    ("KRAFTSMAN_KAFKA_VERSION", "The Kafka release the tool speaks for where 3.9 and 4.x differ (defaults, texts, "
+                                "the controller's rules): 3.9 (the default), 4.0, 4.1 or 4.2; a connection "
+                                "profile's kafka-version when unset. --version shows it."),
     ("KRAFTSMAN_DEBUG", "When set to anything but 0, errors show a Python traceback (as --debug does)."),
     ("NO_COLOR", "When set and not empty, no colour is used (as --no-color does); colour is only ever used on "
                  "a terminal."),

@@ -26,8 +26,13 @@ from kraftsman.storage.records.metadata_json import MetadataParser, RecordError,
 from kraftsman.storage.records.runs import FRAME_HEAD, metadata_runs
 
 RECORD_INDENT = "|"
-_CONTROL_LABELS = {control.SNAPSHOT_HEADER: "SnapshotHeader", control.SNAPSHOT_FOOTER: "SnapshotFooter",
-                   control.KRAFT_VERSION: "KRaftVersion", control.KRAFT_VOTERS: "KRaftVoters"}
+_LABELS_3_9 = {control.SNAPSHOT_HEADER: "SnapshotHeader ", control.SNAPSHOT_FOOTER: "SnapshotFooter ",
+               control.KRAFT_VERSION: "KRaftVersion ", control.KRAFT_VOTERS: "KRaftVoters "}
+# the control records each release decodes, with the label its line gives them; the rest print
+# ` controlType: NAME(id)` (Kafka 4.1 added LeaderChange, written with a colon)
+CONTROL_LABELS = {"3.9": _LABELS_3_9, "4.0": _LABELS_3_9,
+                  "4.1": {**_LABELS_3_9, control.LEADER_CHANGE: "LeaderChange: "},
+                  "4.2": {**_LABELS_3_9, control.LEADER_CHANGE: "LeaderChange: "}}
 
 
 def batch_line(batch, position: int) -> str:
@@ -49,18 +54,19 @@ def batch_line(batch, position: int) -> str:
             f"isvalid: {'true' if batch.is_valid() else 'false'}")
 
 
-def control_part(record) -> str:
-    """Return the control-record part of a record line (` SnapshotHeader {...}`, ` controlType: ...`)."""
+def control_part(record, labels: dict = _LABELS_3_9) -> str:
+    """Return the control-record part of a record line (` SnapshotHeader {...}`, ` controlType: ...`), with the
+    release's `labels` (CONTROL_LABELS)."""
     try:
         kind = control.parse_control_type(record.key)
         type_id = int.from_bytes(record.key[2:4], "big", signed=True)
         if kind in (control.ABORT, control.COMMIT):
             _, epoch = control.decode_txn_marker(record.value)
             return f" endTxnMarker: {control.NAMES[kind]} coordinatorEpoch: {epoch}"
-        label = _CONTROL_LABELS.get(kind)
+        label = labels.get(kind)
         if label is None:
             return f" controlType: {control.NAMES.get(kind, 'UNKNOWN')}({type_id})"
-        return f" {label} {control_json(kind, record.value)}"
+        return f" {label}{control_json(kind, record.value)}"
     except (ValueError, IndexError, TypeError) as e:
         raise RecordError(f"cannot read control record at offset {record.offset}: {e}") from None
 
@@ -80,9 +86,10 @@ def string_parser(offset: int, key, value):
 class RecordFormatter:
     """Append the record lines of a batch to a list, as DumpLogSegments prints them."""
 
-    def __init__(self, parser=None, skip_metadata: bool = False):
+    def __init__(self, parser=None, skip_metadata: bool = False, release: str = "3.9"):
         self.parser = parser
         self.skip_metadata = skip_metadata
+        self.labels = CONTROL_LABELS[release]
         self.last_offset = -1
         self.gaps: list[tuple[int, int]] = []
 
@@ -123,7 +130,7 @@ class RecordFormatter:
                          f"valueSize: {value_size} sequence: {record.sequence} headerKeys: [{keys}]")
             prefix = " "
             if batch.is_control:
-                parts.append(control_part(record))
+                parts.append(control_part(record, self.labels))
         if self.parser is not None and not batch.is_control:
             self._parsed(record, prefix, parts)
         return "".join(parts)

@@ -82,6 +82,7 @@ class DumpOptions:
     max_message_size: int
     max_bytes: int
     output: str
+    release: str = "3.9"        # the Kafka release whose texts are printed (KRAFTSMAN_KAFKA_VERSION)
 
 
 def help_text() -> str:

@@ -181,7 +181,7 @@ class DumpSession:
         path = self.resolve(arg)
         _require(path)
         reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes, legacy=True)
-        formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata) \
+        formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata, self.opts.release) \
             if self.opts.deep_iteration else None
         with contextlib.closing(self.progress(reader, path)) as batches:   # a failed write (| head) clears the bar
             for batch in batches:

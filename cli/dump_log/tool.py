@@ -17,6 +17,7 @@ Rules:
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Annotated, Optional
 
 import click
@@ -109,14 +110,17 @@ def _dump(env: Environment, values: dict) -> int:
     """Answer --help, --version or a missing --files as Kafka does, else dump the files."""
     if values["show_help"]:
         return _usage(env, DESCRIPTION)
+    from ..common.kafka_release import kafka_release, version_line
+
+    release = kafka_release(env)
     if values["show_version"]:        # as every tool's --version (the boundary answers it when it comes first)
-        env.stdout.write(f"{PROG} (kraftsman) {package_version()}\n")
+        env.stdout.write(version_line(PROG, package_version(), release))
         return ExitStatus.OK
     if values["files"] is None:
         return _usage(env, MISSING_FILES)
     from .session import DumpSession
 
-    return DumpSession(dump_options(values), env).run()
+    return DumpSession(replace(dump_options(values), release=release), env).run()
 
 
 def _usage(env: Environment, head: str) -> int:

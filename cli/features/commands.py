@@ -7,14 +7,18 @@ Rules:
   not Kafka / TLS or SASL failure -> 69, a server error answering describe -> 1, worded as its message alone.
 - Light to import (the tool's --help loads it): the Admin client (controller.client.admin) is imported when a
   request is made.
-- --metadata prints nothing first (Kafka 4.0 added a deprecation line; 3.9 has none) and an unknown version
-  fails with 3.9's "Unsupported metadata.version ..."; --release-version fails with 4.0's "Unknown ...".
+- The release (KRAFTSMAN_KAFKA_VERSION or the profile's kafka-version) picks the texts (TEXTS): 3.9's --metadata
+  prints nothing first and an unknown version fails with "Unsupported metadata.version ..." (--release-version,
+  4.0's flag, with "Unknown ..."); 4.x prints the deprecation line first; 4.0/4.1 fail with "Unknown
+  metadata.version X. Supported metadata.version are ...", 4.2 with MetadataVersion's own text.
 - An update is a dict {feature: (level, upgrade type)}; its results print one line per feature, sorted by
   name, on stdout; any failure then ends with "N out of M operation(s) failed." (stderr, exit 1).
 - version-mapping and feature-dependencies print kafka-storage's texts (storage.tool's functions); their
   lookup errors are FeatureCommand's.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ..common.admin import Failure, admin_call
 from ..common.boundary import usage_exit
@@ -39,37 +43,43 @@ def server_words(error) -> str:
 # ---------------------------------------------------------------- describe
 
 
-def level_text(feature: str, level: int) -> str:
+def level_text(feature: str, level: int, release: str = "3.9") -> str:
     """Return a level as FeatureCommand.levelToString: metadata.version's as its version string."""
     from kraftsman.storage import features as ft
 
     if feature != ft.METADATA_VERSION:
         return str(level)
     try:
-        return ft.by_level(level).version
+        return ft.FEATURE_SETS[release].metadata.by_level(level).version
     except ft.FeatureError:
         return f"UNKNOWN {level}"
 
 
-def format_describe(meta) -> str:
-    """Return Kafka's `describe` lines: the supported features sorted by name (unfinalized: level 0)."""
+def format_describe(meta, release: str = "3.9") -> str:
+    """Return Kafka's `describe` lines: the supported features sorted by name (unfinalized: level 0), levels named
+    as the release names them (a metadata.version it does not know: `UNKNOWN <n>`)."""
     epoch = "-" if meta.epoch is None else str(meta.epoch)
     lines = []
     for name in sorted(meta.supported):
         low, high = meta.supported[name]
-        lines.append(f"Feature: {name}\tSupportedMinVersion: {level_text(name, low)}\tSupportedMaxVersion: "
-                     f"{level_text(name, high)}\tFinalizedVersionLevel: {level_text(name, meta.finalized.get(name, 0))}"
-                     f"\tEpoch: {epoch}")
+        finalized = meta.finalized.get(name, 0)
+        lines.append(f"Feature: {name}\tSupportedMinVersion: {level_text(name, low, release)}\tSupportedMaxVersion: "
+                     f"{level_text(name, high, release)}\tFinalizedVersionLevel: "
+                     f"{level_text(name, finalized, release)}\tEpoch: {epoch}")
     return "".join(line + "\n" for line in lines)
 
 
 def describe(args, ctx) -> int:
-    """Print the supported and finalized features of the node reached (ApiVersions)."""
-    meta = admin_call(ctx.admin().describe_features, wording=server_words)
+    """Print the supported and finalized features of the node reached (ApiVersions), or of --node-id's (Kafka 4.2;
+    a negative id is refused with its text)."""
+    node_id = getattr(ctx.args, "node_id", None)
+    if node_id is not None and node_id < 0:
+        raise _bad(ctx, f"Invalid node id {node_id}: must be non-negative.")
+    meta = admin_call(ctx.admin().describe_features, node_id, wording=server_words)
     rows = [{"name": name, "supported_min_version": low, "supported_max_version": high,
              "finalized_version_level": meta.finalized.get(name, 0)}
             for name, (low, high) in sorted(meta.supported.items())]
-    ctx.emit(format_describe(meta), finalized_features_epoch=meta.epoch, features=rows)
+    ctx.emit(format_describe(meta, _release(ctx)), finalized_features_epoch=meta.epoch, features=rows)
     return ExitStatus.OK
 
 
@@ -88,22 +98,60 @@ def feature_update(ctx, level: int, kind: int) -> tuple[int, int]:
     return level, kind
 
 
+@dataclass(frozen=True)
+class FeatureCommandTexts:
+    """What one release's FeatureCommand prints differently around metadata.version strings."""
+
+    metadata_deprecated: bool    # --metadata prints METADATA_DEPRECATED first (4.0+)
+    version_errors: str          # "3.9", "4.0" (4.0, 4.1: "Unknown metadata.version X. Supported ... are a, b")
+                                 # or "4.2" (MetadataVersion's own text, unstable versions allowed)
+    kraft_version_hint: bool     # kraftsman's hint when kraft.version fails: 3.9 keeps a static quorum at 0 (4.x
+                                 # controllers move it to 1, and refuse a whole request for any feature's error)
+
+
+TEXTS = {"3.9": FeatureCommandTexts(False, "3.9", True), "4.0": FeatureCommandTexts(True, "4.0", False),
+         "4.1": FeatureCommandTexts(True, "4.0", False), "4.2": FeatureCommandTexts(True, "4.2", False)}
+METADATA_DEPRECATED = " `metadata` flag is deprecated and may be removed in a future release."
+
+
 def _metadata_version(ctx, text: str, adjective: str = "Unknown"):
-    """Return the MetadataVersion of `text` or fail with FeatureCommand's list of supported versions."""
+    """Return the MetadataVersion of `text` or fail with the release's FeatureCommand text."""
     from kraftsman.storage import features as ft
 
+    rule = TEXTS[_release(ctx)].version_errors
     try:
-        return ft.from_version_string(text)
-    except ft.FeatureError:
-        raise _unknown_metadata_version(ctx, text, adjective) from None
+        return _table(ctx).parse(text, unstable_enabled=rule == "4.2")
+    except ft.FeatureError as e:
+        if rule == "4.2":
+            raise _bad(ctx, str(e)) from None
+        raise _unknown_metadata_version(ctx, text, "Unknown" if rule == "4.0" else adjective) from None
+
+
+def _table(ctx):
+    from kraftsman.storage import features as ft
+
+    return ft.FEATURE_SETS[_release(ctx)].metadata
+
+
+def _release(ctx) -> str:
+    return getattr(ctx, "release", "3.9")
 
 
 def _unknown_metadata_version(ctx, text: str, adjective: str = "Unknown") -> Failure:
     """Return FeatureCommand's failure for `text`: "Unsupported" in 3.9 (--metadata), "Unknown" in 4.0."""
-    from kraftsman.storage import features as ft
-
-    supported = [mv.version for mv in ft.VERSIONS if ft.MINIMUM_BOOTSTRAP_VERSION <= mv <= ft.LATEST_PRODUCTION]
+    table = _table(ctx)
+    supported = [mv.version for mv in table.between(table.minimum, table.latest_production)]
     return _bad(ctx, f"{adjective} metadata.version {text}. Supported metadata.version are {', '.join(supported)}")
+
+
+def _deprecated_metadata(ctx) -> None:
+    """Print 4.x's deprecation line of --metadata (text: on stdout first, as Kafka; json/yaml: in warnings)."""
+    if not TEXTS[_release(ctx)].metadata_deprecated:
+        return
+    if structured(ctx.args.output):
+        ctx.warnings = [*getattr(ctx, "warnings", []), METADATA_DEPRECATED.strip()]
+    else:
+        ctx.env.stdout.write(METADATA_DEPRECATED + "\n")
 
 
 def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
@@ -116,7 +164,7 @@ def release_updates(ctx, release: str, kind: int) -> dict[str, tuple[int, int]]:
     if mv.level < 1:           # a pre-KRaft version: Kafka's FeatureUpdate fails inside the same try
         raise _unknown_metadata_version(ctx, release)
     updates = {ft.METADATA_VERSION: (mv.level, kind)}
-    for name, level in ft.default_levels(mv).items():
+    for name, level in ft.FEATURE_SETS[_release(ctx)].default_levels(mv).items():
         if kind != UPGRADE or level > 0:
             updates[name] = (level, kind)
     return updates
@@ -132,6 +180,7 @@ def flag_updates(args, ctx, kind: int) -> dict[str, tuple[int, int]]:
         return release_updates(ctx, args.release_version, kind)
     updates = {}
     if args.metadata is not None:
+        _deprecated_metadata(ctx)
         mv = _metadata_version(ctx, args.metadata, "Unsupported")
         updates[ft.METADATA_VERSION] = feature_update(ctx, mv.level, kind)
     for item in args.feature or ():
@@ -195,10 +244,11 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
     results = [{"feature": name, "level": updates[name][0], "upgrade_type": kinds[updates[name][1]],
                 "error": found[name]} for name in sorted(found)]
     status = ExitStatus.ERROR if failed else ExitStatus.OK
-    ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=[])
+    ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results,
+             warnings=list(getattr(ctx, "warnings", [])))
     if failed and not structured(ctx.args.output):
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
-        if found.get(KRAFT_VERSION) is not None and len(updates) > 1:
+        if found.get(KRAFT_VERSION) is not None and len(updates) > 1 and TEXTS[_release(ctx)].kraft_version_hint:
             ctx.env.stderr.write(f"kafka-features: hint: {KRAFT_VERSION_HINT}\n")
     return status
 
@@ -231,17 +281,15 @@ def disable(args, ctx) -> int:
 
 def version_mapping(args, ctx) -> int:
     """Print metadata.version and each production feature's default level for a release."""
+    from kraftsman.storage import feature_texts as texts
     from kraftsman.storage import features as ft
 
-    from ..storage import tool as storage_tool
-
     try:
-        text = storage_tool.version_mapping_text(args.release_version)
-    except storage_tool.Failure as e:
+        typed, mv = texts.mapping_version(_release(ctx), args.release_version)
+    except ft.FeatureError as e:
         raise _bad(ctx, str(e)) from None
-    mv = ft.from_version_string(args.release_version or str(ft.LATEST_PRODUCTION))
-    ctx.emit(text, release_version=args.release_version or str(ft.LATEST_PRODUCTION),
-             metadata_version_level=mv.level, features=ft.default_levels(mv))
+    ctx.emit(texts.version_mapping(_release(ctx), args.release_version), release_version=typed,
+             metadata_version_level=mv.level, features=ft.FEATURE_SETS[_release(ctx)].default_levels(mv))
     return ExitStatus.OK
 
 
@@ -249,24 +297,23 @@ def dependencies(ctx, name: str, level: int) -> tuple[tuple[str, int], ...]:
     """Return what `name=level` requires, or fail with FeatureCommand's lookup messages."""
     from kraftsman.storage import features as ft
 
-    try:
-        if name == ft.METADATA_VERSION:
-            ft.by_level(level)           # "Unknown metadata.version <n>"
-            return ()
-    except ft.FeatureError as e:
-        raise _bad(ctx, str(e)) from None
-    known = ft.feature(name)
+    features = ft.FEATURE_SETS[_release(ctx)]
+    if name == ft.METADATA_VERSION:
+        if not features.metadata.knows_level(level):
+            raise _bad(ctx, f"Unknown metadata.version {level}")
+        return ()
+    known = features.feature(name)
     if known is None:
         raise _bad(ctx, f"Unknown feature: {name}")
-    definition = known.level(level)
-    if definition is None:               # Feature.fromFeatureLevel(level, true)
-        raise _bad(ctx, f"No feature:{name} with feature level {level}")
-    return definition.dependencies
+    try:
+        return known.from_level(level, True).dependencies     # Feature.fromFeatureLevel(level, true)
+    except ft.FeatureError as e:
+        raise _bad(ctx, str(e)) from None
 
 
 def feature_dependencies(args, ctx) -> int:
     """Print what each --feature name=level requires (kafka-storage's text); stop at the first bad one."""
-    from ..storage.tool import dependency_text
+    from kraftsman.storage.feature_texts import dependency_text
 
     rows = []
     for item in args.feature:

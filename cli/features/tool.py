@@ -1,5 +1,6 @@
 """kafka-features: describe, upgrade, downgrade and disable feature flags (Kafka 3.9's FeatureCommand), plus
-Kafka 4.0's additions: --release-version on upgrade / downgrade, version-mapping and feature-dependencies.
+Kafka 4.0's additions: --release-version on upgrade / downgrade, version-mapping and feature-dependencies, and
+Kafka 4.2's `describe --node-id`.
 
 Kafka's flags, texts and exit codes, spoken through kraftsman's Admin client (controller.client.admin):
 ApiVersions for `describe`, one UpdateFeatures request (v1: UpgradeType, ValidateOnly) for
@@ -37,6 +38,7 @@ import typer
 from ..common.admin_options import ClientProperty, Output, Profile, Timeout, admin_command
 from ..common.boundary import usage_exit
 from ..common.environment import Environment
+from ..common.kafka_release import kafka_release
 from ..common.typer_app import run_app
 from ..completion import completers
 from . import commands
@@ -96,6 +98,9 @@ DowngradeDryRun = _flag("--dry-run", "Validate this downgrade, but do not perfor
 DisableFeatures = _features("A feature flag to disable.", completers.feature_names)
 DisableUnsafe = _flag("--unsafe", "Disable this feature flag even if it may irreversibly destroy metadata.")
 DisableDryRun = _flag("--dry-run", "Perform a dry-run of this disable operation.")
+DescribeNodeId = Annotated[Optional[int], typer.Option(
+    "--node-id", metavar="NODE_ID", help="(Kafka 4.2) The node to describe the features of: a controller with "
+                                         "--bootstrap-controller, else a broker. The default is the node reached.")]
 LookupRelease = _release_version(LOOKUP_RELEASE_HELP)
 LookupFeatures = Annotated[list[str], typer.Option(
     "--feature", metavar="FEATURE", autocompletion=completers.feature_levels,
@@ -119,8 +124,8 @@ def connection(bootstrap_server: BootstrapServer = None, bootstrap_controller: B
 
 
 @_command("describe", "Describes the current active feature flags.")
-def describe(ctx: typer.Context, output: Output = "text", timeout: Timeout = None, profile: Profile = None,
-             client_property: ClientProperty = None) -> int:
+def describe(ctx: typer.Context, node_id: DescribeNodeId = None, output: Output = "text", timeout: Timeout = None,
+             profile: Profile = None, client_property: ClientProperty = None) -> int:
     return admin_command(ctx, locals(), commands.describe, group=GROUP)
 
 
@@ -164,8 +169,34 @@ def _usage_status(argv: list[str]) -> int:
     return usage_exit(PROG, argv)
 
 
+# help texts Kafka 4.x changed: --metadata is deprecated, downgrade's own line was fixed; 3.9's stay as declared
+HELP_4X = {("upgrade", "metadata"): "DEPRECATED -- The level to which we should upgrade the metadata. For example, "
+                                    "3.3-IV3.",
+           ("downgrade", "metadata"): "DEPRECATED -- The level to which we should downgrade the metadata. For "
+                                      "example, 3.3-IV0.",
+           ("downgrade", None): "Downgrade one or more feature flags."}
+
+
+def _release_help(env: Environment) -> None:
+    """Give the help texts of the release KRAFTSMAN_KAFKA_VERSION names (as declared for 3.9)."""
+    from ..common.typer_app import click_command
+
+    release = kafka_release(env)
+    command = click_command(app, "features")
+    for (sub, param_name), text in HELP_4X.items():
+        target = command.commands[sub]
+        declared = target.__dict__.setdefault("_help_3_9", {})
+        for obj, key in ([(target, None)] if param_name is None else
+                         [(p, p.name) for p in target.params if p.name == param_name]):
+            declared.setdefault(key, obj.help)
+            obj.help = declared[key] if release == "3.9" else text
+            if param_name is None:
+                obj.short_help = obj.help
+
+
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-features with `argv`; print to env's streams; return the exit status."""
+    _release_help(env)
     return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
 
 

@@ -81,6 +81,9 @@ def create(ctx: typer.Context, name: ProfileName,
            timeout: Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS")] = None,
            output: Annotated[Optional[Literal["text", "json", "yaml"]], typer.Option(
                "--output", help="The output format commands use with this profile.")] = None,
+           kafka_version: Annotated[Optional[Literal["3.9", "4.0", "4.1", "4.2"]], typer.Option(
+               "--kafka-version", help="The Kafka release the tools speak for with this profile "
+                                       "(KRAFTSMAN_KAFKA_VERSION wins over it).")] = None,
            use_it: Annotated[bool, typer.Option("--use", help="Also make it the current profile.")] = False,
            force: Annotated[bool, typer.Option("--force", help="Replace a profile of that name.")] = False) -> int:
     env = _env(ctx)
@@ -96,7 +99,7 @@ def create(ctx: typer.Context, name: ProfileName,
     except client_settings.UnknownSetting as e:
         raise pf.ProfileError(f"--client-property: {e}") from None
     found.profiles[name] = pf.Profile(name, bootstrap_controller, bootstrap_server, client, client_config, timeout,
-                                      output)
+                                      output, kafka_version)
     if use_it or found.current is None:
         found.current = name
     pf.save(found)

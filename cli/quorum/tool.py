@@ -111,11 +111,15 @@ def describe_command(args, env: Environment) -> int:
     ctx = Context(args, env)
     info, cluster_id = admin_call(_describe, ctx, mode, wording=server_words)
     if mode == "status":
-        ctx.emit(format_status(cluster_id, info), **status_json(cluster_id, info))
+        ctx.emit(format_status(cluster_id, info, ctx.release), **status_json(cluster_id, info))
     else:
         text = "" if structured(args.output) else format_replication(info, args.human_readable, now_ms())
         ctx.emit(text, replicas=replication_json(info))
     return ExitStatus.OK
+
+
+# the releases whose `describe --status` leaves out a voter's or observer's unknown (zero) directory id
+OMITS_NULL_DIRECTORY_ID = frozenset({"4.1", "4.2"})
 
 
 def _usage_status(argv: list[str]) -> int:
@@ -177,26 +181,30 @@ def follower_lag(info) -> tuple[int, int]:
     return lag, -1
 
 
-def format_status(cluster_id: str | None, info) -> str:
-    """Return Kafka 3.9's `describe --status` text."""
+def format_status(cluster_id: str | None, info, release: str = "3.9") -> str:
+    """Return Kafka's `describe --status` text (the release's Node.toString: OMITS_NULL_DIRECTORY_ID)."""
     lag, lag_ms = follower_lag(info)
+    omit = release in OMITS_NULL_DIRECTORY_ID
     rows = (("ClusterId", "null" if cluster_id is None else cluster_id), ("LeaderId", info.leader_id),
             ("LeaderEpoch", info.leader_epoch), ("HighWatermark", info.high_watermark), ("MaxFollowerLag", lag),
-            ("MaxFollowerLagTimeMs", lag_ms), ("CurrentVoters", _replica_list(info, info.voters)),
-            ("CurrentObservers", _replica_list(info, info.observers)))
+            ("MaxFollowerLagTimeMs", lag_ms), ("CurrentVoters", _replica_list(info, info.voters, omit)),
+            ("CurrentObservers", _replica_list(info, info.observers, omit)))
     return "".join(f"{key + ':':<24}{value}\n" for key, value in rows)
 
 
-def _replica_list(info, replicas) -> str:
-    return "[" + ", ".join(_node_text(r, info.nodes.get(r.replica_id, [])) for r in replicas) + "]"
+def _replica_list(info, replicas, omit_null: bool = False) -> str:
+    return "[" + ", ".join(_node_text(r, info.nodes.get(r.replica_id, []), omit_null) for r in replicas) + "]"
 
 
-def _node_text(replica, endpoints) -> str:
-    # {"id": 1, "directoryId": "<uuid>" or null, "endpoints": ["CONTROLLER://host:port"]} (endpoints when known)
+def _node_text(replica, endpoints, omit_null: bool = False) -> str:
+    # {"id": 1, "directoryId": "<uuid>" or null, "endpoints": ["CONTROLLER://host:port"]} (endpoints when known);
+    # from Kafka 4.1 a null directoryId is left out: {"id": 1, "endpoints": [...]}
     from kraftsman.storage.protocol.uuids import ZERO_UUID
 
     directory = "null" if replica.directory_id == ZERO_UUID else f'"{replica.directory_id}"'
-    text = f'{{"id": {replica.replica_id}, "directoryId": {directory}'
+    text = f'{{"id": {replica.replica_id}'
+    if not (omit_null and directory == "null"):
+        text += f', "directoryId": {directory}'
     if endpoints:
         text += ', "endpoints": [' + ", ".join(f'"{endpoint_text(*e)}"' for e in endpoints) + "]"
     return text + "}"

@@ -105,7 +105,10 @@ def run_live(ns, env: Environment, local: dict) -> int:
     if ns.offset is not None and not view.stopped:
         env.stderr.write(f"{PROG}: warning: offset {ns.offset} is past the committed end of the log "
                          f"(high watermark {view.high_watermark}); showing the newest image\n")
-    state = ShellState(view.image, local=local, open_image=_no_other_image, output=ns.output)
+    from ..common.kafka_release import kafka_release
+
+    state = ShellState(view.image, local=local, open_image=_no_other_image, output=ns.output,
+                       release=kafka_release(env))
     return run_session(state, ns, env, script, lambda: _interactive(observer, state, events, env))
 
 

@@ -264,8 +264,10 @@ def _run(ns, env: Environment) -> int:
         env.stdout.write("Loading...\n")
         env.stdout.flush()
     checks = crc_checks(ns, env)
+    from ..common.kafka_release import kafka_release
+
     state = ShellState(_load(ns, env, checks, offset=ns.offset), local=_local(), open_image=_opener(ns, env, checks),
-                       output=ns.output)
+                       output=ns.output, release=kafka_release(env))
     status = run_session(state, ns, env, script, lambda: _interactive(state, env))
     return corrupt_status(status, checks, ns, script)
 

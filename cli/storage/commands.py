@@ -2,8 +2,10 @@
 call them).
 
 Rules:
-- Kafka's texts and exit codes (Kafka 3.9's StorageTool); where Kafka dies with a Java stack trace the message is
-  raised as Failure and printed as one line on stderr (exit 1).
+- Kafka's texts and exit codes (Kafka 3.9's StorageTool, or 4.x's with KRAFTSMAN_KAFKA_VERSION); where Kafka dies
+  with a Java stack trace the message is raised as Failure and printed as one line on stderr (exit 1).
+- What differs by release before the Formatter runs is one table (RULES); the Formatter's own differences are
+  storage.log.formatter's, the look-ups' texts storage.feature_texts'.
 - The server properties are read and checked first (config.load), for info and format.
 - --output json|yaml prints one object (common.output): the same object in both formats, status included.
 - kraftsman's warnings are one line on stderr starting `kafka-storage: warning:`; they never change the exit code.
@@ -12,13 +14,32 @@ Rules:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..common.environment import Environment
 from ..common.output import render, structured
 from ..common.status import ExitStatus
 
 PROG = "kafka-storage"
+STATIC_VOTERS_WITH_DYNAMIC_FLAG = (
+    "You cannot specify controller.quorum.voters and format the node with --initial-controllers or --standalone. If "
+    "you want to use dynamic quorum, please remove controller.quorum.voters and specify "
+    "controller.quorum.bootstrap.servers instead.")
 MISSING_VOTERS = ("Because controller.quorum.voters is not set on this controller, you must specify one of the "
                   "following: --standalone, --initial-controllers, or --no-initial-controllers.")
+
+
+@dataclass(frozen=True)
+class StorageRules:
+    """What one release's StorageTool does differently before its Formatter runs."""
+
+    ibp_fallback: bool                              # 3.9: no --release-version reads inter.broker.protocol.version
+    refuses_dynamic_flags_with_static_voters: bool  # 4.1+: -s/-I with controller.quorum.voters set is refused
+    release_minimum: str                            # --release-version's help: "The minimum is X"
+
+
+RULES = {"3.9": StorageRules(True, False, "3.0-IV0"), "4.0": StorageRules(False, False, "3.3-IV3"),
+         "4.1": StorageRules(False, True, "3.3-IV3"), "4.2": StorageRules(False, True, "3.3-IV3")}
 
 
 class Failure(Exception):
@@ -53,12 +74,19 @@ def emit(env: Environment, obj: dict, fmt: str) -> None:
     env.stdout.write(render(obj, fmt))
 
 
+def release_of(env: Environment) -> str:
+    """Return the Kafka release kafka-storage speaks for (KRAFTSMAN_KAFKA_VERSION)."""
+    from ..common.kafka_release import kafka_release
+
+    return kafka_release(env)
+
+
 def load_config(path: str, env: Environment):
     """Read and check the server properties; warn when Kafka's default log directory is silently used."""
     from . import config as storage_config
 
     try:
-        config = storage_config.load(path, env.env)
+        config = storage_config.load(path, env.env, release_of(env))
     except storage_config.ConfigError as e:
         raise Failure(str(e)) from None
     if config.uses_default_log_dir:
@@ -87,31 +115,38 @@ def info(args, env: Environment) -> int:
 
 # ---------------------------------------------------------------- format
 
-def build_spec(args, config):
-    """Turn flags and config into a FormatSpec, with Kafka's checks 1-6 in Kafka's order."""
+def build_spec(args, config, release: str = "3.9"):
+    """Turn flags and config into a FormatSpec, with StorageTool's checks in the release's order."""
     from kraftsman.storage import dynamic_voters as dv
     from kraftsman.storage import features as ft
     from kraftsman.storage.log.formatter import FormatSpec
 
+    rules = RULES[release]
     roles = config.process_roles
     if not roles:
         raise Failure("The kafka configuration file appears to be for a legacy cluster. Formatting is only "
                       "supported for clusters in KRaft mode.")
-    release_text = args.release_version or config.props.get("inter.broker.protocol.version", "").strip() or None
+    release_text = args.release_version
+    if rules.ibp_fallback and release_text is None:
+        release_text = config.props.get("inter.broker.protocol.version", "").strip() or None
+    static_voters = bool(config.props.get("controller.quorum.voters", "").strip())
     try:
-        release = None if release_text is None else ft.from_version_string(release_text)
+        table = ft.FEATURE_SETS[release].metadata
+        mv = None if release_text is None else table.parse(release_text, config.unstable_enabled)
         levels = dict(ft.parse_feature_assignment(f) for f in args.feature or [])
         voters = None if args.initial_controllers is None else dv.parse_voters(args.initial_controllers)
     except (ft.FeatureError, dv.VoterError) as e:
         raise Failure(str(e)) from None
+    if rules.refuses_dynamic_flags_with_static_voters and static_voters and (voters is not None or args.standalone):
+        raise Failure(STATIC_VOTERS_WITH_DYNAMIC_FLAG)
     if args.standalone:
         voters = _standalone_voters(config)
-    if not args.no_initial_controllers and "controller" in roles and voters is None \
-            and not config.props.get("controller.quorum.voters", "").strip():
+    if not args.no_initial_controllers and "controller" in roles and voters is None and not static_voters:
         raise Failure(MISSING_VOTERS)
     return FormatSpec(args.cluster_id, config.node_id, config.directories(), config.metadata_log_dir,
-                      config.listener_name, release, levels, list(args.add_scram or []), voters,
-                      args.ignore_formatted, config.unstable_enabled)
+                      config.listener_name, mv, levels, list(args.add_scram or []), voters,
+                      args.ignore_formatted, config.unstable_enabled, release=release,
+                      no_initial_controllers=bool(args.no_initial_controllers), static_voters_empty=not static_voters)
 
 
 def _standalone_voters(config) -> dict:
@@ -140,7 +175,7 @@ def format_(args, env: Environment) -> int:
     say = messages.append if as_object else (lambda line: env.stdout.write(line + "\n"))
     spec = fplan = None
     try:
-        spec = build_spec(args, config)
+        spec = build_spec(args, config, release_of(env))
         fplan = formatter.plan(spec)
         formatter.execute(fplan, spec, say)
     except (formatter.FormatterError, Failure) as e:
@@ -197,60 +232,33 @@ def format_object(config, fplan, messages: list[str], problems: list[str], statu
 
 def version_mapping(args, env: Environment) -> int:
     """Print the feature levels of a release (Kafka 4.0's version-mapping)."""
-    env.stdout.write(version_mapping_text(args.release_version))
+    env.stdout.write(version_mapping_text(args.release_version, release_of(env)))
     return ExitStatus.OK
 
 
-def version_mapping_text(release_version: str | None) -> str:
-    """Return the `version-mapping` lines for a release (default: the latest production one); raise Failure
-    with Kafka's text for an unknown release (kafka-features prints the same)."""
-    from kraftsman.storage import features as ft
+def version_mapping_text(release_version: str | None, release: str = "3.9") -> str:
+    """Return the `version-mapping` lines for a release version (default: the latest production one); raise
+    Failure with Kafka's text for an unknown one (kafka-features prints the same)."""
+    from kraftsman.storage import feature_texts as texts
+    from kraftsman.storage.features import FeatureError
 
-    text = release_version or str(ft.LATEST_PRODUCTION)
     try:
-        mv = ft.from_version_string(text)
-    except ft.FeatureError:
-        raise Failure(f"Unknown release version '{text}'. Supported versions are: "
-                      f"{ft.MINIMUM_BOOTSTRAP_VERSION} to {ft.LATEST_PRODUCTION}") from None
-    lines = [f"metadata.version={mv.level} ({text})"]
-    lines += [f"{name}={level}" for name, level in ft.default_levels(mv).items()]
-    return "\n".join(lines) + "\n"
+        return texts.version_mapping(release, release_version)
+    except FeatureError as e:
+        raise Failure(str(e)) from None
 
 
 def feature_dependencies(args, env: Environment) -> int:
-    """Print what each `feature=version` requires (Kafka 4.0's feature-dependencies)."""
-    from kraftsman.storage import features as ft
+    """Print what each `feature=version` requires (Kafka 4.0's feature-dependencies); stop at the first bad one."""
+    from kraftsman.storage import feature_texts as texts
+    from kraftsman.storage.features import FeatureError
 
-    for item in args.feature:
-        name, _, level_text = item.partition("=")
-        name = name.strip()
-        try:
-            level = int(level_text.strip())
-            if not -2**15 <= level < 2**15:
-                raise ValueError
-        except ValueError:
-            raise Failure(f"Invalid version format: {level_text} for feature {name}") from None
-        try:
-            deps = ft.dependencies_of(name, level)
-        except ft.FeatureError as e:
-            raise Failure(str(e)) from None
-        env.stdout.write(dependency_text(name, level, deps))
+    try:
+        for text in texts.each_dependency(release_of(env), args.feature):
+            env.stdout.write(text)
+    except FeatureError as e:
+        raise Failure(str(e)) from None
     return ExitStatus.OK
-
-
-def dependency_text(name: str, level: int, deps) -> str:
-    """Return the `feature-dependencies` text of `name=level` and its (feature, level) dependencies."""
-    from kraftsman.storage import features as ft
-
-    if name == ft.METADATA_VERSION:
-        return f"{name}={level} ({ft.by_level(level)}) has no dependencies.\n"
-    if not deps:
-        return f"{name}={level} has no dependencies.\n"
-    lines = [f"{name}={level} requires:"]
-    for dep, dep_level in deps:
-        suffix = f" ({ft.by_level(dep_level)})" if dep == ft.METADATA_VERSION else ""
-        lines.append(f"    {dep}={dep_level}{suffix}")
-    return "\n".join(lines) + "\n"
 
 
 def random_uuid(args, env: Environment) -> int:

@@ -15,11 +15,11 @@ from kraftsman.storage.server_properties import KAFKA_DEFAULT_LOG_DIR, ConfigErr
 __all__ = ["KAFKA_DEFAULT_LOG_DIR", "ConfigError", "ServerProperties", "load"]
 
 
-def load(path: str, environ) -> ServerProperties:
-    """Read and check the server .properties file (KAFKA_* variables over it when KRAFTSMAN_KAFKA_ENV asks);
-    raise ConfigError with the one line kafka-storage prints."""
+def load(path: str, environ, release: str = "3.9") -> ServerProperties:
+    """Read and check the server .properties file (KAFKA_* variables over it when KRAFTSMAN_KAFKA_ENV asks) as
+    `release`'s KafkaConfig does; raise ConfigError with the one line kafka-storage prints."""
     from ..common.env_overrides import load_server_properties
 
     props = load_server_properties(path, environ, ConfigError)
-    validate(props)          # as StorageTool's `new KafkaConfig(...)`, before any command runs
+    validate(props, release)  # as StorageTool's `new KafkaConfig(...)`, before any command runs
     return ServerProperties(props)

@@ -31,7 +31,7 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
-from kraftsman.storage.features import LATEST_PRODUCTION
+from kraftsman.storage.metadata_versions import TABLES
 
 from ..common.boundary import usage_exit
 from ..common.environment import Environment
@@ -39,7 +39,7 @@ from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 from ..completion import completers
 from . import commands
-from .commands import MISSING_VOTERS, Failure, dependency_text, version_mapping_text  # noqa: F401 (API)
+from .commands import MISSING_VOTERS, Failure, version_mapping_text  # noqa: F401 (API)
 from .info import info_text  # noqa: F401 (API)
 
 PROG = "kafka-storage"
@@ -52,7 +52,7 @@ INITIAL_CONTROLLERS_HELP = (
     "0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,"
     "2@example.com:8084:07R5amHmR32VDA6jHkGbTA\n")
 KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of the sub-commands Kafka 3.9's StorageTool does not have
-LATEST = str(LATEST_PRODUCTION)
+LATEST = str(TABLES["3.9"].latest_production)
 QUORUM_FLAGS = ("standalone", "no_initial_controllers", "initial_controllers")
 QUORUM_NAMES = {"standalone": "--standalone/-s", "no_initial_controllers": "--no-initial-controllers/-N",
                 "initial_controllers": "--initial-controllers/-I"}
@@ -61,10 +61,13 @@ Config = Annotated[str, typer.Option("--config", "-c", help="The Kafka configura
 Output = Annotated[Literal["text", "json", "yaml"], typer.Option(
     "--output", help="kraftsman: print Kafka's text, or one JSON or YAML object (the same object; "
                      "schemas/storage.schema.json).")]
+RELEASE_HELP = ("The release version to use for the initial feature settings. The minimum is {minimum}; the default "
+                "is {latest}")
+MAPPING_RELEASE_HELP = KAFKA_4_0 + ("The release version to use for the corresponding feature mapping. The minimum is "
+                                    "{minimum}; the default is {latest}")
 ReleaseVersion = Annotated[Optional[str], typer.Option(
     "--release-version", "-r", autocompletion=completers.release_versions,
-    help="The release version to use for the initial feature settings. The minimum is "
-                                    f"3.0-IV0; the default is {LATEST}")]
+    help=RELEASE_HELP.format(minimum="3.0-IV0", latest=LATEST))]
 
 app = typer.Typer(name=PROG, help="The Kafka storage tool.", add_completion=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]})
@@ -103,8 +106,7 @@ def format_(ctx: typer.Context, config: Config,
                                      "for the latest stable metadata version")
 def version_mapping(ctx: typer.Context, release_version: Annotated[Optional[str], typer.Option(
         "--release-version", "-r", autocompletion=completers.release_versions,
-        help=KAFKA_4_0 + "The release version to use for the corresponding feature "
-                                                    f"mapping. The minimum is 3.0-IV0; the default is {LATEST}")] = None
+        help=MAPPING_RELEASE_HELP.format(minimum="3.0-IV0", latest=LATEST))] = None
                     ) -> int:
     return _command(ctx, locals(), commands.version_mapping)
 
@@ -173,8 +175,24 @@ def expand_argument_files(argv: list[str]) -> list[str]:
     return expanded
 
 
+def _release_help(env: Environment) -> None:
+    """Give --release-version's help the bounds of the release KRAFTSMAN_KAFKA_VERSION names (3.9: as above)."""
+    from ..common.kafka_release import kafka_release
+    from ..common.typer_app import click_command
+    from .commands import RULES
+
+    release = kafka_release(env)
+    texts = {"minimum": RULES[release].release_minimum, "latest": str(TABLES[release].latest_production)}
+    command = click_command(app, "storage")
+    for sub, text in (("format", RELEASE_HELP), ("version-mapping", MAPPING_RELEASE_HELP)):
+        for param in command.commands[sub].params:
+            if param.name == "release_version":
+                param.help = text.format(**texts)
+
+
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
+    _release_help(env)
     try:
         argv = expand_argument_files(list(argv))
     except click.UsageError as e:

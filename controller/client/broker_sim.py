@@ -26,6 +26,9 @@ Rules:
   configured for a secured controller listener does; None is PLAINTEXT.
 - Its PLAINTEXT listener is registered at `host`:`port`; broker_apis serves it (ServingBroker), taking the metadata
   through `metadata_sink`. The metadata Fetch names its log directory (ReplicaDirectoryId), as Kafka's does.
+- `kafka_version` "4.0".."4.2" makes it a strict Kafka 4.x broker (broker_4x): ApiVersions first and the versions
+  both sides speak, its release's features, every metadata.version it fetches (log and snapshots) checked as a 4.x
+  loader checks it (fatal otherwise). The default "3.9" is the Kafka 3.9 broker it always was.
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ from kraftsman.controller.raft.records import InvalidRecords, split_batches
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import METADATA_TOPIC_ID, Uuid, random_uuid
 
+from . import broker_4x
 from .controller_client import ActiveControllerClient
 
 log = logging.getLogger("kraftsman.broker_sim")
@@ -59,7 +63,7 @@ class SimulatedBroker:
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
                  timeout_ms: int = 10_000, security=None, log_dirs: int = 1, host: str = "localhost",
-                 send_start_time: bool = True):
+                 send_start_time: bool = True, kafka_version: str = "3.9"):
         self.broker_id, self.cluster_id, self.rack, self.host = broker_id, cluster_id, rack, host
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
@@ -89,12 +93,25 @@ class SimulatedBroker:
         self._leader = 0
         self._leader_epoch = 0
         self.metadata_sink = None  # takes each metadata Fetch answer too (broker_apis.image_follower)
+        self.kafka_version = kafka_version
+        self.watch = None if kafka_version == "3.9" else broker_4x.MetadataWatch(kafka_version)
+        self.versions = {"BrokerRegistration": 4, "BrokerHeartbeat": 1, "Fetch": 17, "FetchSnapshot": 1}
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        """Register, then heartbeat and fetch in the background."""
+        """Register (a 4.x broker asks ApiVersions first), then heartbeat and fetch in the background."""
+        if self.watch is not None:
+            await self.negotiate()
         await self.register()
         self._start_tasks()
+
+    async def negotiate(self) -> dict[str, int]:
+        """Pick the versions both sides speak from the controller's ApiVersions (4.x; raise UnsupportedController)."""
+        body = codec.message_class("ApiVersionsRequest")(client_software_name="apache-kafka-java",
+                                                         client_software_version=f"{self.kafka_version}.0")
+        response = await self.client.request("ApiVersions", 4, body)
+        self.versions = broker_4x.negotiate(self.kafka_version, response)
+        return self.versions
 
     def _start_tasks(self) -> None:
         loop = asyncio.get_running_loop()
@@ -104,14 +121,15 @@ class SimulatedBroker:
 
     async def register(self) -> int:
         """Send BrokerRegistration; return the error code (0 and a broker epoch on success)."""
+        features = FEATURES if self.watch is None else broker_4x.registration_features(self.kafka_version)
         body = Reg(broker_id=self.broker_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
                    listeners=[Reg.Listener(name="PLAINTEXT", host=self.host, port=self.port, security_protocol=0)],
                    features=[Reg.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
-                             for n, lo, hi in FEATURES],
+                             for n, lo, hi in features],
                    rack=self.rack, is_migrating_zk_broker=False, log_dirs=list(self.directory_ids),
                    previous_broker_epoch=self.broker_epoch,
                    start_time_ms=self.start_time_ms if self.send_start_time else -1)
-        response = await self.client.request("BrokerRegistration", 4, body)
+        response = await self.client.request("BrokerRegistration", self.versions["BrokerRegistration"], body)
         if response.error_code == 0:
             self.broker_epoch = response.broker_epoch
         return response.error_code
@@ -122,7 +140,7 @@ class SimulatedBroker:
         body = Heartbeat(broker_id=self.broker_id, broker_epoch=self.broker_epoch,
                          current_metadata_offset=max(offset, 0), want_fence=False, want_shut_down=want_shut_down,
                          offline_log_dirs=list(self.offline_directories))
-        response = await self.client.request("BrokerHeartbeat", 1, body)
+        response = await self.client.request("BrokerHeartbeat", self.versions["BrokerHeartbeat"], body)
         self.heartbeats += 1
         if response.error_code == 0:
             self.fenced, self.caught_up = response.is_fenced, response.is_caught_up
@@ -231,10 +249,12 @@ class SimulatedBroker:
                 if conn is None:
                     host, port = self.controllers[self._leader % len(self.controllers)]
                     conn = await _open(host, port, self.security, f"broker-{self.broker_id}-fetcher", 5000)
-                response = await conn.request("Fetch", 17, self._fetch_body(offset, epoch), timeout_ms=5000)
+                response = await conn.request("Fetch", self.versions["Fetch"], self._fetch_body(offset, epoch),
+                                              timeout_ms=5000)
                 if self.metadata_sink is not None:
                     await self.metadata_sink.on_fetch(conn, response)
                 try:
+                    await self._load(conn, response)
                     offset, epoch, moved = self._on_fetch(response, offset, epoch)
                 except _Fatal:
                     self.crash()
@@ -248,6 +268,25 @@ class SimulatedBroker:
                 conn = None
                 self._leader += 1
                 await asyncio.sleep(0.1)
+
+    async def _load(self, conn, response) -> None:
+        """As a 4.x broker's metadata loader: replay the fetched records, or the snapshot the leader points at;
+        a metadata.version the release cannot load is fatal (_Fatal, `fatal` holds Kafka's text)."""
+        part = response.responses[0].partitions[0] if response.responses else None
+        if self.watch is None or part is None or response.error_code or part.error_code:
+            return
+        try:
+            if part.snapshot_id is not None and part.snapshot_id.end_offset >= 0:
+                data = await broker_4x.download_snapshot(conn, self.cluster_id, part.snapshot_id,
+                                                         self.versions["FetchSnapshot"], self.broker_id,
+                                                         part.current_leader.leader_epoch)
+                self.watch.replay_batches(data)
+            elif part.records:
+                self.watch.replay_batches(part.records)
+        except broker_4x.FatalMetadata as e:
+            self.fatal = str(e)
+            log.error("broker %d exits: %s", self.broker_id, self.fatal)
+            raise _Fatal(self.fatal) from None
 
     def _on_fetch(self, response, offset: int, epoch: int) -> tuple[int, int, bool]:
         part = response.responses[0].partitions[0] if response.responses else None

@@ -4,25 +4,45 @@ Rules:
 - `metadata.version` is a FeatureLevelRecord like the others but kept apart, as Kafka's FeaturesImage does.
 - A level of 0 removes a feature; an image with no metadata.version shows 3.0-IV1 (MINIMUM_KRAFT_VERSION).
 - Levels Kafka 3.9 does not know are kept and shown (never refused): newer clusters must still load.
+- write(release) writes what that release's FeaturesImage.write does: metadata.version first, the other features
+  in its HashMap's order;
+  Kafka 3.9 then the ZkMigrationStateRecord (NONE when never set) from metadata.version 3.4-IV0 on; Kafka 4.x
+  none (ZK_STATE_WRITERS).
 """
 from __future__ import annotations
 
+from kraftsman.controller.quorum.java_hash_order import JavaHashMap
+from kraftsman.storage import metadata_versions as mvs
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 METADATA_VERSION = "metadata.version"
 MINIMUM_KRAFT_LEVEL = 1
-# metadata.version feature level -> MetadataVersion.toString() (3.0-IV1 .. 4.2; 26-29 per the fixtures' manifest)
-_IBP = ("3.0-IV1 3.1-IV0 3.2-IV0 3.3-IV0 3.3-IV1 3.3-IV2 3.3-IV3 3.4-IV0 3.5-IV0 3.5-IV1 3.5-IV2 3.6-IV0 "
-        "3.6-IV1 3.6-IV2 3.7-IV0 3.7-IV1 3.7-IV2 3.7-IV3 3.7-IV4 3.8-IV0 3.9-IV0 4.0-IV0 4.0-IV1 4.0-IV2 "
-        "4.0-IV3 4.1-IV0 4.1-IV1 4.2-IV0 4.2-IV1").split()
-METADATA_VERSIONS = {level: name for level, name in enumerate(_IBP, start=1)}
 ZK_MIGRATION_STATES = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION", 4: "ZK"}
+MIGRATION_LEVEL = 8                    # 3.4-IV0: snapshots carry the ZK state (MetadataVersion.isMigrationSupported)
+ZK_STATE_WRITERS = frozenset({"3.9"})  # the releases whose snapshots carry the ZK migration state
 
 
 def metadata_version_name(level: int) -> str:
     """Return the IBP string of a metadata.version level ('3.9-IV0'); unknown levels as 'level N'."""
-    return METADATA_VERSIONS.get(level, f"level {level}")
+    try:
+        return mvs.level(level).version
+    except KeyError:
+        return f"level {level}"
+
+
+def hash_map_order(finalized: dict) -> list[str]:
+    """Return the feature names as the java.util.HashMap of Kafka's FeaturesImage iterates them: a map grown from
+    empty (FeaturesDelta.apply), names put in the order of the delta's own default-sized HashMap of changes (the
+    real 4.1 and 4.2 snapshots: group, eligible.leader.replicas, transaction; group, streams, transaction,
+    eligible.leader.replicas, share)."""
+    changes = JavaHashMap()
+    for name in sorted(finalized):
+        changes.put(name, None)
+    order = JavaHashMap(0)
+    for name in changes.keys():
+        order.put(name, None)
+    return order.keys()
 
 
 class FeaturesImage:
@@ -56,16 +76,21 @@ class FeaturesImage:
         """Tell whether nothing was ever set."""
         return self.metadata_version is None and not self.finalized and self.zk_migration_state is None
 
-    def write(self):
-        """Yield the records that rebuild this image: metadata.version first, as Kafka writes them."""
+    def write(self, release: str | None = None):
+        """Yield the records that rebuild this image: metadata.version first, as Kafka writes them; with a
+        `release`, the ZK migration state as that release's snapshots carry it (None: as replayed)."""
         cls = codec.message_class("FeatureLevelRecord")
         if self.metadata_version is not None:
             yield ApiMessageAndVersion(cls(name=METADATA_VERSION, feature_level=self.metadata_version), 0)
-        for name in sorted(self.finalized):
+        for name in hash_map_order(self.finalized):
             yield ApiMessageAndVersion(cls(name=name, feature_level=self.finalized[name]), 0)
-        if self.zk_migration_state is not None:
+        state = self.zk_migration_state
+        if release is not None:
+            writes = release in ZK_STATE_WRITERS and self.metadata_version_level >= MIGRATION_LEVEL
+            state = (state or 0) if writes else None
+        if state is not None:
             zk = codec.message_class("ZkMigrationStateRecord")
-            yield ApiMessageAndVersion(zk(zk_migration_state=self.zk_migration_state), 0)
+            yield ApiMessageAndVersion(zk(zk_migration_state=state), 0)
 
 
 class FeaturesDelta:

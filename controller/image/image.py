@@ -44,16 +44,20 @@ class MetadataImage:
                  self.producer_ids, self.acls, self.scram, self.delegation_tokens)
         return all(area.is_empty() for area in areas)
 
-    def write(self):
-        """Yield ApiMessageAndVersion records that rebuild this image from an empty one."""
-        for area in (self.features, self.cluster, self.topics, self.configs, self.client_quotas,
+    def write(self, release: str | None = None):
+        """Yield ApiMessageAndVersion records that rebuild this image from an empty one (as `release`'s
+        snapshots hold them, when given: the features area differs by release)."""
+        yield from self.features.write(release)
+        for area in (self.cluster, self.topics, self.configs, self.client_quotas,
                      self.producer_ids, self.acls, self.scram, self.delegation_tokens):
             yield from area.write()
 
-    def write_values(self):
+    def write_values(self, release: str | None = None):
         """Yield write_metadata_record() of every record write() yields, in order; raw partitions that are
         already those bytes are not encoded again (snapshots)."""
-        for area in (self.features, self.cluster, self.topics, self.configs, self.client_quotas,
+        for record in self.features.write(release):
+            yield write_metadata_record(record)
+        for area in (self.cluster, self.topics, self.configs, self.client_quotas,
                      self.producer_ids, self.acls, self.scram, self.delegation_tokens):
             if area is self.topics:
                 yield from area.write_values()

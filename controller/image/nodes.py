@@ -12,8 +12,12 @@ Rules:
 - Data names are snake_case (Kafka's field names); ids are Kafka's base64url Uuids; enums are Kafka's names. A
   broker's start_time_ms is kraftsman's (start_time.py), -1 when the metadata has none. Secrets never appear:
   SCRAM salts and keys, delegation-token HMACs. cli/schemas/metadata-shell.schema.json describes every shape.
+- What differs by release is one table (NODE_RULES): 4.x prints metadataVersion as an Optional (`Optional[4.2-IV1]`,
+  `Optional.empty` before any is set), puts the ACLs under /image/acls/byId, and 4.2 drops zkMigrationState.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from kraftsman.storage.protocol.javafmt import java_double
 from kraftsman.storage.protocol.uuids import Uuid, uuid_str
@@ -28,6 +32,18 @@ from .scram import MECHANISMS, scram_credential
 from .tokens import delegation_token
 
 KAFKA_COMPAT_VERSION = "3.9.0"
+
+
+class NodeRules(NamedTuple):
+    """What one release's image nodes print differently."""
+
+    optional_metadata_version: bool   # FeaturesImage.metadataVersion() is an Optional (4.0+)
+    zk_migration_state: bool          # /image/features/zkMigrationState (gone in 4.2)
+    acls_by_id: bool                  # /image/acls/byId/<id> (4.x) instead of /image/acls/<id>
+
+
+NODE_RULES = {"3.9": NodeRules(False, True, False), "4.0": NodeRules(True, True, True),
+              "4.1": NodeRules(True, True, True), "4.2": NodeRules(True, False, True)}
 
 
 class Leaf:
@@ -94,19 +110,21 @@ def mapping(table: dict, render, key_of=str, data=None) -> Directory:
     return Directory(names.keys, make)
 
 
-def root_node(image: MetadataImage, local: dict | None = None) -> Directory:
-    """Return the shell's root: /image and /local (local values may be zero-argument callables)."""
+def root_node(image: MetadataImage, local: dict | None = None, release: str = "3.9") -> Directory:
+    """Return the shell's root: /image and /local (local values may be zero-argument callables), as `release`'s
+    shell shows them."""
     local = local or {"version": KAFKA_COMPAT_VERSION, "commitId": "unknown"}
-    return static({"image": lambda: image_node(image),
+    return static({"image": lambda: image_node(image, release),
                    "local": lambda: static({k: (lambda v=v: Leaf(v() if callable(v) else v))
                                             for k, v in local.items()})})
 
 
-def image_node(image: MetadataImage) -> Directory:
-    """Return /image with Kafka 3.9's children."""
+def image_node(image: MetadataImage, release: str = "3.9") -> Directory:
+    """Return /image with Kafka's children (`release`'s rules)."""
+    rules = NODE_RULES[release]
     next_id = image.producer_ids.next_producer_id
     return static({
-        "acls": lambda: mapping(image.acls.entries, lambda mv: standard_acl(mv[0]), uuid_str, lambda mv: acl(mv[0])),
+        "acls": lambda: _acls(image, rules),
         "clientQuotas": lambda: _quotas(image),
         "cluster": lambda: static({
             "brokers": lambda: mapping(image.cluster.brokers, str, data=broker),
@@ -114,7 +132,7 @@ def image_node(image: MetadataImage) -> Directory:
         "configs": lambda: _configs(image),
         "delegationToken": lambda: mapping(image.delegation_tokens.entries, lambda mv: delegation_token(mv[0]),
                                            data=lambda mv: token(mv[0])),
-        "features": lambda: _features(image),
+        "features": lambda: _features(image, rules),
         "producerIds": lambda: static({"nextProducerId": Leaf(str(next_id), lambda: next_id)},
                                       lambda: {"nextProducerId": next_id}),
         "provenance": lambda: Leaf(str(image.provenance), lambda: provenance(image.provenance)),
@@ -124,10 +142,19 @@ def image_node(image: MetadataImage) -> Directory:
     })
 
 
-def _features(image: MetadataImage) -> Directory:
+def _acls(image: MetadataImage, rules: NodeRules) -> Directory:
+    by_id = mapping(image.acls.entries, lambda mv: standard_acl(mv[0]), uuid_str, lambda mv: acl(mv[0]))
+    return static({"byId": by_id}) if rules.acls_by_id else by_id
+
+
+def _features(image: MetadataImage, rules: NodeRules) -> Directory:
     features = image.features
-    children = {"metadataVersion": Leaf(features.metadata_version_name),
-                "zkMigrationState": Leaf(features.zk_migration_state_name)}
+    version = plain = features.metadata_version_name
+    if rules.optional_metadata_version:
+        version = "Optional.empty" if features.metadata_version is None else f"Optional[{version}]"
+    children = {"metadataVersion": Leaf(version, lambda: plain)}     # data: the version alone, in every release
+    if rules.zk_migration_state:
+        children["zkMigrationState"] = Leaf(features.zk_migration_state_name)
     for name, level in features.finalized.items():
         children["finalized_" + name] = Leaf(str(level), lambda level=level: level)
     return static(children)

@@ -10,6 +10,9 @@ Rules:
   (unknown names, types, ranges: INVALID_CONFIG), then the resource must exist (topic: UNKNOWN_TOPIC_OR_PARTITION,
   broker: BROKER_ID_NOT_REGISTERED), except for topics being created.
 - validate_only answers as if applied but returns no records. DescribeConfigs lives in describe_configs.
+- While eligible.leader.replicas.version >= 1 (Kafka 4.x's ELR): a broker-level min.insync.replicas cannot be
+  set or removed, nor the cluster-level one removed (INVALID_CONFIG, Kafka's texts), and every min.insync.replicas
+  change is followed by a ClearElrRecord (the topic's name, or empty: every topic).
 """
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 KNOWN_TYPES = {0, 2, 4, 8, 16, 32}
 TOPIC_CONFIG_SOURCE, DEFAULT_CONFIG = 1, 5
 _CONFIG = codec.message_class("ConfigRecord")
+_CLEAR_ELR = codec.message_class("ClearElrRecord")
+MIN_ISR = "min.insync.replicas"
 
 
 def config_record(kind: int, name: str, key: str, value: str | None) -> ApiMessageAndVersion:
@@ -146,14 +151,43 @@ def _alter(ctx: ControllerContext, request, ops_of, changes_of, response_name: s
     records, results = [], list(errors)
     for (kind, name), ops in changes:
         try:
-            records += changes_of(ctx, kind, name, ops)
+            changed = changes_of(ctx, kind, name, ops)
+            _elr_guard(ctx, changed)
+            records += changed
             results.append(((kind, name), OK))
         except ApiError as e:
             results.append(((kind, name), e))
+    records += clear_elr_records(ctx, records)
     cls = codec.message_class(response_name)
     responses = [cls.AlterConfigsResourceResponse(error_code=e.code, error_message=e.message, resource_type=kind,
                                                   resource_name=name) for (kind, name), e in results]
     return ControllerResult([] if request.validate_only else records, cls(throttle_time_ms=0, responses=responses))
+
+
+def elr_enabled(ctx: ControllerContext) -> bool:
+    """Tell whether eligible leader replicas are on (FeatureControlManager.isElrFeatureEnabled)."""
+    return ctx.image.features.finalized.get("eligible.leader.replicas.version", 0) >= 1
+
+
+def _elr_guard(ctx: ControllerContext, records: list) -> None:
+    """Refuse the min.insync.replicas changes ELR forbids (ConfigurationControlManager's two checks)."""
+    if not elr_enabled(ctx):
+        return
+    for record in records:
+        m = record.message
+        if m.name == MIN_ISR and m.resource_type == BROKER and m.resource_name:
+            raise ApiError(E.INVALID_CONFIG, f"Broker-level {MIN_ISR} cannot be altered while ELR is enabled.")
+        if m.name == MIN_ISR and m.resource_type == BROKER and m.value is None:
+            raise ApiError(E.INVALID_CONFIG, f"Cluster-level {MIN_ISR} cannot be removed while ELR is enabled.")
+
+
+def clear_elr_records(ctx: ControllerContext, records: list) -> list:
+    """Return a ClearElrRecord per min.insync.replicas ConfigRecord while ELR is on (createClearElrRecordsAsNeeded)."""
+    if not elr_enabled(ctx):
+        return []
+    return [ApiMessageAndVersion(_CLEAR_ELR(topic_name=r.message.resource_name if r.message.resource_type == TOPIC
+                                            else ""), 0)
+            for r in records if r.message.api_key == 4 and r.message.name == MIN_ISR]
 
 
 def incremental_alter_configs(ctx: ControllerContext, request) -> ControllerResult:

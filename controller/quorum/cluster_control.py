@@ -36,6 +36,8 @@ from .heartbeats import BrokerControlState, BrokerHeartbeatManager
 from .staging import advance
 
 PRE_MIGRATION = 2  # ZkMigrationState
+# UnregisterBroker's message for an id that is not registered, per release (3.9's controller sent none)
+UNREGISTER_UNKNOWN = {"3.9": "", **dict.fromkeys(("4.0", "4.1", "4.2"), "Broker ID {id} is not currently registered")}
 
 
 def _reserved_directory(uuid: bytes) -> bool:
@@ -122,7 +124,7 @@ class ClusterControl:
         self._check_registration(ctx, request)
         cls = codec.message_class("RegisterBrokerRecord")
         level = fc.metadata_version(ctx.image)
-        features = fc.registration_features(ctx.image, request.broker_id, request.features)
+        features = fc.registration_features(ctx.image, request.broker_id, request.features, ctx.config.kafka_version)
         record = cls(
             broker_id=request.broker_id, is_migrating_zk_broker=False, incarnation_id=request.incarnation_id,
             broker_epoch=ctx.next_offset, rack=request.rack, fenced=True, in_controlled_shutdown=False,
@@ -170,11 +172,13 @@ class ClusterControl:
 
     # ------------------------------------------------------------ UnregisterBroker
     def unregister_broker(self, ctx: ControllerContext, request) -> ControllerResult:
-        """Handle UnregisterBroker (v0): unknown ids get BROKER_ID_NOT_REGISTERED and an empty message."""
+        """Handle UnregisterBroker (v0): unknown ids get BROKER_ID_NOT_REGISTERED with the release's message (3.9:
+        empty; 4.x: BrokerIdNotRegisteredException's "Broker ID <id> is not currently registered")."""
         cls = codec.message_class("UnregisterBrokerResponse")
         if request.broker_id not in ctx.image.cluster.brokers:
+            message = UNREGISTER_UNKNOWN[ctx.config.kafka_version].format(id=request.broker_id)
             return ControllerResult([], cls(throttle_time_ms=0, error_code=E.BROKER_ID_NOT_REGISTERED,
-                                            error_message=""))
+                                            error_message=message))
         records = broker_fencing.unregister(ctx, request.broker_id)
         self.heartbeats.remove(request.broker_id)
         return ControllerResult(records, cls(throttle_time_ms=0, error_code=0, error_message=""))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from kraftsman.controller.image.image import EMPTY, MetadataImage
 
@@ -39,6 +39,8 @@ class QuorumConfig:
     delegation_token_max_lifetime_ms: int = 604_800_000     # delegation.token.max.lifetime.ms
     delegation_token_expiry_time_ms: int = 86_400_000       # delegation.token.expiry.time.ms
     delegation_token_expiry_check_interval_ms: int = 3_600_000  # delegation.token.expiry.check.interval.ms
+    kafka_version: str = "3.9"                # the Kafka release this controller speaks for (KRAFTSMAN_KAFKA_VERSION)
+    unstable_feature_versions: bool = False   # unstable.feature.versions.enable
     # the file's keys, for DescribeConfigs
     server_properties: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
@@ -70,6 +72,8 @@ class ControllerContext:
     principal: str = "User:ANONYMOUS"
     listener: str = "CONTROLLER"
     kraft_version: int = 0  # the Raft layer's kraft.version (KRaftVersionRecord), not a FeatureLevelRecord
+    # the Raft layer's kraft.version upgrade (level, validate_only) -> why not, or None; None: not offered
+    kraft_upgrade: Callable[[int, bool], str | None] | None = None
 
 
 class ControllerResult(NamedTuple):

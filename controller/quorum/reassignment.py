@@ -144,9 +144,12 @@ def _cancel(ctx: ControllerContext, name: str, topic, index: int, partition):
     return builder.build()
 
 
-def _change(ctx: ControllerContext, topic, index: int, partition, target: list):
-    """Start or change a reassignment as Kafka's changePartitionReassignment (adding/removing sorted)."""
+def _change(ctx: ControllerContext, topic, index: int, partition, target: list, allow_rf_change: bool = True):
+    """Start or change a reassignment as Kafka's changePartitionReassignment (adding/removing sorted); with
+    AllowReplicationFactorChange false (v1, KIP-860) the target must keep the replica count."""
     validate_manual_assignment(ctx, target, None)
+    if not allow_rf_change:
+        _same_replication_factor(partition, target)
     current = list(partition.replicas)
     removing = sorted(set(current) - set(target))
     adding = sorted(set(target) - set(current))
@@ -161,7 +164,17 @@ def _change(ctx: ControllerContext, topic, index: int, partition, target: list):
     return builder.build()
 
 
-def _reassign_one(ctx: ControllerContext, name: str, target, records: list) -> None:
+def _same_replication_factor(partition, target: list) -> None:
+    """Refuse a target whose size differs from the partition's (its reassignment's target while one runs)."""
+    if partition.adding_replicas or partition.removing_replicas:
+        size = len((set(partition.replicas) | set(partition.adding_replicas)) - set(partition.removing_replicas))
+    else:
+        size = len(partition.replicas)
+    if size != len(target):
+        raise ApiError(E.INVALID_REPLICATION_FACTOR, f"The replication factor is changed from {size} to {len(target)}")
+
+
+def _reassign_one(ctx: ControllerContext, name: str, target, records: list, allow_rf_change: bool = True) -> None:
     topic = ctx.image.topics.by_name.get(name)
     if topic is None:
         raise ApiError(E.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find a topic named {name}.")
@@ -171,27 +184,30 @@ def _reassign_one(ctx: ControllerContext, name: str, target, records: list) -> N
     if target.replicas is None:
         record = _cancel(ctx, name, topic, target.partition_index, partition)
     else:
-        record = _change(ctx, topic, target.partition_index, partition, list(target.replicas))
+        record = _change(ctx, topic, target.partition_index, partition, list(target.replicas), allow_rf_change)
     if record is not None:
         records.append(record)
 
 
 def alter_partition_reassignments(ctx: ControllerContext, request) -> ControllerResult:
-    """Handle AlterPartitionReassignments (v0): start, change or cancel (null replicas) reassignments."""
+    """Handle AlterPartitionReassignments (v0-1): start, change or cancel (null replicas) reassignments; v1's
+    AllowReplicationFactorChange false refuses a change of replica count (echoed in the answer)."""
     cls = codec.message_class("AlterPartitionReassignmentsResponse")
+    allow_rf_change = ctx.api_version < 1 or request.allow_replication_factor_change
     records, responses = [], []
     for topic in request.topics:
         partitions = []
         for target in topic.partitions:
             try:
-                _reassign_one(ctx, topic.name, target, records)
+                _reassign_one(ctx, topic.name, target, records, allow_rf_change)
                 error = OK
             except ApiError as e:
                 error = e
             partitions.append(cls.ReassignablePartitionResponse(partition_index=target.partition_index,
                                                                 error_code=error.code, error_message=error.message))
         responses.append(cls.ReassignableTopicResponse(name=topic.name, partitions=partitions))
-    return ControllerResult(records, cls(throttle_time_ms=0, error_code=0, error_message=None, responses=responses))
+    return ControllerResult(records, cls(throttle_time_ms=0, error_code=0, error_message=None, responses=responses,
+                                         allow_replication_factor_change=allow_rf_change))
 
 
 def _ongoing(cls, topic, partition_ids) -> list:

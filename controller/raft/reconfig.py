@@ -6,11 +6,15 @@ Rules:
   change request is pending, and until the leader committed an entry of its own epoch.
 - The new voter set takes effect when its VotersRecord is appended (for the high watermark too);
   the request is answered when that record commits, or REQUEST_TIMED_OUT after its timeout, or
-  NOT_LEADER_OR_FOLLOWER if leadership is lost first.
+  NOT_LEADER_OR_FOLLOWER if leadership is lost first. AddRaftVoter v1 with AckWhenCommitted false (Kafka 4.2)
+  is answered once the record is appended.
 - A new voter must already replicate as an observer and have caught up to the high watermark.
 - A leader that removed itself resigns once the removal commits.
 - Static quorums (kraft.version 0) cannot change voters: UNSUPPORTED_VERSION with Kafka's message ("Cluster doesn't
   support removing voter because the kraft.version feature is 0"), after the in-progress and high-watermark checks.
+  The leader can move one to kraft.version 1 (Kafka 4.1+'s upgrade, `upgrade_kraft_version`): once every voter's
+  directory id is known from its Fetch requests, it appends KRaftVersionRecord(1) and a VotersRecord of the static
+  voters (their configured endpoints) in one control batch; from then on the voter set is the records'.
 - DescribeQuorum lists an observer until it has not fetched for 5 minutes, as Kafka's leader does.
 """
 from __future__ import annotations
@@ -157,6 +161,9 @@ def on_add_voter_request(node, env) -> None:
     endpoints = tuple((e.name, e.host, e.port) for e in body.listeners)
     new = node.voters.add(VoterNode(body.voter_id, bytes(body.voter_directory_id), endpoints))
     _commit_change(node, env, new, body.timeout_ms)
+    if not getattr(body, "ack_when_committed", True):      # v1 (Kafka 4.2): answer once written, not committed
+        node.reply(env, error_body(env.name, Errors.NONE))
+        node.leader_state.voter_change.env = None                # nothing left to answer at commit
 
 
 def on_remove_voter_request(node, env) -> None:
@@ -192,6 +199,48 @@ def on_update_voter_request(node, env) -> None:
     _commit_change(node, env, node.voters.remove(body.voter_id).add(updated), 0)
 
 
+def upgrade_kraft_version(node, level: int, validate_only: bool) -> str | None:
+    """Move the quorum to kraft.version `level` (LeaderState.maybeAppendUpgradedKRaftVersion); return why not, or
+    None (done, or nothing to do)."""
+    if not node.is_leader():
+        return "Upgrade kraft version failed because the replica is not the current leader"
+    if level == node.kraft_version:
+        return None
+    if level < node.kraft_version:
+        return (f"Invalid upgrade of kraft.version from version {node.kraft_version} to {level} because the new "
+                "version is a downgrade")
+    if level != 1:
+        return f"Invalid upgrade of kraft.version from version {node.kraft_version} to {level}"
+    voters = _voters_with_directories(node)
+    if voters is None:
+        return "Directory id must be known for all of the voters"
+    if node.voter_history.pending(node.high_watermark) or node.leader_state.voter_change is not None:
+        return f"Invalid concurrent upgrade of kraft.version to {level}"
+    if not validate_only:
+        records = [R.kraft_version(level), R.voters_record(voters)]
+        node.append(R.control_batch(records, node.log.end_offset, node.epoch, node.now))
+    return None
+
+
+def _voters_with_directories(node):
+    """Return the static voters with the directory ids their fetches named and their configured endpoints, or None
+    while one is not known."""
+    from .voters import VoterSet
+
+    static = dict(node.cfg.static_endpoints)
+    nodes = []
+    for voter in node.voters.nodes():
+        if voter.voter_id == node.node_id:
+            directory = node.cfg.directory_id
+        else:
+            replica = node.leader_state.replicas.get(voter.voter_id)
+            directory = replica.directory_id if replica is not None else b""
+        if not directory or bytes(directory) == bytes(16):
+            return None
+        nodes.append(VoterNode(voter.voter_id, bytes(directory), tuple(static.get(voter.voter_id, ()))))
+    return VoterSet(nodes)
+
+
 # ---------------------------------------------------------------- leader hooks
 
 
@@ -199,7 +248,8 @@ def on_high_watermark(node) -> None:
     change = node.leader_state.voter_change
     if change is not None and node.high_watermark > change.offset:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, Errors.NONE))
+        if change.env is not None:
+            node.reply(change.env, error_body(change.env.name, Errors.NONE))
         if change.removes_leader:
             node.become_resigned(removed=True)
 
@@ -208,11 +258,13 @@ def leader_tick(node) -> None:
     change = node.leader_state.voter_change
     if change is not None and node.now >= change.deadline:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, Errors.REQUEST_TIMED_OUT))
+        if change.env is not None:
+            node.reply(change.env, error_body(change.env.name, Errors.REQUEST_TIMED_OUT))
 
 
 def fail_pending(node) -> None:
     change = node.leader_state.voter_change
     if change is not None:
         node.leader_state.voter_change = None
-        node.reply(change.env, error_body(change.env.name, Errors.NOT_LEADER_OR_FOLLOWER))
+        if change.env is not None:
+            node.reply(change.env, error_body(change.env.name, Errors.NOT_LEADER_OR_FOLLOWER))

@@ -4,6 +4,9 @@ Rules:
 - Every setting keeps Kafka's property name and default; unknown properties are ignored, as Kafka warns.
 - `kraftsman.raft.kafka.version=3.9` (for tests of mixed quorums) makes this voter speak only what Kafka 3.9
   speaks on the Raft wire: Vote up to v1 both ways and no pre-vote of its own; the default is 4.0.
+- `kraftsman.kafka.version` (3.9, 4.0, 4.1, 4.2; kafka-controller sets it from KRAFTSMAN_KAFKA_VERSION unless the
+  file does) names the Kafka release this controller speaks for: its metadata.version and feature ranges, the API
+  versions it advertises, UpdateFeatures' rules, the activation records and snapshots it writes. Default 3.9.
 - Only `process.roles=controller` is served (a broker or combined node is refused with a clear message).
 - Errors are ConfigError with one line in Kafka's words (`Invalid value X for configuration Y: ...`).
 - The metadata log lives in `<metadata.log.dir or first of log.dirs>/__cluster_metadata-0`.
@@ -76,6 +79,8 @@ class ControllerConfig:
     delegation_token_expiry_check_interval_ms: int = 3_600_000
     security_protocols: dict = field(default_factory=dict)  # listener name -> PLAINTEXT/SSL/SASL_PLAINTEXT/SASL_SSL
     raft_kafka_version: str = "4.0"                        # kraftsman.raft.kafka.version: 3.9 or 4.0
+    kafka_version: str = "3.9"               # kraftsman.kafka.version (KRAFTSMAN_KAFKA_VERSION): the release served
+    unstable_feature_versions: bool = False  # unstable.feature.versions.enable
     props: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -126,6 +131,8 @@ class ControllerConfig:
                             delegation_token_max_lifetime_ms=self.delegation_token_max_lifetime_ms,
                             delegation_token_expiry_time_ms=self.delegation_token_expiry_time_ms,
                             delegation_token_expiry_check_interval_ms=self.delegation_token_expiry_check_interval_ms,
+                            kafka_version=self.kafka_version,
+                            unstable_feature_versions=self.unstable_feature_versions,
                             server_properties=tuple(sorted(self.props.items())))
 
 
@@ -157,7 +164,8 @@ _INTS = {
 }
 _LONGS = {"metadata.max.retention.bytes", "metadata.max.retention.ms"}  # besides *.bytes, *interval.ms, delegation.*
 _LONG_RANGE = range(-(1 << 63), 1 << 63)
-_BOOLS = {"unclean.leader.election.enable": "unclean_leader_election", "delete.topic.enable": "delete_topic_enable"}
+_BOOLS = {"unclean.leader.election.enable": "unclean_leader_election", "delete.topic.enable": "delete_topic_enable",
+          "unstable.feature.versions.enable": "unstable_feature_versions"}
 
 
 def _int(props: dict, key: str) -> int:
@@ -225,6 +233,7 @@ def from_properties(props: dict) -> ControllerConfig:
         delegation_token_secret_key=(props.get("delegation.token.secret.key")  # or its deprecated alias
                                      or props.get("delegation.token.master.key") or None))
     values["raft_kafka_version"] = _raft_kafka_version(props)
+    values["kafka_version"] = _kafka_version(props)
     values["security_protocols"] = listener_protocols(props, values["listeners"],
                                                          values["controller_listener_names"])
     values.update({attr: _int(props, key) for key, attr in _INTS.items() if key in props})
@@ -239,6 +248,18 @@ def _raft_kafka_version(props: dict) -> str:
     text = props.get(key, "4.0").strip()
     if text not in ("3.9", "4.0"):
         raise ConfigError(f"Invalid value {text} for configuration {key}: String must be one of: 3.9, 4.0")
+    return text
+
+
+def _kafka_version(props: dict) -> str:
+    """Return the Kafka release this controller speaks for (kraftsman.kafka.version, default 3.9)."""
+    from kraftsman.storage.releases import DEFAULT_RELEASE, RELEASES
+
+    key = "kraftsman.kafka.version"
+    text = props.get(key, DEFAULT_RELEASE).strip()
+    if text not in RELEASES:
+        raise ConfigError(f"Invalid value {text} for configuration {key}: String must be one of: "
+                          f"{', '.join(RELEASES)}")
     return text
 
 

@@ -4,7 +4,8 @@ Rules:
 - Every controller registers itself with the active controller once its committed image is at
   metadata.version 3.7-IV0 or later: a ControllerRegistration carrying an incarnation id drawn when the
   process starts, its controller listeners (advertised host, port, security protocol), ZkMigrationReady
-  false and the features it supports (quorum.feature_levels.SUPPORTED_FEATURES).
+  false and the features its release supports (quorum.feature_levels.supported_features), in a Java HashMap's
+  order as Kafka lists them.
 - It registers again whenever the committed image does not hold a registration of this incarnation (a
   restart; the active controller wrote no record yet): one request at a time, and after a failure (an
   error code, a lost connection) not again before RETRY_BACKOFF_MS.
@@ -22,6 +23,8 @@ from kraftsman.controller.quorum.feature_levels import CONTROLLER_REGISTRATION_L
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import Uuid
 
+from .api_versions import java_feature_order
+
 RETRY_BACKOFF_MS = 1000
 _PROTOCOL_IDS = {name: code for code, name in SECURITY_PROTOCOLS.items()}
 
@@ -29,8 +32,10 @@ _PROTOCOL_IDS = {name: code for code, name in SECURITY_PROTOCOLS.items()}
 class SelfRegistration:
     """Decide when this controller must (re)register and build its ControllerRegistration request."""
 
-    def __init__(self, node_id: int, incarnation_id, listeners: list[tuple[str, str, int, str]]):
+    def __init__(self, node_id: int, incarnation_id, listeners: list[tuple[str, str, int, str]],
+                 features: dict[str, tuple[int, int]] | None = None):
         self.node_id, self.incarnation_id, self.listeners = node_id, incarnation_id, listeners
+        self.features = SUPPORTED_FEATURES if features is None else features
         self.in_flight = False
         self._retry_at_ms = 0
 
@@ -49,7 +54,7 @@ class SelfRegistration:
         listeners = [cls.Listener(name=name, host=host, port=port, security_protocol=_PROTOCOL_IDS[protocol])
                      for name, host, port, protocol in self.listeners]
         features = [cls.Feature(name=name, min_supported_version=lo, max_supported_version=hi)
-                    for name, (lo, hi) in sorted(SUPPORTED_FEATURES.items())]
+                    for name, (lo, hi) in java_feature_order(self.features, 0, first=True)]
         self.in_flight = True
         return cls(controller_id=self.node_id, incarnation_id=self.incarnation_id, zk_migration_ready=False,
                    listeners=listeners, features=features)
@@ -73,11 +78,12 @@ class SelfRegistration:
         answer.add_done_callback(finished)
 
 
-def for_listeners(node_id: int, host: str, listeners, names, protocol_of) -> SelfRegistration:
-    """Return a process's SelfRegistration: a fresh incarnation and its bound listeners named in `names`
-    (controller.listener.names), each with `protocol_of(name)`."""
+def for_listeners(node_id: int, host: str, listeners, names, protocol_of,
+                  features: dict[str, tuple[int, int]] | None = None) -> SelfRegistration:
+    """Return a process's SelfRegistration: a fresh incarnation, its bound listeners named in `names`
+    (controller.listener.names), each with `protocol_of(name)`, and the features its release supports."""
     bound = [(x.name, host, x.port, protocol_of(x.name)) for x in listeners if x.name in names]
-    return SelfRegistration(node_id, Uuid(uuid.uuid4().bytes), bound)
+    return SelfRegistration(node_id, Uuid(uuid.uuid4().bytes), bound, features)
 
 
 def registered_endpoints(image, listener: str) -> dict[int, tuple[str, int]]:

@@ -5,8 +5,8 @@ Rules:
   this node's id; otherwise it refuses with Kafka's message (`No readable meta.properties files found.`).
 - quorum-state lives in `__cluster_metadata-0/quorum-state` and is converted between the raft core's
   QuorumStateData message and storage's QuorumState (data versions 0 and 1, as Kafka writes them).
-- The bootstrap records come from `bootstrap.checkpoint`; without one, the default metadata.version
-  of the release (3.9-IV0), as Kafka's BootstrapDirectory falls back to.
+- The bootstrap records come from `bootstrap.checkpoint`; without one, the release's latest production
+  metadata.version (3.9-IV0 for 3.9), as Kafka's BootstrapDirectory falls back to.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from kraftsman.storage import features as ft
+from kraftsman.controller.quorum.activation import records_for_empty_log
+from kraftsman.storage.features import FEATURE_SETS
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log import quorum_state as qs
 from kraftsman.storage.log.snapshot import BOOTSTRAP_FILE, read_snapshot_records
@@ -64,20 +65,19 @@ def read_identity(config: ControllerConfig) -> NodeIdentity:
 
 
 def bootstrap_records(config: ControllerConfig) -> list[ApiMessageAndVersion]:
-    """Return the records of bootstrap.checkpoint (or the default metadata.version's)."""
+    """Return the records of bootstrap.checkpoint (or the release's default metadata.version's)."""
     path = Path(config.metadata_log_dir) / BOOTSTRAP_FILE
     if path.exists():
         return [r for r in read_snapshot_records(path)]
-    level = ft.from_version_string("3.9-IV0").level
+    level = FEATURE_SETS[config.kafka_version].metadata.latest_production.level
     cls = codec.message_class("FeatureLevelRecord")
     return [ApiMessageAndVersion(cls(name="metadata.version", feature_level=level), 0)]
 
 
 def bootstrap_transaction(config: ControllerConfig) -> list[ApiMessageAndVersion]:
-    """Return bootstrap_records() in Begin/EndTransactionRecord, as Kafka 3.9 writes the bootstrap records."""
-    begin = codec.message_class("BeginTransactionRecord")(name="Bootstrap records")
-    end = codec.message_class("EndTransactionRecord")()
-    return [ApiMessageAndVersion(begin, 0), *bootstrap_records(config), ApiMessageAndVersion(end, 0)]
+    """Return what the controller appends on an empty log: bootstrap_records() with the release's activation
+    records (in Begin/EndTransactionRecord from metadata.version 3.6-IV1)."""
+    return records_for_empty_log(bootstrap_records(config), config.kafka_version, config.min_insync_replicas)
 
 
 def close_log(store, *, flush: bool, node_id: int) -> None:

@@ -11,8 +11,9 @@ Rules:
 - Proposed partition records are replayed as their encoded values (kept lazily, as a follower keeps
   them), so the leader neither builds registrations it may never read nor holds more objects for the
   garbage collector to walk than a follower.
-- A snapshot holds exactly the committed image at `offset` (image.write()), in Kafka's .checkpoint
-  layout (raft.snapshot.build_snapshot) so kafka-dump-log and the shell read it.
+- A snapshot holds exactly the committed image at `offset` (image.write(release): the ZK migration state as the
+  release writes it), in Kafka's .checkpoint layout (raft.snapshot.build_snapshot) so kafka-dump-log and the
+  shell read it.
 - `features_epoch` is the last offset of the committed batch (or loaded snapshot) that last replayed a
   feature record, as Kafka's FeaturesPublisher takes it for ApiVersions' FinalizedFeaturesEpoch; -1 before.
 """
@@ -70,7 +71,8 @@ class _Lazy:
 class MetadataState:
     """Committed and pending metadata images of one controller."""
 
-    def __init__(self):
+    def __init__(self, release: str = "3.9"):
+        self.release = release      # the Kafka release whose snapshots this state writes
         self._committed = _Lazy()
         self._pending: _Lazy | None = None
         self._marks: list[tuple[int, MetadataImage]] = []  # (batch end offset, pending image there)
@@ -134,7 +136,7 @@ class MetadataState:
         self.bytes_since_snapshot = 0
 
         def build() -> Snapshot:
-            values = list(image.write_values())
+            values = list(image.write_values(self.release))
             return S.build_snapshot(snapshot_id, values, voters, kraft_version, timestamp)
         return build
 

@@ -361,7 +361,8 @@ class _ServerConnection:
         key, version, cid = header.request_api_key, header.request_api_version, header.correlation_id
         if key == API_VERSIONS:
             code = api_versions_mod.check_request(body, version)
-            answer = api_versions_mod.error_response(code) if code else self.listener.current_api_versions()
+            answer = api_versions_mod.error_response(code) if code else api_versions_mod.for_request_version(
+                self.listener.current_api_versions(), version)
             return framing.encode_response(key, version, cid, answer)
         outcome = self.sasl.step(key, version, body)
         if outcome.response is None:
@@ -475,4 +476,4 @@ def _api_versions_answer(listener: Listener, ctx: RequestContext, body):
     code = api_versions_mod.check_request(body, ctx.api_version)
     if code:
         return api_versions_mod.error_response(code)
-    return listener.current_api_versions()
+    return api_versions_mod.for_request_version(listener.current_api_versions(), ctx.api_version)

@@ -32,6 +32,8 @@ import random
 import time
 
 from kraftsman.controller.quorum.context import ControllerContext, ControllerNode
+from kraftsman.controller.quorum.feature_levels import supported_features
+from kraftsman.controller.raft import reconfig
 from kraftsman.controller.raft.core import RaftNode
 
 from . import controller_registration, local_storage
@@ -97,7 +99,7 @@ class ControllerServer:
                                    tick_ms=TICK_MS, high_watermark_linger_ms=HW_LINGER_MS)
         node = RaftNode(raft_cfg, self.log_store, self.rng, saved, now=int(time.time() * 1000))
         self.driver = RaftDriver(
-            node, MetadataState(), send=self._send_raft,
+            node, MetadataState(self.config.kafka_version), send=self._send_raft,
             persist_quorum_state=lambda data, v: local_storage.write_quorum_state(cfg.partition_dir, data, v),
             snapshot_max_bytes=cfg.snapshot_max_bytes, snapshot_interval_ms=cfg.snapshot_interval_ms,
             on_activate=self._on_activate, on_deactivate=self._on_deactivate, background=self._background,
@@ -151,7 +153,8 @@ class ControllerServer:
         self.router = self._open_router()
         await self._bind_listeners()
         self.registration = controller_registration.for_listeners(
-            cfg.node_id, self.advertised_host(), self.listeners, cfg.controller_listener_names, cfg.security_protocol)
+            cfg.node_id, self.advertised_host(), self.listeners, cfg.controller_listener_names, cfg.security_protocol,
+            supported_features(cfg.kafka_version, cfg.unstable_feature_versions))
         self._tasks.append(asyncio.get_running_loop().create_task(self._tick_loop()))
         self._tasks.append(asyncio.get_running_loop().create_task(raft_wire.warm_codecs()))
         for listener in self.listeners:
@@ -197,12 +200,16 @@ class ControllerServer:
         self.listener = self.listeners[0]
 
     def api_versions(self):
-        """Return the ApiVersions data this controller advertises (finalized features from the image)."""
+        """Return the ApiVersions data this controller advertises (finalized features from the image, kraft.version
+        from the Raft layer: listed when above 0, as Kafka's controllers set it)."""
         from . import api_versions
 
         state = self.driver.state
         return api_versions.controller_api_versions(state.committed.features, finalized_epoch=state.features_epoch,
-                                                    vote_max_version=self._vote_max_version())
+                                                    kraft_version=self.driver.node.kraft_version,
+                                                    vote_max_version=self._vote_max_version(),
+                                                    release=self.config.kafka_version,
+                                                    unstable_enabled=self.config.unstable_feature_versions)
 
     def _vote_max_version(self) -> int | None:
         """Return 1 when this voter speaks Kafka 3.9's Raft wire (kraftsman.raft.kafka.version), else None."""
@@ -296,7 +303,8 @@ class ControllerServer:
             next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
             leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
             controllers=_Controllers(lambda: self.controller_nodes(listener)), config=self.quorum.config, rng=self.rng,
-            kraft_version=d.node.kraft_version, principal=principal)
+            kraft_version=d.node.kraft_version, principal=principal,
+            kraft_upgrade=lambda level, validate_only: reconfig.upgrade_kraft_version(d.node, level, validate_only))
 
     def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
         """Return the voters as clients reach them on `listener` (peer_endpoints.PeerEndpoints)."""

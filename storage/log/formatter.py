@@ -13,6 +13,9 @@ Rules:
 - Every file operation goes through an injectable FileSystem; the clock is injectable too.
 - Directories are planned and written in sorted order, and `already formatted` names the first
   sorted one (Kafka uses HashMap order there, which is arbitrary).
+- What differs by release is one table (FORMAT_RULES): which nodes count as a dynamic quorum for kraft.version
+  (3.9: --standalone/--initial-controllers; 4.0: those or --no-initial-controllers; 4.1+: no
+  controller.quorum.voters), the kraft.version refusal texts, and 4.2's `Bootstrap metadata: ...` line.
 """
 from __future__ import annotations
 
@@ -24,9 +27,10 @@ from pathlib import Path
 from typing import Callable
 
 from .. import features as ft
+from .. import metadata_versions as mvs
 from ..dynamic_voters import DynamicVoter, voters_record
 from ..errors import StorageError
-from ..protocol import codec
+from ..protocol import codec, javafmt
 from ..protocol.uuids import Uuid, random_directory_id
 from ..records.metadata import ApiMessageAndVersion
 from . import meta_properties as mp
@@ -34,6 +38,36 @@ from .atomic import DEFAULT_FS, FileSystem, atomic_write
 from .snapshot import BOOTSTRAP_FILE, BOOTSTRAP_SNAPSHOT_ID, snapshot_bytes
 
 METADATA_PARTITION_DIR = "__cluster_metadata-0"
+SCRAM_MINIMUM = mvs.named("3.5-IV2")
+_KRAFT_0_3_9 = "Cannot set kraft.version to 0 if KIP-853 configuration is present. Try removing the --feature flag " \
+               "for kraft.version."
+_KRAFT_N_3_9 = "Cannot set kraft.version to {} unless KIP-853 configuration is present. Try removing the --feature " \
+               "flag for kraft.version."
+_KRAFT_0_4 = ("Cannot set kraft.version to 0 if controller.quorum.voters is empty and one of the flags --standalone, "
+              "--initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try "
+              "removing the --feature flag for kraft.version.")
+_KRAFT_N_4 = ("Cannot set kraft.version to {} unless controller.quorum.voters is empty and one of the flags "
+              "--standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic controllers "
+              "support, try using one of --standalone, --initial-controllers, or --no-initial-controllers and "
+              "removing controller.quorum.voters.")
+
+
+@dataclass(frozen=True)
+class FormatRules:
+    """What one release's Formatter does differently."""
+
+    dynamic_quorum: str              # "initial controllers", "any quorum flag" or "no static voters"
+    kraft_version_0: str             # the refusal of kraft.version=0 on a dynamic quorum
+    kraft_version_n: str             # the refusal of kraft.version=N on a static one ({} is N)
+    prints_bootstrap: bool = False   # 4.2: `Bootstrap metadata: BootstrapMetadata(...)` before formatting
+
+
+FORMAT_RULES = {
+    "3.9": FormatRules("initial controllers", _KRAFT_0_3_9, _KRAFT_N_3_9),
+    "4.0": FormatRules("any quorum flag", _KRAFT_0_4, _KRAFT_N_4),
+    "4.1": FormatRules("no static voters", _KRAFT_0_4, _KRAFT_N_4),
+    "4.2": FormatRules("no static voters", _KRAFT_0_4, _KRAFT_N_4, prints_bootstrap=True),
+}
 
 
 class FormatterError(StorageError):
@@ -67,16 +101,34 @@ class FormatSpec:
     directories: list[str]
     metadata_log_dir: str | None
     listener_name: str | None
-    release_version: ft.MetadataVersion | None = None
+    release_version: mvs.MetadataVersion | None = None
     feature_levels: dict[str, int] = field(default_factory=dict)
     scram_arguments: list[str] = field(default_factory=list)
     initial_controllers: dict[int, DynamicVoter] | None = None
     ignore_formatted: bool = False
     unstable_enabled: bool = False
+    release: str = "3.9"                 # the Kafka release whose Formatter this is
+    no_initial_controllers: bool = False  # --no-initial-controllers
+    static_voters_empty: bool = False     # controller.quorum.voters is not set
+
+    @property
+    def rules(self) -> FormatRules:
+        """Return the release's format rules."""
+        return FORMAT_RULES[self.release]
+
+    @property
+    def features(self) -> ft.FeatureSet:
+        """Return the release's production features (and its metadata.version table)."""
+        return ft.FEATURE_SETS[self.release]
 
     @property
     def has_dynamic_quorum(self) -> bool:
-        """Tell whether KIP-853 initial controllers were given (--standalone/--initial-controllers)."""
+        """Tell whether the node is formatted for a dynamic quorum (kraft.version 1), by the release's rule."""
+        rule = self.rules.dynamic_quorum
+        if rule == "no static voters":
+            return self.static_voters_empty
+        if rule == "any quorum flag":
+            return self.initial_controllers is not None or self.no_initial_controllers
         return self.initial_controllers is not None
 
 
@@ -93,7 +145,7 @@ class DirectoryPlan:
 class FormatPlan:
     """The outcome of planning: versions, bootstrap records and directories to write."""
 
-    release_version: ft.MetadataVersion
+    release_version: mvs.MetadataVersion
     feature_levels: dict[str, int]
     bootstrap_records: list[ApiMessageAndVersion]
     directories: list[DirectoryPlan]
@@ -122,45 +174,46 @@ def _check_spec(spec: FormatSpec) -> list[str]:
     return dirs
 
 
-def effective_release_version(spec: FormatSpec) -> ft.MetadataVersion:
+def effective_release_version(spec: FormatSpec) -> mvs.MetadataVersion:
     """Pick metadata.version from --feature, --release-version, or the latest (testing if unstable)."""
+    table = spec.features.metadata
     if ft.METADATA_VERSION in spec.feature_levels:
         if spec.release_version is not None:
             raise FormatterError("Use --release-version instead of --feature metadata.version=X to avoid ambiguity.")
-        level = spec.feature_levels[ft.METADATA_VERSION]
         try:
-            return _verify_release(spec, ft.by_level(level))
-        except ft.FeatureError:
-            raise FormatterError(f"No MetadataVersion with feature level {level}") from None
+            return _verify_release(spec, table.by_level(spec.feature_levels[ft.METADATA_VERSION]))
+        except ft.FeatureError as e:
+            raise FormatterError(str(e)) from None
     if spec.release_version is not None:
         return _verify_release(spec, spec.release_version)
-    return ft.LATEST_TESTING if spec.unstable_enabled else ft.LATEST_PRODUCTION
+    return table.latest_testing if spec.unstable_enabled else table.latest_production
 
 
-def _verify_release(spec: FormatSpec, mv: ft.MetadataVersion) -> ft.MetadataVersion:
+def _verify_release(spec: FormatSpec, mv: mvs.MetadataVersion) -> mvs.MetadataVersion:
     if not mv.is_kraft_supported:
         raise FormatterError(f"metadata.version {mv} is too old to be supported.")
-    if not spec.unstable_enabled and not mv.is_production:
+    if not spec.unstable_enabled and not spec.features.metadata.is_production(mv):
         raise FormatterError(f"metadata.version {mv} is not yet stable.")
     return mv
 
 
-def effective_feature_levels(spec: FormatSpec, mv: ft.MetadataVersion) -> dict[str, int]:
+def effective_feature_levels(spec: FormatSpec, mv: mvs.MetadataVersion) -> dict[str, int]:
     """Resolve every feature level (given, kraft.version rule, or default) and validate them."""
-    names = ft.feature_names()
+    features = spec.features
     levels: dict[str, int] = {}
     for name, level in sorted(spec.feature_levels.items()):
-        if name != ft.METADATA_VERSION and ft.feature(name) is None:
-            raise FormatterError(f"Unsupported feature: {name}. Supported features are: {', '.join(names)}")
+        if name != ft.METADATA_VERSION and features.feature(name) is None:
+            raise FormatterError(f"Unsupported feature: {name}. Supported features are: "
+                                 f"{', '.join(features.names())}")
         levels[name] = level
     levels[ft.METADATA_VERSION] = mv.level
-    for known in ft.FEATURES:
+    for known in features.features:
         if known.name == ft.KRAFT_VERSION:
             levels[known.name] = _kraft_version(spec, levels.get(known.name))
         elif known.name not in levels:
             levels[known.name] = known.default_level(mv)
     try:
-        ft.validate_levels(levels, spec.unstable_enabled)
+        features.validate_levels(levels, spec.unstable_enabled)
     except ft.FeatureError as e:
         raise FormatterError(str(e)) from None
     return dict(sorted(levels.items()))
@@ -171,15 +224,13 @@ def _kraft_version(spec: FormatSpec, given: int | None) -> int:
     if given is None:
         return 1 if spec.has_dynamic_quorum else 0
     if given == 0 and spec.has_dynamic_quorum:
-        raise FormatterError("Cannot set kraft.version to 0 if KIP-853 configuration is present. "
-                             "Try removing the --feature flag for kraft.version.")
+        raise FormatterError(spec.rules.kraft_version_0)
     if given != 0 and not spec.has_dynamic_quorum:
-        raise FormatterError(f"Cannot set kraft.version to {given} unless KIP-853 configuration is "
-                             "present. Try removing the --feature flag for kraft.version.")
+        raise FormatterError(spec.rules.kraft_version_n.format(given))
     return given
 
 
-def bootstrap_records(spec: FormatSpec, mv: ft.MetadataVersion, levels: dict[str, int],
+def bootstrap_records(spec: FormatSpec, mv: mvs.MetadataVersion, levels: dict[str, int],
                       salt_source: Callable[[], bytes] | None = None) -> list[ApiMessageAndVersion]:
     """List bootstrap.checkpoint's records: metadata.version, other features > 0 by name, SCRAM."""
     feature_cls = codec.message_class("FeatureLevelRecord")
@@ -188,8 +239,8 @@ def bootstrap_records(spec: FormatSpec, mv: ft.MetadataVersion, levels: dict[str
         if name not in (ft.METADATA_VERSION, ft.KRAFT_VERSION) and levels[name] > 0:
             records.append(ApiMessageAndVersion(feature_cls(name=name, feature_level=levels[name]), 0))
     if spec.scram_arguments:
-        if mv < ft.SCRAM_MINIMUM:
-            raise FormatterError(f"SCRAM is only supported in metadata.version {ft.SCRAM_MINIMUM} or later.")
+        if mv < SCRAM_MINIMUM:
+            raise FormatterError(f"SCRAM is only supported in metadata.version {SCRAM_MINIMUM} or later.")
         from .. import scram  # only with --add-scram: hashlib and friends stay out of a plain format's start-up
 
         try:
@@ -198,6 +249,14 @@ def bootstrap_records(spec: FormatSpec, mv: ft.MetadataVersion, levels: dict[str
         except scram.ScramError as e:
             raise FormatterError(str(e)) from None
     return records
+
+
+def bootstrap_text(fplan: "FormatPlan") -> str:
+    """Return BootstrapMetadata.toString() of the planned records, as Kafka 4.2's format prints it."""
+    records = ", ".join(f"ApiMessageAndVersion({javafmt.message_text(r.message)} at version {r.version})"
+                        for r in fplan.bootstrap_records)
+    return (f"BootstrapMetadata(records=[{records}], metadataVersionLevel={fplan.release_version.level}, "
+            "source=format command)")
 
 
 def directory_type(path: str, spec: FormatSpec) -> DirectoryType:
@@ -278,6 +337,8 @@ def execute(fplan: FormatPlan, spec: FormatSpec, emit: Callable[[str], None], *,
     if not fplan.directories:
         emit("All of the log directories are already formatted.")
         return
+    if spec.rules.prints_bootstrap:
+        emit(f"Bootstrap metadata: {bootstrap_text(fplan)}")
     for d in fplan.directories:
         emit(f"Formatting {d.kind.value} {d.path} with metadata.version {fplan.release_version}.")
         try:

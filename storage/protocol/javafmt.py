@@ -73,3 +73,30 @@ def java_path(text: str) -> str:
     """Return a path as Java's File and Path print it: repeated separators as one, no trailing separator."""
     text = re.sub("/+", "/", text)
     return text[:-1] if len(text) > 1 and text.endswith("/") else text
+
+
+def message_text(message) -> str:
+    """Render a flat generated message as its Java toString does: `FeatureLevelRecord(name='x', featureLevel=1)`
+    (strings in single quotes, bytes as signed Arrays.toString, null as null)."""
+    parts = []
+    for spec_field, attr in zip(message.spec.fields, message._fields):
+        value = getattr(message, attr)
+        name = spec_field.name[:1].lower() + spec_field.name[1:]
+        parts.append(f"{name}={_java_value(spec_field.type, value)}")
+    return f"{message.spec.name}({', '.join(parts)})"
+
+
+def _java_value(kind: str, value) -> str:
+    if value is None:
+        return "null"
+    if kind == "string":
+        return f"'{value}'"
+    if kind == "bytes":
+        return "[" + ", ".join(str(b - 256 if b > 127 else b) for b in bytes(value)) + "]"
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "uuid":
+        from .uuids import uuid_str
+
+        return uuid_str(value)
+    return str(value)

@@ -2,6 +2,7 @@
 import contextlib
 import importlib
 import io
+import os
 import re
 import subprocess
 import sys
@@ -81,14 +82,39 @@ def _console_script(command) -> list[str]:
 def test_version_of_every_console_script(command):
     from kraftsman.cli.common.boundary import package_version
 
+    environ = {k: v for k, v in os.environ.items() if k != "KRAFTSMAN_KAFKA_VERSION"}
     result = subprocess.run(_console_script(command) + ["--version"], capture_output=True, text=True, timeout=30,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, env=environ)
     assert (result.returncode, result.stderr) == (0, "")
-    # every tool names itself and kraftsman's version (kafka-dump-log too, issue 31), but the Kafka admin tools
-    # (kafka-topics, ...), which print Kafka's version as Kafka's do; the umbrella only the version
-    expected = {"kraftsman": f"kraftsman {package_version()}\n"} | {
+    # every tool names itself (kafka-dump-log too, issue 31), kraftsman's version and the Kafka release it speaks
+    # for (KRAFTSMAN_KAFKA_VERSION, 3.9 when unset), but the Kafka admin tools (kafka-topics, ...), which print
+    # that release's Kafka version as Kafka's do; the umbrella only the version and the release
+    expected = {"kraftsman": f"kraftsman {package_version()}, Kafka 3.9\n"} | {
         tool.script: "3.9.0\n" for tool in app.TOOLS if tool.kafka_version}
-    assert result.stdout == expected.get(command.name, f"{command.name} (kraftsman) {package_version()}\n")
+    assert result.stdout == expected.get(command.name, f"{command.name} (kraftsman) {package_version()}, Kafka 3.9\n")
+
+
+@pytest.mark.parametrize("release", ["4.0", "4.1", "4.2"])
+def test_version_names_the_release_kraftsman_speaks_for(release):
+    from kraftsman.cli import main
+    from kraftsman.cli.common.boundary import package_version, run_command
+    from kraftsman.cli.dump_log.tool import run as dump_log
+    from kraftsman.storage.releases import KAFKA_VERSIONS
+
+    out = io.StringIO()
+    env = Environment(stdout=out, stderr=out, env={"KRAFTSMAN_KAFKA_VERSION": release})
+    assert main.run(["storage", "--version"], env) == 0 and main.run(["--version"], env) == 0
+    assert run_command(dump_log, ["--version"], env, prog="kafka-dump-log") == 0
+    assert main.run(["topics", "--version"], env) == 0
+    assert out.getvalue() == (f"kafka-storage (kraftsman) {package_version()}, Kafka {release}\n"
+                              f"kraftsman {package_version()}, Kafka {release}\n"
+                              f"kafka-dump-log (kraftsman) {package_version()}, Kafka {release}\n"
+                              f"{KAFKA_VERSIONS[release]}\n")
+    bad = io.StringIO()
+    env = Environment(stdout=bad, stderr=bad, env={"KRAFTSMAN_KAFKA_VERSION": "5.0"})
+    assert run_command(lambda argv, env: 0, ["--version"], env, prog="kafka-storage") == 64
+    assert bad.getvalue() == ("kafka-storage: KRAFTSMAN_KAFKA_VERSION: Unknown Kafka release '5.0': kraftsman speaks "
+                              "for 3.9, 4.0, 4.1, 4.2\n")
 
 
 def test_umbrella_subcommand_version():
@@ -97,7 +123,7 @@ def test_umbrella_subcommand_version():
 
     out = io.StringIO()
     assert main.run(["quorum", "--version"], Environment(stdout=out, stderr=out, env={})) == 0
-    assert out.getvalue() == f"kafka-metadata-quorum (kraftsman) {package_version()}\n"
+    assert out.getvalue() == f"kafka-metadata-quorum (kraftsman) {package_version()}, Kafka 3.9\n"
 
 
 @pytest.mark.parametrize("command,path", CASES, ids=[" ".join([c.name, *p]) for c, p in CASES])

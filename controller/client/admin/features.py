@@ -6,7 +6,8 @@ Rules:
   downgrades and plain upgrades, and validate-only or unsafe requests fail as unsupported. Its answer maps every
   requested feature to None (done) or its error message, as Kafka's Admin client does: a top-level error fails
   every feature, a feature missing from the results fails, and a null message becomes the Kafka exception's
-  default text for the error code.
+  default text for the error code. v2 (Kafka 4.x) answers carry no per-feature results.
+- describe_features(node_id) asks that node (Kafka 4.2's `describe --node-id`), routed by on_node.
 """
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3             # UpdateFeatures
 class FeatureCalls:
     """ApiVersions' features and UpdateFeatures (a part of Admin)."""
 
-    def describe_features(self) -> FeatureMetadata:
-        """Return the supported and finalized features of the server reached (ApiVersions)."""
-        return self._on_active_controller(lambda conn: _describe_features_on(conn, self.deadline), "ApiVersions")
+    def describe_features(self, node_id: int | None = None) -> FeatureMetadata:
+        """Return the supported and finalized features of the server reached (ApiVersions), or of node `node_id`
+        (Kafka 4.2's DescribeFeaturesOptions.nodeId: a controller with bootstrap controllers, else a broker; a node
+        the cluster does not list is waited for until the deadline, as Kafka's Admin waits for it)."""
+        if node_id is None:
+            return self._on_active_controller(lambda conn: _describe_features_on(conn, self.deadline), "ApiVersions")
+        return self.on_node(node_id, lambda conn: _describe_features_on(conn, self.deadline), "describeFeatures")
 
     def update_features(self, updates: dict[str, tuple[int, int]], validate_only: bool) -> dict[str, str | None]:
         """Send UpdateFeatures ({name: (level, upgrade type)}); return {name: None or its error message}."""
@@ -35,7 +40,7 @@ class FeatureCalls:
             response = _update_features_on(conn, updates, validate_only, self.deadline)
             if response.error_code == Errors.NOT_CONTROLLER:
                 raise Refused(Errors.NOT_CONTROLLER.name)
-            return feature_outcomes(updates, response)
+            return feature_outcomes(updates, response, conn.pick_version("UpdateFeatures"))
 
         return self._on_active_controller(attempt, "UpdateFeatures")
 
@@ -75,11 +80,14 @@ def _update_features_on(conn: sc.SyncConnection, updates: dict[str, tuple[int, i
     return conn.request("UpdateFeatures", version, body, deadline)
 
 
-def feature_outcomes(updates: dict[str, tuple[int, int]], response) -> dict[str, str | None]:
-    """Map each requested feature to None or its error message, as KafkaAdminClient.updateFeatures does."""
+def feature_outcomes(updates: dict[str, tuple[int, int]], response, version: int = 1) -> dict[str, str | None]:
+    """Map each requested feature to None or its error message, as KafkaAdminClient.updateFeatures does (v2 answers
+    carry no per-feature results: no top-level error means every feature passed)."""
     if response.error_code:
         message = error_message(response.error_code, response.error_message)
         return {name: message for name in updates}
+    if version >= 2:
+        return {name: None for name in updates}
     results = {r.feature: r for r in response.results if r.feature in updates}
     found = {}
     for name in updates:

@@ -36,7 +36,7 @@ def test_help_goes_to_stderr_with_exit_1(argv):
 def test_version_and_missing_files():
     from kraftsman.cli.common.boundary import package_version
 
-    assert dump(["--version"]) == (0, f"kafka-dump-log (kraftsman) {package_version()}\n", "")
+    assert dump(["--version"]) == (0, f"kafka-dump-log (kraftsman) {package_version()}, Kafka 3.9\n", "")
     status, out, err = dump(["--print-data-log"])
     assert (status, out) == (1, "") and err.startswith('Missing required argument "[files]"\nOption ')
 

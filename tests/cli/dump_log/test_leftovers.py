@@ -61,7 +61,7 @@ def test_only_meta_properties_is_not_a_silent_success(tmp_path, segment):
 
 @pytest.mark.parametrize("argv", [["--version"], ["--files", "x.log", "--version"]])
 def test_version_names_kraftsman_as_every_tool(tmp_path, argv):
-    assert dump(argv, tmp_path) == (0, f"kafka-dump-log (kraftsman) {package_version()}\n", "")
+    assert dump(argv, tmp_path) == (0, f"kafka-dump-log (kraftsman) {package_version()}, Kafka 3.9\n", "")
 
 
 def test_shares_the_screen_tells_pipes_and_terminals_from_files(tmp_path):

@@ -155,3 +155,25 @@ def test_legacy_alter_with_a_null_value_deletes_the_key():
     result, image = _legacy(_image(), (2, "t", {"retention.ms": None, "segment.ms": "100"}))
     assert _answers(result) == [(2, "t", 0, None)]
     assert image.configs.resources[(2, "t")] == {"segment.ms": "100"}
+
+
+def test_eligible_leader_replicas_guard_min_insync_replicas():
+    """Kafka 4.x with ELR on: broker-level min.insync.replicas is frozen, the cluster-level one cannot go, and each
+    change clears the ELR of the topic (or of every topic: an empty TopicName)."""
+    from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
+    elr = ApiMessageAndVersion(M("FeatureLevelRecord", name="eligible.leader.replicas.version", feature_level=1), 0)
+    image = run(create_topics, cluster(1, 2, mv=29), create_request(("t", 1, 1, {})))[1]
+    from .replication_fixtures import replay
+    image = replay(image, [elr])
+    result, _ = _incremental(image, (4, "1", [("min.insync.replicas", SET, "2")]),
+                             (4, "", [("min.insync.replicas", DELETE, None)]))
+    assert _answers(result) == [
+        (4, "1", 40, "Broker-level min.insync.replicas cannot be altered while ELR is enabled."),
+        (4, "", 40, "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.")]
+    assert result.records == []
+    result, _ = _incremental(image, (2, "t", [("min.insync.replicas", SET, "1")]),
+                             (4, "", [("min.insync.replicas", SET, "2")]))
+    assert [(type(r.message).__name__.removeprefix("_S_"), getattr(r.message, "topic_name", None))
+            for r in result.records] == [("ConfigRecord", None), ("ConfigRecord", None), ("ClearElrRecord", "t"),
+                                         ("ClearElrRecord", "")]

@@ -147,3 +147,15 @@ def test_cancel_that_would_need_an_unclean_election():
     result, image = _reassign(image, (0, None))
     p = image.topics.by_name["t"].partition(0)
     assert (p.replicas, p.isr, p.leader, p.adding_replicas, p.removing_replicas) == ([1, 2, 3], [1], 1, [], [])
+
+
+def test_v1_without_replication_factor_change_refuses_a_new_replica_count():
+    """KIP-860 (AlterPartitionReassignments v1, Kafka 4.1): AllowReplicationFactorChange false keeps the count."""
+    parts = [S("AlterPartitionReassignmentsRequest", "ReassignablePartition", partition_index=0, replicas=[1, 2]),
+             S("AlterPartitionReassignmentsRequest", "ReassignablePartition", partition_index=1, replicas=[3, 4, 5])]
+    request = M("AlterPartitionReassignmentsRequest", allow_replication_factor_change=False,
+                topics=[S("AlterPartitionReassignmentsRequest", "ReassignableTopic", name="t", partitions=parts)])
+    result, image = run(alter_partition_reassignments, _image(), request, version=1)
+    assert _errors(result) == [(0, 38, "The replication factor is changed from 3 to 2"), (1, 0, None)]
+    assert result.response.allow_replication_factor_change is False
+    assert _list(image) == [("t", 1, [3, 4, 5, 1, 2], [4, 5], [1, 2])]

@@ -323,7 +323,8 @@ class Runner:
         cls = msg.M["AddRaftVoterRequest"]
         body = cls(cluster_id=self.c.boxes[nid].cfg.cluster_id, timeout_ms=30000, voter_id=nid,
                    voter_directory_id=Uuid(bytes(dir_id(nid))),
-                   listeners=[cls.Listener(name="CONTROLLER", host="localhost", port=9000 + nid)])
+                   listeners=[cls.Listener(name="CONTROLLER", host="localhost", port=9000 + nid)],
+                   ack_when_committed=_kv(args).get("ack", "true") == "true")    # v1 (Kafka 4.2)
         return self._admin(body)
 
     def cmd_remove_voter(self, args) -> str:

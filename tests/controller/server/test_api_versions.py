@@ -130,3 +130,55 @@ def test_the_served_api_list_is_what_the_handler_tables_answer():
     assert not (answered[0] & answered[1]) and not (answered[0] & answered[2]) and not (answered[1] & answered[2])
     assert set(av.CONTROLLER_APIS) == set().union(*answered)
     assert len(av.CONTROLLER_API_VERSIONS) == len(av.CONTROLLER_APIS)     # every name has a schema here
+
+
+# ---------------------------------------------------------------- Kafka 4.x controllers
+
+# The raw ApiVersions a real Kafka 4.2.0 controller listener answered (reference/kafka-4x/brokers-4x.md section 7),
+# for the APIs kraftsman's controller serves.
+KAFKA_42_CONTROLLER = {
+    "Fetch": (4, 18), "ApiVersions": (0, 4), "CreateTopics": (2, 7), "DeleteTopics": (1, 6), "DescribeAcls": (1, 3),
+    "CreateAcls": (1, 3), "DeleteAcls": (1, 3), "DescribeConfigs": (1, 4), "AlterConfigs": (0, 2),
+    "CreatePartitions": (0, 3), "CreateDelegationToken": (1, 3), "RenewDelegationToken": (1, 2),
+    "ExpireDelegationToken": (1, 2), "ElectLeaders": (0, 2), "IncrementalAlterConfigs": (0, 1),
+    "AlterPartitionReassignments": (0, 1), "ListPartitionReassignments": (0, 0), "AlterClientQuotas": (0, 1),
+    "DescribeUserScramCredentials": (0, 0), "AlterUserScramCredentials": (0, 0), "Vote": (0, 2),
+    "BeginQuorumEpoch": (0, 1), "EndQuorumEpoch": (0, 1), "DescribeQuorum": (0, 2), "AlterPartition": (2, 3),
+    "UpdateFeatures": (0, 2), "Envelope": (0, 0), "FetchSnapshot": (0, 1), "DescribeCluster": (0, 2),
+    "BrokerRegistration": (0, 4), "BrokerHeartbeat": (0, 1), "UnregisterBroker": (0, 0),
+    "AllocateProducerIds": (0, 0), "ControllerRegistration": (0, 0), "AssignReplicasToDirs": (0, 0),
+    "AddRaftVoter": (0, 1), "RemoveRaftVoter": (0, 0), "UpdateRaftVoter": (0, 0)}
+
+
+def test_a_4_2_controller_advertises_what_kafka_4_2_advertises():
+    ours = {framing.api_info(k).name: r for k, r in av.release_apis("4.2").items()}
+    for name, kafka in KAFKA_42_CONTROLLER.items():
+        assert ours[name] == kafka, name
+    assert ours["Metadata"] == (0, 13)     # kraftsman's controller also serves Metadata (4.2's does not)
+
+
+@pytest.mark.parametrize("release,fetch,reassign,voter", [("3.9", (0, 17), (0, 0), (0, 0)),
+                                                          ("4.0", (4, 17), (0, 0), (0, 0)),
+                                                          ("4.1", (4, 18), (0, 1), (0, 0)),
+                                                          ("4.2", (4, 18), (0, 1), (0, 1))])
+def test_each_release_has_its_own_maxima(release, fetch, reassign, voter):
+    ours = {framing.api_info(k).name: r for k, r in av.release_apis(release).items()}
+    assert (ours["Fetch"], ours["AlterPartitionReassignments"], ours["AddRaftVoter"]) == (fetch, reassign, voter)
+
+
+def test_4_2_features_and_the_min_0_rule_below_v4():
+    image = FeaturesImage(metadata_version=29, finalized={"group.version": 1, "streams.version": 1,
+                                                          "transaction.version": 2,
+                                                          "eligible.leader.replicas.version": 1, "share.version": 1})
+    body = av.controller_api_versions(image, release="4.2", finalized_epoch=9)
+    assert [(f.name, f.min_version, f.max_version) for f in body.supported_features] == [
+        ("group.version", 0, 1), ("kraft.version", 0, 1), ("metadata.version", 7, 29), ("share.version", 0, 1),
+        ("streams.version", 0, 1), ("transaction.version", 0, 2), ("eligible.leader.replicas.version", 0, 1)]
+    assert [f.name for f in body.finalized_features] == [       # the order Kafka 4.2's answer had
+        "group.version", "streams.version", "transaction.version", "eligible.leader.replicas.version",
+        "share.version", "metadata.version"]
+    v3 = av.for_request_version(body, 3)
+    assert [(f.name, f.min_version, f.max_version) for f in v3.supported_features] == [("metadata.version", 7, 29)]
+    assert av.for_request_version(body, 4) is body
+    three_nine = av.for_request_version(av.controller_api_versions(image), 3)
+    assert [f.name for f in three_nine.supported_features] == ["metadata.version"]   # kraft.version 0-1 left out

@@ -3,17 +3,18 @@ from pathlib import Path
 
 import pytest
 
-from kraftsman.storage import features as ft
 from kraftsman.storage.dynamic_voters import parse_voters
 from kraftsman.storage.log import formatter as fmt
 from kraftsman.storage.log import meta_properties as mp
 from kraftsman.storage.log.atomic import FileSystem
 from kraftsman.storage.log.snapshot import SnapshotReader, read_snapshot_records
+from kraftsman.storage.metadata_versions import TABLES
 from kraftsman.storage.protocol.uuids import Uuid
 from kraftsman.storage.records import control
 
 REPO = Path(__file__).resolve().parents[3]
 REAL = REPO.parent / "shared" / "fixtures" / "kraft-real" / "data"
+T39 = TABLES["3.9"]
 DIR_ID = "JEXY6aqzQY-32P5TStzaFg"
 
 
@@ -44,7 +45,7 @@ def test_single_directory(tmp_path):
 
 
 def test_several_directories_distinct_ids(tmp_path):
-    lines = run(spec(tmp_path, ("a", "b", "c"), meta="b", release_version=ft.from_version_string("3.7")))
+    lines = run(spec(tmp_path, ("a", "b", "c"), meta="b", release_version=T39.parse("3.7")))
     assert lines == [f"Formatting data directory {tmp_path}/a with metadata.version 3.7-IV4.",
                      f"Formatting metadata directory {tmp_path}/b with metadata.version 3.7-IV4.",
                      f"Formatting data directory {tmp_path}/c with metadata.version 3.7-IV4."]
@@ -57,9 +58,9 @@ def test_several_directories_distinct_ids(tmp_path):
     (dict(cluster_id=None), "You must specify the cluster id."),
     (dict(listener_name=None), "You must specify the name of the initial controller listener."),
     (dict(meta=None), "You must specify the metadata log directory."),
-    (dict(release_version=ft.from_version_string("2.8")), "metadata.version 2.8-IV1 is too old to be supported."),
-    (dict(release_version=ft.from_version_string("4.0")), "metadata.version 4.0-IV3 is not yet stable."),
-    (dict(feature_levels={"metadata.version": 20}, release_version=ft.LATEST_PRODUCTION),
+    (dict(release_version=T39.parse("2.8")), "metadata.version 2.8-IV1 is too old to be supported."),
+    (dict(release_version=T39.parse("4.0")), "metadata.version 4.0-IV3 is not yet stable."),
+    (dict(feature_levels={"metadata.version": 20}, release_version=T39.latest_production),
      "Use --release-version instead of --feature metadata.version=X to avoid ambiguity."),
     (dict(feature_levels={"foo.version": 1}),
      "Unsupported feature: foo.version. Supported features are: group.version, kraft.version, transaction.version"),
@@ -67,7 +68,7 @@ def test_several_directories_distinct_ids(tmp_path):
      "Cannot set kraft.version to 1 unless KIP-853 configuration is present. Try removing the --feature flag for kraft.version."),
     (dict(feature_levels={"kraft.version": 0}, initial_controllers=parse_voters(f"1@h:9093:{DIR_ID}")),
      "Cannot set kraft.version to 0 if KIP-853 configuration is present. Try removing the --feature flag for kraft.version."),
-    (dict(release_version=ft.from_version_string("3.5-IV1"), scram_arguments=["SCRAM-SHA-256=[name=a,password=b]"]),
+    (dict(release_version=T39.parse("3.5-IV1"), scram_arguments=["SCRAM-SHA-256=[name=a,password=b]"]),
      "SCRAM is only supported in metadata.version 3.5-IV2 or later."),
     (dict(scram_arguments=["SCRAM-SHA-256=[password=b]"]), "You must supply 'name' to add-scram"),
 ])
@@ -107,7 +108,7 @@ def test_other_cluster_or_node_is_refused(tmp_path):
 
 def test_features_and_scram_records(tmp_path):
     salt = "c2FsdHk="
-    s = spec(tmp_path, unstable_enabled=True, release_version=ft.from_version_string("4.0-IV3"),
+    s = spec(tmp_path, unstable_enabled=True, release_version=T39.parse("4.0-IV3"),
              initial_controllers=parse_voters(f"1@h:9093:{DIR_ID}"),
              scram_arguments=[f"SCRAM-SHA-512=[name=bob,password=pw,salt={salt}]",
                               "SCRAM-SHA-256=[name=alice,password=alice-secret]"])
@@ -155,7 +156,7 @@ def real_bootstraps():
 
 @pytest.mark.parametrize("release", ["3.6-IV2", "3.7-IV4", "3.8-IV0", "3.9-IV0"])
 def test_bootstrap_matches_real_kafka(tmp_path, release):
-    mv = ft.from_version_string(release)
+    mv = T39.parse(release)
     real = [p for p in real_bootstraps() if features_of(p)[0][1] == mv.level]
     if not real:
         pytest.skip(f"no real bootstrap.checkpoint for {release} under {REAL}")
@@ -268,7 +269,7 @@ def test_stale_temp_files_from_a_killed_run_do_not_block(tmp_path):
 def test_bootstrap_bytes_equal_real_kafka_given_its_timestamps(tmp_path, release):
     from kraftsman.storage.log.snapshot import snapshot_bytes
 
-    mv = ft.from_version_string(release)
+    mv = T39.parse(release)
     real = [p for p in real_bootstraps() if features_of(p)[0][1] == mv.level]
     if not real:
         pytest.skip(f"no real bootstrap.checkpoint for {release} under {REAL}")
@@ -289,3 +290,91 @@ def _info_never_calls_it_formatted_unless_complete(root):
     else:
         problems = text.split("Found problem")[1].splitlines()[1:]
         assert all(p.endswith(("is not formatted.", "does not exist")) for p in problems if p), text
+
+
+# ---------------------------------------------------------------- Kafka 4.x's Formatter
+
+REAL_4X = [("yacht-tracker/kafka-data", "4.0", "4.0-IV3"), ("Systems@f962029/kafka/data", "4.1", "4.1-IV1"),
+           ("local-test-rig/kafka-data", "4.2", "4.2-IV1")]
+
+
+@pytest.mark.parametrize("folder,release,version", REAL_4X, ids=[r[1] for r in REAL_4X])
+def test_4x_bootstrap_is_the_real_files_bytes(tmp_path, folder, release, version):
+    """A 4.x format writes what Kafka 4.0 / 4.1 / 4.2 wrote: the same bytes, given each batch's append time."""
+    from kraftsman.storage.log.snapshot import snapshot_bytes
+
+    real = REAL / folder / "bootstrap.checkpoint"
+    if not real.is_file():
+        pytest.skip(f"{real} not found (../shared absent)")
+    s = spec(tmp_path, release=release, release_version=TABLES[release].parse(version))
+    fplan = fmt.plan(s)
+    times = [b.max_timestamp for b in SnapshotReader(real).batches()]
+    data = snapshot_bytes(fplan.bootstrap_records, append_time=times[0], data_append_time=times[1],
+                          footer_append_time=times[2])
+    assert data == real.read_bytes()
+    run(s)      # and the default clock writes the same records
+    assert features_of(tmp_path / "data" / "bootstrap.checkpoint") == features_of(real)
+
+
+def test_4x_defaults_and_bootstrap_line(tmp_path):
+    lines = run(spec(tmp_path, release="4.2"))
+    assert lines == [
+        "Bootstrap metadata: BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord(name='metadata.version'"
+        ", featureLevel=29) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='eligible.leader.replicas."
+        "version', featureLevel=1) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='group.version', "
+        "featureLevel=1) at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='share.version', featureLevel=1) "
+        "at version 0), ApiMessageAndVersion(FeatureLevelRecord(name='streams.version', featureLevel=1) at version 0), "
+        "ApiMessageAndVersion(FeatureLevelRecord(name='transaction.version', featureLevel=2) at version 0)], "
+        "metadataVersionLevel=29, source=format command)",
+        f"Formatting metadata directory {tmp_path}/data with metadata.version 4.2-IV1."]
+    assert run(spec(tmp_path / "b", release="4.1")) == [
+        f"Formatting metadata directory {tmp_path}/b/data with metadata.version 4.1-IV1."]
+    assert [n for n, *_ in features_of(tmp_path / "b" / "data" / "bootstrap.checkpoint")] == [
+        "metadata.version", "eligible.leader.replicas.version", "group.version", "transaction.version"]
+
+
+@pytest.mark.parametrize("release,kw,dynamic", [
+    ("3.9", dict(no_initial_controllers=True), False), ("4.0", dict(no_initial_controllers=True), True),
+    ("4.1", dict(no_initial_controllers=True), False), ("4.1", dict(static_voters_empty=True), True),
+    ("4.2", dict(initial_controllers=parse_voters(f"1@h:9093:{DIR_ID}")), False)])
+def test_which_quorum_is_dynamic_by_release(release, kw, dynamic):
+    assert fmt.FormatSpec("c", 1, ["/d"], "/d", "C", release=release, **kw).has_dynamic_quorum is dynamic
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(release="4.2", feature_levels={"kraft.version": 1}),
+     "Cannot set kraft.version to 1 unless controller.quorum.voters is empty and one of the flags --standalone, "
+     "--initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try using one of "
+     "--standalone, --initial-controllers, or --no-initial-controllers and removing controller.quorum.voters."),
+    (dict(release="4.2", static_voters_empty=True, feature_levels={"kraft.version": 0}),
+     "Cannot set kraft.version to 0 if controller.quorum.voters is empty and one of the flags --standalone, "
+     "--initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try removing the "
+     "--feature flag for kraft.version."),
+    (dict(release="4.2", release_version=TABLES["4.2"].parse("4.0-IV0"),
+          feature_levels={"eligible.leader.replicas.version": 1}),
+     "eligible.leader.replicas.version could not be set to 1 because it depends on metadata.version level 23"),
+    (dict(release="4.2", feature_levels={"share.version": 2}), "No feature:share.version with feature level 2"),
+    (dict(release="4.0", feature_levels={"share.version": 1}),
+     "Unsupported feature: share.version. Supported features are: eligible.leader.replicas.version, group.version, "
+     "kraft.version, transaction.version"),
+    (dict(release="4.0", static_voters_empty=True, no_initial_controllers=True,
+          release_version=TABLES["4.0"].parse("3.8-IV0")),
+     "kraft.version could not be set to 1 because it depends on metadata.version level 21"),
+    (dict(release="4.1", release_version=TABLES["4.1"].parse("4.2-IV1")), "metadata.version 4.2-IV1 is not yet stable."),
+    (dict(release="4.2", feature_levels={"metadata.version": 31}),
+     "No MetadataVersion with feature level 31. Valid feature levels are from 7 to 30."),
+])
+def test_4x_plan_errors(tmp_path, kw, message):
+    with pytest.raises(fmt.FormatterError) as e:
+        run(spec(tmp_path, **kw))
+    assert str(e.value) == message
+
+
+def test_4x_accepts_what_3_9_refused(tmp_path):
+    """4.2 takes share/streams/group/transaction levels at 3.9-IV0 (no dependency) and writes them."""
+    s = spec(tmp_path, release="4.2", release_version=TABLES["4.2"].parse("3.9-IV0"),
+             feature_levels={"share.version": 1, "streams.version": 1, "transaction.version": 2})
+    run(s)
+    assert features_of(tmp_path / "data" / "bootstrap.checkpoint") == [
+        ("metadata.version", 21, 0, 12), ("share.version", 1, 0, 12), ("streams.version", 1, 0, 12),
+        ("transaction.version", 2, 0, 12)]

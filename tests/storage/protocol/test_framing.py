@@ -16,16 +16,18 @@ from kraftsman.storage.protocol.framing import FramingError, UnsupportedVersionE
 # reference §5.1: the KRaft-relevant APIs, with (valid versions, first flexible version); Vote goes to v2
 # (Kafka 4.0's KIP-996 PreVote) where the 3.9 reference stops at v1
 API_TABLE = {
-    1: (17, 12), 3: (12, 9), 18: (4, 3), 19: (7, 5), 20: (6, 4), 37: (3, 2), 43: (2, 2), 44: (1, 1), 45: (0, 0),
+    1: (18, 12), 3: (13, 9), 18: (4, 3), 19: (7, 5), 20: (6, 4), 37: (3, 2), 43: (2, 2), 44: (1, 1), 45: (1, 0),
+    # Fetch 18, Metadata 13, AlterPartitionReassignments 1: Kafka 4.x's newest versions beside the reference's
     46: (0, 0), 52: (2, 0), 53: (1, 1), 54: (1, 1), 55: (2, 0), 56: (3, 0), 59: (1, 0), 60: (2, 0), 62: (4, 0),
-    63: (1, 0), 64: (0, 0), 70: (0, 0), 80: (0, 0), 81: (0, 0), 82: (0, 0),
+    63: (1, 0), 64: (0, 0), 70: (0, 0), 80: (1, 0), 81: (0, 0), 82: (0, 0),   # AddRaftVoter v1: Kafka 4.2's;
+    # DescribeCluster 2: Kafka 4.0's (KIP-1073)
     58: (0, 0),  # Envelope (KIP-590), not in the reference table
     32: (4, 4), 33: (2, 2),  # DescribeConfigs and AlterConfigs (Kafka 3.9's specs, not in the reference table)
     67: (0, 0),  # AllocateProducerIds (Kafka 3.9's spec, not in the reference table)
     17: (1, -1), 36: (2, 2),  # SaslHandshake (never flexible) and SaslAuthenticate (kafka-cluster's client)
     29: (3, 2), 30: (3, 2), 31: (3, 2),  # Describe/Create/DeleteAcls (Kafka 3.9's specs, not in the reference table)
     49: (1, 1), 50: (0, 0), 51: (0, 0),  # AlterClientQuotas, Describe/AlterUserScramCredentials (Kafka 3.9's specs)
-    57: (1, 0),  # UpdateFeatures (Kafka 3.9's spec, not in the reference table)
+    57: (2, 0),  # UpdateFeatures (Kafka 3.9's spec with 4.0's v2, not in the reference table)
     73: (0, 0),  # AssignReplicasToDirs (KIP-858, Kafka 3.9's spec, not in the reference table)
     38: (3, 2), 39: (2, 2), 40: (2, 2),  # Create/Renew/ExpireDelegationToken (Kafka 3.9's ApiVersions ranges)
     75: (0, 0), 48: (1, 1), 35: (4, 2),  # DescribeTopicPartitions, DescribeClientQuotas, DescribeLogDirs (a broker's)
@@ -132,8 +134,8 @@ def test_request_header_tagged_fields_survive_reencoding():
 @pytest.mark.parametrize("frame,message", [
     ("0001 0011 0000", "request frame of 6 byte(s) is shorter than a request header (8)"),
     ("03e7 0000 00000001 ffff", "unknown api key 999"),
-    ("0001 0063 00000001 ffff", "Fetch v99 is not supported (valid: 0-17)"),
-    ("0001 ffff 00000001 ffff", "Fetch v-1 is not supported (valid: 0-17)"),
+    ("0001 0063 00000001 ffff", "Fetch v99 is not supported (valid: 0-18)"),
+    ("0001 ffff 00000001 ffff", "Fetch v-1 is not supported (valid: 0-18)"),
 ])
 def test_malformed_request_headers(frame, message):
     with pytest.raises(FramingError) as e:

@@ -484,6 +484,57 @@ HAND = [
         "UpdateFeaturesResponse", error_message=None, results=[S(
             "UpdateFeaturesResponse", "UpdatableFeatureResult", feature="metadata.version", error_message=None)]),
          f"00000000 0000 00 02 {MV} 0000 00 00 00"),
+    # ---- Kafka 4.x's new versions (reference/kafka-4x/schema-diff-3.9-to-4x.md), bytes laid out by hand
+    Body("FetchRequest", 18, lambda: M(
+        "FetchRequest", max_wait_ms=500, min_bytes=1, max_bytes=1048576, session_epoch=-1, topics=[S(
+            "FetchRequest", "FetchTopic", topic_id=U1, partitions=[S(
+                "FetchRequest", "FetchPartition", partition=0, current_leader_epoch=3, fetch_offset=5,
+                last_fetched_epoch=2, partition_max_bytes=1048576, high_watermark=7)])],
+        forgotten_topics_data=[], rack_id=""), f"""
+        000001f4 00000001 00100000 00 00000000 ffffffff   # MaxWait, MinBytes, MaxBytes, isolation, session, epoch
+        02 {U1_HEX} 02                                   # Topics [TopicId, Partitions [
+        00000000 00000003 0000000000000005 00000002      #   0, leader epoch 3, offset 5, last fetched epoch 2
+        ffffffffffffffff 00100000                        #   LogStartOffset -1, 1 MiB
+        01 01 08 0000000000000007                        #   tag 1 HighWatermark (v18, KIP-1166) = 7 ]
+        00 01 01 00                                      # topic tags, Forgotten [], RackId "", tags
+    """),
+    Body("FetchResponse", 18, lambda: M(
+        "FetchResponse", responses=[S(
+            "FetchResponse", "FetchableTopicResponse", topic_id=U1, partitions=[S(
+                "FetchResponse", "PartitionData", partition_index=0, high_watermark=7, last_stable_offset=7,
+                log_start_offset=0, aborted_transactions=None, records=None)])]), f"""
+        00000000 0000 00000000 02 {U1_HEX} 02             # throttle, error, session, [topic [
+        00000000 0000 0000000000000007 0000000000000007 0000000000000000   # index, error, HW, LSO, log start
+        00 ffffffff 00 00 00 00                          # aborted null, no preferred replica, records null, tags
+    """),
+    Body("MetadataRequest", 13, lambda: M(
+        "MetadataRequest", topics=[S("MetadataRequest", "MetadataRequestTopic", topic_id=U1, name=None)],
+        allow_auto_topic_creation=False, include_topic_authorized_operations=True),
+        f"02 {U1_HEX} 00 00 00 01 00"),
+    Body("MetadataResponse", 13, lambda: M(
+        "MetadataResponse", brokers=[], cluster_id="c", controller_id=1, topics=[], error_code=5),
+        "00000000 01 02 63 00000001 01 0005 00"),          # v13's top-level ErrorCode after Topics
+    Body("UpdateFeaturesRequest", 2, lambda: M(
+        "UpdateFeaturesRequest", timeout_ms=30000, feature_updates=[S(
+            "UpdateFeaturesRequest", "FeatureUpdateKey", feature="metadata.version", max_version_level=29,
+            upgrade_type=1)]), f"00007530 02 {MV} 001d 01 00 00 00"),
+    Body("UpdateFeaturesResponse", 2, lambda: M(
+        "UpdateFeaturesResponse", error_code=95, error_message="x"),
+         "00000000 005f 02 78 00"),                        # v2: no Results, the top-level error only
+    Body("AlterPartitionReassignmentsRequest", 1, lambda: M(
+        "AlterPartitionReassignmentsRequest", timeout_ms=1000, allow_replication_factor_change=False,
+        topics=[S("AlterPartitionReassignmentsRequest", "ReassignableTopic", name="t",
+                  partitions=[_reassign(0, [1, 2])])]),
+         f"000003e8 00 02 {CT} 02 00000000 03 00000001 00000002 00 00 00"),
+    Body("AlterPartitionReassignmentsResponse", 1, lambda: M(
+        "AlterPartitionReassignmentsResponse", throttle_time_ms=10, allow_replication_factor_change=False,
+        error_message=None, responses=[]), "0000000a 00 0000 00 01 00"),
+    Body("AddRaftVoterRequest", 1, lambda: M(
+        "AddRaftVoterRequest", cluster_id="c", timeout_ms=1000, voter_id=4, voter_directory_id=U1,
+        listeners=[S("AddRaftVoterRequest", "Listener", name="CONTROLLER", host="h", port=9093)],
+        ack_when_committed=False), f"02 63 000003e8 00000004 {U1_HEX} 02 {CONTROLLER} 02 68 2385 00 00 00"),
+    Body("AddRaftVoterResponse", 1, lambda: M("AddRaftVoterResponse", error_code=126, error_message="dup"),
+         "00000000 007e 04 647570 00"),
     # ---- AssignReplicasToDirs (73, KIP-858): v0 only, flexible
     Body("AssignReplicasToDirsRequest", 0, lambda: M(
         "AssignReplicasToDirsRequest", broker_id=1, broker_epoch=8, directories=[S(
@@ -991,8 +1042,11 @@ def _spot(file_prefix: str):
     return register
 
 
-KAFKA_39_MAX = {"Vote": 1, "DescribeCluster": 1}  # specs past Kafka 3.9: Kafka 4.0's Vote v2 (KIP-996) and
-# DescribeCluster v2 (KIP-1073)
+# APIs whose specs go past Kafka 3.9: Vote v2 (KIP-996), DescribeCluster v2 (KIP-1073), Fetch v18, UpdateFeatures v2,
+# AddRaftVoter v1, AlterPartitionReassignments v1 (Kafka 4.x; each release's controller advertises its own,
+# api_versions.RELEASE_RANGES)
+KAFKA_39_MAX = {"Vote": 1, "DescribeCluster": 1, "Fetch": 17, "UpdateFeatures": 1, "AddRaftVoter": 0,
+                "AlterPartitionReassignments": 0}
 
 
 @_spot("msgs/000002")

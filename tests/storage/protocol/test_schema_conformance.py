@@ -53,12 +53,19 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeClientQuotasRequest",
              "DescribeClientQuotasResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
-NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2",  # Kafka 4.0, KIP-996 pre-vote
-                        "DescribeClusterRequest": "0-2", "DescribeClusterResponse": "0-2"}  # 4.0, KIP-1073
+NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2",   # Kafka 4.0, KIP-996 pre-vote
+                        "DescribeClusterRequest": "0-2", "DescribeClusterResponse": "0-2",  # 4.0, KIP-1073
+                        # Kafka 4.x's new versions beside 3.9's (reference/kafka-4x/schema-diff-3.9-to-4x.md)
+                        "FetchRequest": "0-18", "FetchResponse": "0-18", "MetadataRequest": "0-13",
+                        "MetadataResponse": "0-13", "AddRaftVoterRequest": "0-1", "AddRaftVoterResponse": "0-1",
+                        "AlterPartitionReassignmentsRequest": "0-1", "AlterPartitionReassignmentsResponse": "0-1"}
 KRAFTSMAN_TAGS = {"DescribeClusterResponse.Brokers." + name   # kraftsman tagged extensions (tags 10000-10003)
                   for name in ("StartTimeMs", "BrokerEpoch", "IncarnationId", "InControlledShutdown")}
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
                 "DescribeClusterRequest.IncludeFencedBrokers", "DescribeClusterResponse.Brokers.IsFenced",
+                "FetchRequest.Topics.Partitions.HighWatermark", "MetadataResponse.ErrorCode",
+                "AddRaftVoterRequest.AckWhenCommitted", "AlterPartitionReassignmentsRequest.AllowReplicationFactorChange",
+                "AlterPartitionReassignmentsResponse.AllowReplicationFactorChange",
                 *KRAFTSMAN_TAGS, "BrokerRegistrationRequest.StartTimeMs"}
 
 
@@ -197,3 +204,37 @@ def test_our_schema_files_hold_facts_only():
     schemas = Path(__file__).resolve().parents[3] / "storage" / "protocol" / "schemas"
     found = [a for path in sorted(schemas.glob("*.yaml")) for a in abouts(yaml.safe_load(path.read_text()), path.name)]
     assert len(list(schemas.glob("*.yaml"))) > 100 and found == []
+
+
+KAFKA_4X_SCHEMAS = REPO.parent / "shared" / "reference" / "kafka-4x" / "schemas"
+FOUR_X_VERSIONS = ("FetchRequest", "FetchResponse", "MetadataRequest", "MetadataResponse", "AddRaftVoterRequest",
+                   "AddRaftVoterResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse",
+                   "UpdateFeaturesRequest", "UpdateFeaturesResponse", "ClearElrRecord")
+
+
+def _fields_4x(fields, where: str):
+    for f in fields:
+        yield f"{where}.{f['name']}", f
+        yield from _fields_4x(f.get("fields", ()), f"{where}.{f['name']}")
+
+
+@pytest.mark.parametrize("name", FOUR_X_VERSIONS)
+def test_the_4x_versions_we_carry_are_kafka_4_2s(name):
+    """Our spec reaches Kafka 4.2's newest version and holds every field 4.2 has, typed and tagged as 4.2 has it."""
+    path = KAFKA_4X_SCHEMAS / f"{name}.json"
+    if not path.is_file():
+        pytest.skip(f"{path} not found (../shared absent)")
+    raw = json.loads(strip_comments(path.read_text()))
+    ours = schema.load(name)
+    assert ours.valid_versions.hi == _versions(raw["validVersions"]).hi
+    mine = {}
+
+    def walk(fields, where):
+        for f in fields:
+            mine[f"{where}.{f.name}"] = f
+            walk(f.fields or (ours.struct(f.element_type).fields if f.is_struct and ours.structs else ()),
+                 f"{where}.{f.name}")
+    walk(ours.fields, name)
+    for key, field in _fields_4x(raw["fields"], name):
+        assert key in mine, key
+        assert (mine[key].type, mine[key].tag) == (field["type"], field.get("tag")), key
