@@ -6,8 +6,9 @@ Rules:
 - Derived from kraftsman's schemas where kraftsman carries the API (the request spec's name, validVersions and
   listeners, as Kafka's generator builds ApiMessageType from the same JSON); stated in STATED where it does not:
   the 44 APIs kraftsman has no spec for (produce, consume, groups, transactions, ZooKeeper-era and share-group
-  RPCs), and the 4 whose spec kraftsman keeps at a later release than 3.9 (Vote and DescribeCluster go to v2,
-  Kafka 4.0's; Envelope and AllocateProducerIds lost 3.9's zkBroker listener in 4.0). A stated row for a key
+  RPCs), and the 9 whose spec kraftsman keeps at a later release than 3.9 for its 4.x modes (Fetch, Metadata,
+  AlterPartitionReassignments, Vote, UpdateFeatures, DescribeCluster and AddRaftVoter gained versions in 4.x;
+  Envelope and AllocateProducerIds lost 3.9's zkBroker listener in 4.0), each marked `later`. A stated row for a key
   whose spec says the same is a mistake (tests/storage/protocol/test_api_keys.py): each fact has one home.
 - `latest` is the top of validVersions, unstable versions included: ApiKeys.latestVersion() is
   highestSupportedVersion(true), so the share-group APIs (3.9's only version, v0, unstable) count as v0.
@@ -28,7 +29,9 @@ _LISTENERS = {"z": "zkBroker", "b": "broker", "c": "controller"}
 # no spec, or has one from a later release (marked)
 STATED = """
 0 Produce 0-11 zb
+1 Fetch 0-17 zbc                      later: kraftsman's spec has 4.1's v18
 2 ListOffsets 0-9 zb
+3 Metadata 0-12 zb                    later: kraftsman's spec has 4.x's v13
 4 LeaderAndIsr 0-7 z
 5 StopReplica 0-4 z
 6 UpdateMetadata 0-8 z
@@ -53,8 +56,10 @@ STATED = """
 34 AlterReplicaLogDirs 0-2 zb
 41 DescribeDelegationToken 0-3 zbc
 42 DeleteGroups 0-2 zb
+45 AlterPartitionReassignments 0 zbc   later: kraftsman's spec has 4.1's v1
 47 OffsetDelete 0 zb
 52 Vote 0-1 c                          later: kraftsman's spec has 4.0's v2 (KIP-996)
+57 UpdateFeatures 0-1 zbc             later: kraftsman's spec has 4.x's v2
 58 Envelope 0 cz                       later: 4.0 dropped the zkBroker listener
 60 DescribeCluster 0-1 zbc             later: kraftsman's spec has 4.0's v2 (KIP-1073)
 61 DescribeProducers 0 zb
@@ -70,6 +75,7 @@ STATED = """
 77 ShareGroupDescribe 0 b
 78 ShareFetch 0 b
 79 ShareAcknowledge 0 b
+80 AddRaftVoter 0 cb                   later: kraftsman's spec has 4.2's v1
 83 InitializeShareGroupState 0 b
 84 ReadShareGroupState 0 b
 85 WriteShareGroupState 0 b
