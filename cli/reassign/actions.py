@@ -39,7 +39,7 @@ def execution_error(error) -> KafkaException:
 
 def alter_configs(admin, changes: dict) -> None:
     """Apply config changes as Kafka's incrementalAlterConfigs(...).all().get(): the first failure is thrown."""
-    for error in ap.incrementalalter_configs(admin, changes).values():
+    for error in ap.incremental_alter_configs(admin, changes).values():
         if error is not None:
             raise execution_error(error)
 
