@@ -43,7 +43,8 @@ TOOLS: tuple[Tool, ...] = (
          "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
     Tool("kafka-controller", "controller", "kraftsman.cli.controller.tool", "controller",
          "Run a KRaft controller in the foreground.", kafka=False),
-    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo", "Write and decode a small metadata log.",
+    Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo",
+         "Start a 3-controller quorum and brokers on 127.0.0.1, fence one, then show the log they wrote.",
          kafka=False),
     Tool("kafka-metadata-export", "pipeline", "kraftsman.cli.pipeline.command", "pipeline",
          "Decode metadata logs into tables with Spark (pyspark extra).", kafka=False),
@@ -62,6 +63,8 @@ UMBRELLA_COMMANDS: tuple[UmbrellaCommand, ...] = (
                     "Manage connection profiles (bootstrap, client settings, timeout, output)."),
     UmbrellaCommand("completion", "kraftsman.cli.completion.tool",
                     "Print the bash, zsh or fish completion of every tool (source <(kraftsman completion bash))."),
+    UmbrellaCommand("man", "kraftsman.cli.docs.tool",
+                    "Show a tool's man page, or install every page where man finds it (kraftsman man --install)."),
 )
 
 

@@ -3,7 +3,7 @@
 Rules:
 - The umbrella is a click group (`umbrella_command()`) whose sub-commands are the tools' own click commands,
   loaded only when named (fast start-up); the list is the registry's (app.py). Man page, completion and
-  `--help` read that group.
+  `--help` read that group (its --help is click's rendering, in the tools' style).
 - Running a sub-command goes through the tool's own `run(argv, env)`, so `kraftsman cluster ...` and
   `kafka-cluster ...` share code, flags, texts and exit codes.
 - `--install-completion [SHELL]` writes every tool's completion where SHELL reads it (completion/install.py);
@@ -68,12 +68,10 @@ def umbrella_command() -> Umbrella:
 
 
 def usage() -> str:
-    """Return the umbrella usage text."""
-    lines = ["usage: kraftsman <command> [args...]", "", "commands:"]
-    lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
-    lines += ["", "options:"] + [f"  {flags:<11} {help_}" for flags, help_ in OPTIONS]
-    lines += ["", "Run 'kraftsman <command> --help' for a command's flags."]
-    return "\n".join(lines) + "\n"
+    """Return the umbrella's --help, rendered by click as every tool's is (Usage, Options, Commands)."""
+    group = umbrella_command()
+    with group.make_context(UMBRELLA, [], resilient_parsing=True) as ctx:
+        return group.get_help(ctx) + "\n"
 
 
 def run(argv: list[str], env: Environment) -> int:
@@ -84,7 +82,7 @@ def run(argv: list[str], env: Environment) -> int:
     if instruction:
         return answer(umbrella_command(), UMBRELLA, instruction, env)
     if not argv or argv[0] in ("-h", "--help", "help"):
-        env.stdout.write(usage())
+        (env.stdout if argv else env.stderr).write(usage())    # no command at all: a usage error, on stderr
         return ExitStatus.OK if argv else ExitStatus.USAGE
     if argv[0] == "--version":
         env.stdout.write(f"kraftsman {package_version()}\n")

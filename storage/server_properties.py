@@ -1,12 +1,14 @@
 """Kafka's server .properties as kafka-storage, kafka-controller and add-controller read them: listeners, log
 directories, node id, roles, the security protocol map, and the checks Kafka 3.9's KafkaConfig makes first.
 
-KafkaConfig's checks (`validate`), in its order (only these; the rest of validateValues is not repeated):
-1. node.id and broker.id (each standing in for the other) are integers; process.roles names only `broker`
-   and `controller`; node.id equals broker.id.
-2. no process.roles: zookeeper.connect is required; process.roles: node.id must be set (>= 0).
-3. advertised.listeners (when set), then listeners, parse as endpoints whose listener names have a security
-   protocol in the effective listener.security.protocol.map.
+KafkaConfig's checks (`validate`), in the order its constructor meets them (only these; the rest of
+validateValues is not repeated):
+1. node.id and broker.id (each standing in for the other) are integers (ConfigDef); process.roles names only
+   `broker` and `controller` (the processRoles field).
+2. listeners parse as endpoints whose listener names have a security protocol in the effective
+   listener.security.protocol.map (the earlyStartListeners field, initialised before validateValues runs).
+3. validateValues: node.id equals broker.id; no process.roles: zookeeper.connect is required; process.roles:
+   node.id must be set (>= 0); advertised.listeners (when set) parse as endpoints too.
 
 Rules:
 - Every refusal is a ConfigError whose message is one line in Kafka's words; nothing prints here.
@@ -38,6 +40,8 @@ def validate(props: dict[str, str]) -> None:
     """Raise ConfigError when KafkaConfig would refuse `props`."""
     node_id, broker_id = _int(props, "node.id", "broker.id"), _int(props, "broker.id", "node.id")
     roles = process_roles(props)
+    protocols = security_protocol_map(props, roles)
+    endpoints(props.get("listeners", DEFAULT_LISTENERS).strip(), protocols)
     if node_id != broker_id:
         raise ConfigError("You must set `node.id` to the same value as `broker.id`.")
     if not roles:
@@ -46,10 +50,8 @@ def validate(props: dict[str, str]) -> None:
     elif node_id < 0:
         raise ConfigError("Missing configuration `node.id` which is required when `process.roles` is defined "
                           "(i.e. when running in KRaft mode).")
-    protocols = security_protocol_map(props, roles)
     if props.get("advertised.listeners") is not None:
         endpoints(props["advertised.listeners"].strip(), protocols)
-    endpoints(props.get("listeners", DEFAULT_LISTENERS).strip(), protocols)
 
 
 def process_roles(props: dict[str, str]) -> list[str]:

@@ -5,8 +5,8 @@ Rules:
   implementation (brokers.describe_brokers, wait.wait, health.health, imported when the verb runs: --help stays
   light) through admin_options.admin_command, as Kafka's verbs do; `add_to(app)` registers them on
   kafka-cluster's app after Kafka's.
-- Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, 64 with
-  --output json|yaml), before anything is sent.
+- Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, whatever
+  --output asks), before anything is sent.
 """
 from __future__ import annotations
 

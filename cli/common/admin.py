@@ -21,11 +21,14 @@ from .status import ExitStatus
 
 
 class Failure(Exception):
-    """A failure printed as one line on stderr with an exit status (and the server's error code, if any)."""
+    """A failure printed as one line on stderr with an exit status (and the server's error code, if any); `hint`,
+    when given, says what to do under a Kafka text that does not (a second line, `<prog>: hint: ...`; "hint" in
+    JSON/YAML)."""
 
-    def __init__(self, message: str, status: int = ExitStatus.ERROR, code: int | None = None):
+    def __init__(self, message: str, status: int = ExitStatus.ERROR, code: int | None = None,
+                 hint: str | None = None):
         super().__init__(message)
-        self.status, self.code = int(status), code
+        self.status, self.code, self.hint = int(status), code, hint
 
 
 class Unsupported(Failure):
@@ -49,13 +52,16 @@ def admin_call(fn, *args, wording):
         raise Failure(wording(e), code=e.code) from None
 
 
-def fail(args, env: Environment, message: str, status: int) -> int:
-    """Print a failure as one line on stderr (or one JSON object on stdout) and return its status."""
+def fail(args, env: Environment, message: str, status: int, hint: str | None = None, prog: str = "") -> int:
+    """Print a failure as one line on stderr (or one JSON object on stdout), and its hint; return its status."""
     line = " ".join(message.split())
     if structured(args.output):
-        env.stdout.write(render({"command": args.command, "status": status, "error": line}, args.output))
+        obj = {"command": args.command, "status": status, "error": line} | ({"hint": hint} if hint else {})
+        env.stdout.write(render(obj, args.output))
     else:
         env.stderr.write(line + "\n")
+        if hint:
+            env.stderr.write(f"{prog}: hint: {hint}\n")
     return status
 
 

@@ -3,7 +3,8 @@
 Rules:
 - Kafka's names: --bootstrap-server/-b | --bootstrap-controller/-C (exactly one, checked here with argparse's
   words), --config/-c (client properties file); kraftsman's: --output text|json|yaml, --timeout SECONDS,
-  --profile NAME, -X/--client-property key=value (repeatable; wins over the profile's client settings).
+  --profile NAME, -X/--client-property key=value (repeatable; wins over the profile's client settings; only the
+  keys the client honours: client_settings).
 - settings() turns the parsed options into the namespace the tools' commands take, with a profile applied:
   flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default (click tells which options kept their default); `command` is
   the sub-command's name as typed, `config_given` whether --config/--command-config came from the command line or
@@ -25,10 +26,11 @@ from typing import Annotated, Literal, Optional
 import click
 import typer
 
+from . import client_settings
 from . import profiles as profile_file
 from .admin import Context, Failure, fail
 from .environment import Environment
-from .key_values import BadPair, key_values
+from .key_values import BadPair
 from .typer_app import parameter_source
 
 SERVER_HELP = "A list of host/port pairs to use for establishing the connection to the Kafka cluster."
@@ -64,7 +66,7 @@ def admin_command(ctx: typer.Context, values: dict, implementation, *, group: tu
     try:
         return implementation(args, Context(args, env) if connect else env)
     except Failure as e:
-        return fail(args, env, str(e), e.status)
+        return fail(args, env, str(e), e.status, e.hint, ctx.find_root().info_name)
 
 
 def settings(ctx: typer.Context, values: dict, group: tuple[str, str] = BOOTSTRAP_FLAGS) -> argparse.Namespace:
@@ -132,12 +134,18 @@ def _owner(ctx: click.Context, name: str) -> click.Context:
 
 def _client_overrides(ctx: typer.Context, pairs: list[str]) -> dict[str, str]:
     try:
-        return key_values(pairs)
+        return client_settings.overrides(pairs)
     except BadPair as e:
         raise click.UsageError(f"argument --client-property/-X: expected KEY=VALUE, got {e.pair!r}", ctx) from None
+    except client_settings.UnknownSetting as e:
+        raise click.UsageError(f"argument --client-property/-X: {e}", ctx) from None
 
 
 def _apply_profile(ctx: typer.Context, args: argparse.Namespace, env: Environment) -> None:
-    """Fill options that kept their default from the chosen profile (see Rules)."""
-    chosen = profile_file.select(profile_file.load(env.env), args.profile, env.env)
+    """Fill options that kept their default from the chosen profile (see Rules); a broken profile file is a
+    warning for a command line that names its bootstrap (profiles.select_for)."""
+    prog = ctx.find_root().info_name
+    named = args.bootstrap_server or args.bootstrap_controller
+    chosen = profile_file.select_for(env.env, args.profile, needed=not named,
+                                     warn=lambda text: env.stderr.write(f"{prog}: warning: {text}\n"))
     profile_file.fill(args, chosen, lambda name: not kept_default(ctx, name))

@@ -3,11 +3,12 @@
 
 Rules:
 - Only the cli layer prints; library errors reach users as one line on stderr, never a traceback
-  (set KRAFTSMAN_DEBUG=1 or pass --debug to see it).
+  (set KRAFTSMAN_DEBUG=1 or pass --debug to see it); a ToolError's hint adds one `<prog>: hint:` line
+  saying what to do where Kafka's own text does not.
 - Colour only on terminals, never with NO_COLOR set or --no-color (a global flag, like --debug);
   --quiet prints nothing on stdout, --verbose traces each client request on stderr (global too).
 - A bad command line exits 1 in the drop-ins of Kafka's scripts (Kafka's code), 64 (EX_USAGE) in kraftsman's own
-  commands and whenever structured output was asked for (usage_exit).
+  commands, whatever --output asks (usage_exit).
 - Heavy modules are imported inside commands, never at module import.
 """
 from __future__ import annotations
@@ -20,22 +21,14 @@ from .environment import Environment
 from .status import ExitStatus, ToolError
 
 
-def asks_structured(argv: list[str]) -> bool:
-    """Tell whether a command line asks for structured output (--output json|yaml|jsonl, -o too) before parsing."""
-    formats = ("json", "yaml", "jsonl")
-    pairs = zip(argv, argv[1:] + [""])
-    return any(f"{flag}={f}" in argv for flag in ("--output", "-o") for f in formats) or any(
-        a in ("--output", "-o") and b in formats for a, b in pairs)
-
-
-def usage_exit(prog: str, argv: list[str]) -> int:
-    """Return the exit status of a bad command line, the one rule of every tool: Kafka's 1 for the drop-ins of
-    Kafka's scripts (the registry's `kafka` tools), 64 (EX_USAGE) for kraftsman's own commands (kraftsman,
-    kafka-controller, kafka-metadata-export, kraftsman-demo), and 64 in any tool asked for structured output."""
+def usage_exit(prog: str, argv: list[str] = ()) -> int:
+    """Return the exit status of a bad command line, the one rule of every tool, whatever --output asks: Kafka's 1
+    for the drop-ins of Kafka's scripts (the registry's `kafka` tools), 64 (EX_USAGE) for kraftsman's own
+    commands (kraftsman, kafka-controller, kafka-metadata-export, kraftsman-demo)."""
     from ..app import by_script
 
     tool = by_script(prog)
-    if asks_structured(argv) or tool is None or not tool.kafka:
+    if tool is None or not tool.kafka:
         return ExitStatus.USAGE
     return ExitStatus.ERROR
 
@@ -46,8 +39,8 @@ def _expected_errors() -> tuple[type, ...]:
     return (ToolError,) + known_errors()
 
 
-# Tools whose own --version prints something else (kafka-dump-log: Kafka's version, as Kafka's tool does).
-OWN_VERSION = frozenset({"kraftsman", "kafka-dump-log"})
+# Tools whose own --version prints something else (the umbrella: `kraftsman <version>`).
+OWN_VERSION = frozenset({"kraftsman"})
 
 
 def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | None = None,
@@ -87,6 +80,8 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
         known = isinstance(e, _expected_errors())
         text = str(e) if known else f"unexpected {type(e).__name__}: {e} (run with --debug for details)"
         env.stderr.write(f"{prog}: {_one_line(text)}\n")
+        if getattr(e, "hint", None):
+            env.stderr.write(f"{prog}: hint: {_one_line(e.hint)}\n")
         return status
 
 

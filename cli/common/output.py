@@ -2,8 +2,9 @@
 
 Rules:
 - JSON is one object per line as json.dumps writes it (", " and ": " separators, keys in the order built,
-  non-ASCII kept); YAML is the same object through pyyaml (block style, keys in the same order), so
-  `yaml.safe_load` of the YAML equals `json.loads` of the JSON.
+  non-ASCII kept); YAML is the same object through pyyaml (block style, keys in the same order, long strings
+  never folded at 80 columns), so `yaml.safe_load` of the YAML equals `json.loads` of the JSON. A stream of
+  objects (dump-log) is a stream of YAML documents, each opened by `---` (yaml_document).
 - Text is the command's own (Kafka's texts); this module only knows the structured formats.
 - pyyaml is imported only when YAML is asked for.
 """
@@ -21,8 +22,21 @@ def render(obj, fmt: str) -> str:
     if fmt == "yaml":
         import yaml
 
-        return yaml.safe_dump(_plain(obj), sort_keys=False, allow_unicode=True, default_flow_style=False)
+        return yaml.safe_dump(_plain(obj), **YAML_STYLE)
     raise ValueError(f"no structured rendering for {fmt!r}")
+
+
+# block style, keys in the order built, no folding of long strings (pyyaml folds at 80 columns by default)
+YAML_STYLE = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False, "width": 1 << 30}
+
+
+def yaml_document(obj) -> str:
+    """Return `obj` as one YAML document of a stream (opened by `---`), in render's style (libyaml's emitter when
+    pyyaml has it: the same text, four times faster, for streams of thousands of documents)."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(_plain(obj), Dumper=dumper, explicit_start=True, **YAML_STYLE)
 
 
 def _plain(obj):

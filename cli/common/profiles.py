@@ -8,7 +8,9 @@ Rules:
 - Precedence is flag > environment variable > profile > built-in default; -X key=value client overrides win
   over the profile's client settings and client-config file.
 - A broken file (bad YAML, an unknown key, a wrong type, a named profile that is not there) is a ProfileError:
-  one line naming the file (and the line when known), exit 64.
+  one line naming the file (and the line when known), exit 64, for a command that uses a profile (--profile,
+  KRAFTSMAN_PROFILE, or a command line that leaves its bootstrap to the profile); for any other it is one
+  warning line and no profile (`select_for`).
 - Secrets are masked when shown: a client key holding password, secret, token or key, or sasl.jaas.config.
 - The file is written atomically (temp, fsync, rename, directory fsync).
 """
@@ -167,6 +169,19 @@ def select(found: ProfileFile, name: str | None, environ) -> Profile | None:
     return found.profiles[chosen]
 
 
+def select_for(environ, name: str | None, *, needed: bool, warn) -> Profile | None:
+    """Return the profile a command uses (load + select); a broken file only gets `warn(text)` when the command
+    uses no profile: no --profile, no KRAFTSMAN_PROFILE, and not `needed` (its line names what it needs)."""
+    try:
+        found = load(environ)
+    except ProfileError as e:
+        if name or environ.get("KRAFTSMAN_PROFILE") or needed:
+            raise
+        warn(f"{e.message}; no profile is used (the command line names the cluster)")
+        return None
+    return select(found, name, environ)
+
+
 def save(found: ProfileFile) -> None:
     """Write the profiles file atomically (secrets as given: the file is the user's)."""
     import yaml
@@ -179,7 +194,8 @@ def save(found: ProfileFile) -> None:
     data["profiles"] = {name: p.as_dict(masked=False) for name, p in sorted(found.profiles.items())}
     found.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     # it may hold client passwords: private from the temp file's creation on, not only after the rename
-    atomic_write_text(found.path, yaml.safe_dump(data, sort_keys=False, default_flow_style=False), mode=0o600)
+    atomic_write_text(found.path, yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=1 << 30),
+                      mode=0o600)
 
 
 def fill(ns, chosen: Profile | None, given, *, servers: bool = True, output: bool = True) -> None:

@@ -24,9 +24,11 @@ class ExitStatus(IntEnum):
 
 
 class ToolError(Exception):
-    """An error a tool reports as one line with a given exit status."""
+    """An error a tool reports as one line with a given exit status; `hint`, when given, is a second line
+    (`<prog>: hint: ...`) saying what to do, under a Kafka text that does not."""
 
-    def __init__(self, message: str, status: int = ExitStatus.ERROR):
+    def __init__(self, message: str, status: int = ExitStatus.ERROR, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.status = int(status)
+        self.hint = hint

@@ -13,7 +13,13 @@ Rules:
   status (`usage_status(argv)`: Kafka's 1, or 64 where the tool says so). A tool with its own words for a bad
   command line passes `usage_error(error, prog)`, which returns the stderr text instead.
 - A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
-  before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS complete paths.
+  before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS, and FILE_ARGUMENTS, complete paths.
+- `-X list` / `-X help` print the client settings -X takes, in any tool that takes -X (client_settings).
+- Global flags may come before or after the sub-command (option_order.hoist moves each to the side that
+  takes it), in every tool.
+- A closed stdout (EPIPE: `| head`) is success, as for any Unix filter: click's main would turn it into exit 1
+  before the error boundary sees it, so the command's BrokenPipeError is carried past click (_PipeClosed) and
+  re-raised for run_command, which answers 0.
 - Typer and click are imported here and in the tools' app modules only (cli layer).
 """
 from __future__ import annotations
@@ -26,7 +32,9 @@ import click
 from click.shell_completion import CompletionItem
 from typer.main import get_command
 
+from . import client_settings
 from .environment import Environment
+from .option_order import hoist
 from .shells import answer, asked
 from .status import ExitStatus, ToolError
 
@@ -79,12 +87,25 @@ def option_names(param: click.Parameter) -> str:
     return "/".join(names)
 
 
+class _PipeClosed(Exception):
+    """The reader of stdout went away: a BrokenPipeError wrapped so that click's main does not exit 1 on it."""
+
+
+def _invoke_through_pipe_errors(command: click.Command, ctx: click.Context):
+    """Invoke `command` as click does, turning a BrokenPipeError into _PipeClosed (not an OSError)."""
+    try:
+        return type(command).invoke(command, ctx)
+    except BrokenPipeError as e:
+        raise _PipeClosed() from e
+
+
 def click_command(app, tool_env_name: str) -> click.Command:
     """Return the click command of a typer `app`, its options reading KRAFTSMAN_<TOOL>_<FLAG> (built once)."""
     key = id(app)
     if key not in _CLICK_OF_APP:
         command = get_command(app)
         _wire_variables(command, tool_env_name)
+        command.invoke = MethodType(_invoke_through_pipe_errors, command)
         _CLICK_OF_APP[key] = command
     return _CLICK_OF_APP[key]
 
@@ -114,14 +135,19 @@ def _wire_variables(command: click.Command, tool_env_name: str) -> None:
 FILE_FLAGS = frozenset({"--config", "--command-config", "--files", "--snapshot", "--file", "--report",
                         "--client-config"})
 DIR_FLAGS = frozenset({"--directory", "--output-dir"})
+FILE_ARGUMENTS = frozenset({"paths"})       # positional file arguments (kafka-metadata-export's PATH...)
 
 
 def _complete_paths(param: click.Parameter) -> None:
-    """Make a file or directory option without a completer of its own complete paths (click's 'file'/'dir')."""
-    if getattr(param, "_custom_shell_complete", None) is not None or not isinstance(param, click.Option):
+    """Make a file or directory option (or a positional file argument) without a completer of its own complete
+    paths (click's 'file'/'dir': the shell then lists them, expanding `$VAR/` and `~/` as for any command)."""
+    if getattr(param, "_custom_shell_complete", None) is not None:
         return
-    names = set(param.opts)
-    kind = "file" if names & FILE_FLAGS else "dir" if names & DIR_FLAGS else None
+    if isinstance(param, click.Argument):
+        kind = "file" if param.name in FILE_ARGUMENTS else None
+    else:
+        names = set(param.opts)
+        kind = "file" if names & FILE_FLAGS else "dir" if names & DIR_FLAGS else None
     if kind is not None:
         param.shell_complete = MethodType(lambda self, ctx, incomplete: [CompletionItem(incomplete, type=kind)],
                                           param)
@@ -162,13 +188,20 @@ def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name:
         instruction = asked(prog, env.env)
         if instruction:                 # a shell asks for candidates (shells.py)
             return answer(command, prog, instruction, env)
+        listed = client_settings.asked_listing(argv)
+        if listed and client_settings.takes_settings(command):     # -X list / -X help
+            env.stdout.write(client_settings.listing(listed))
+            return ExitStatus.OK
         try:
             # click's own main, not typer's: typer turns Ctrl-C into a bare exit 130, losing "Interrupted."
-            result = click.Command.main(command, args=list(argv), prog_name=prog, standalone_mode=False, obj=env)
+            result = click.Command.main(command, args=hoist(command, argv), prog_name=prog, standalone_mode=False,
+                                        obj=env)
         except click.exceptions.Exit as e:
             return int(e.exit_code or 0)
         except click.exceptions.Abort:
             raise KeyboardInterrupt from None
+        except _PipeClosed:
+            raise BrokenPipeError from None
         except click.UsageError as e:
             _from_variable(e)
             env.stderr.write((usage_error or usage_text)(e, prog))

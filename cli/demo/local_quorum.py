@@ -92,6 +92,22 @@ class LocalQuorum:
                  "controller.listener.names": "CONTROLLER", "log.dirs": str(self.metadata_dir(node_id))}
         return props | self.extra
 
+    def running_nodes(self) -> list[str]:
+        """Return the node folders under `base` whose metadata directory a running controller holds (its `.lock`),
+        whatever quorum wrote them: nothing is written here."""
+        from kraftsman.storage.log.dir_lock import DirectoryLockedError, lock_if_present
+
+        busy = []
+        for metadata in sorted(self.base.glob("node-*/metadata")):
+            try:
+                handle = lock_if_present(metadata)
+            except DirectoryLockedError:
+                busy.append(metadata.parent.name)
+                continue
+            if handle is not None:
+                handle.close()
+        return busy
+
     # ------------------------------------------------------------ lifecycle
     def format(self) -> None:
         """Write each node's server.properties and format its storage with kafka-storage."""

@@ -3,13 +3,15 @@
 The README's main job, on embedded defaults (no flags): format storage for three controllers with
 kafka-storage, start them as real processes, attach three simulated brokers, create a topic, let one
 broker die until the quorum fences it, unregister it, stop the quorum, and show what the controllers
-wrote with kafka-dump-log and kafka-metadata-shell. `--directory DIR` keeps the files; Ctrl-C stops
-everything cleanly.
+wrote with kafka-dump-log and kafka-metadata-shell (each record whole, its batch fields left out).
+`--directory DIR` keeps the files, and is refused, before anything is written, when a quorum is running
+there; Ctrl-C stops everything cleanly.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -131,12 +133,22 @@ def _show(quorum, node_id: int, say, env: Environment) -> None:
     dump_log.run(["--cluster-metadata-decoder", "--files", ",".join(segments)], Environment(stdout=out))
     lines = [line for line in out.getvalue().splitlines() if line.startswith("| offset")]
     for line in lines[-6:]:
-        env.stdout.write(f"    {line[:160]}\n")
+        env.stdout.write(f"    {record_line(line)}\n")
     say(f"kafka-metadata-shell --directory {pdir} (ls /image/topics/byName; ls /image/cluster/brokers)")
     for command in ("ls /image/topics/byName", "ls /image/cluster/brokers"):
         out = io.StringIO()
         metadata_shell.run(["--directory", str(pdir), *command.split()], Environment(stdout=out))
         env.stdout.write("".join(f"    {line}\n" for line in out.getvalue().splitlines()))
+
+
+def record_line(line: str) -> str:
+    """Return a dump-log record line whole, without its batch fields: `offset N: <payload>` (the payload is the
+    part worth seeing, and a cut at the terminal's width would fall inside it)."""
+    match = _RECORD.match(line)
+    return f"offset {match.group(1)}: {match.group(2)}" if match else line
+
+
+_RECORD = re.compile(r"^\| offset: (\d+) .*? payload: (.*)$")
 
 
 def run(argv: list[str], env: Environment) -> int:
@@ -154,6 +166,10 @@ def _run(env: Environment, args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="kraftsman-demo-") as tmp:
         base = Path(args.directory) if args.directory else Path(tmp)
         quorum = LocalQuorum(base, args.voters, extra=FAST)
+        busy = quorum.running_nodes()
+        if busy:   # refuse before touching anything: formatting would rewrite the running nodes' properties
+            raise ToolError(f"{base} is in use: a quorum is running there ({', '.join(busy)} locked by a running "
+                            "controller); stop it first, or give another --directory")
         quorum.format()
         say(f"formatted {args.voters} controllers with kafka-storage under {base} (cluster {quorum.cluster_id})")
         try:

@@ -8,7 +8,8 @@ Rules:
 - `help_text()` is jopt-simple's table of OPTIONS (help.py renders it), printed on stderr by the app.
 - Strings read as Java reads them: `java_split` (String.split(",")), `java_path` (java.io.File's path),
   `java_int` (Integer.parseInt, jopt-simple's words when it fails).
-- Beyond Kafka (additive): --output text|jsonl (`json` accepted for jsonl).
+- Beyond Kafka (additive): --output text|jsonl|yaml (`json` accepted for jsonl; yaml: the same objects, one YAML
+  document each).
 """
 from __future__ import annotations
 
@@ -18,11 +19,10 @@ from dataclasses import dataclass
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging "
                "a seemingly corrupt log segment.")
 MISSING_FILES = 'Missing required argument "[files]"'
-KAFKA_VERSION = "3.9.0"
 STRING_DECODER = "org.apache.kafka.tools.api.StringDecoder"
 INT_MAX = 2 ** 31 - 1
 MAX_MESSAGE_SIZE = 5242880
-OUTPUTS = ("text", "jsonl")
+OUTPUTS = ("text", "jsonl", "yaml")
 OUTPUT_SYNONYMS = {"json": "jsonl"}
 
 # (flag, argument display or None, help with jopt-simple's "(default: ..)") sorted by name, as jopt-simple
@@ -45,9 +45,9 @@ OPTIONS = (
     ("--max-message-size", "Integer: size", "Size of largest message. (default: 5242880)"),
     ("--offsets-decoder", None, "If set, log data will be parsed as offset data from the __consumer_offsets "
                                 "topic."),
-    ("--output", "String: text|jsonl", "kraftsman: output format; jsonl prints one JSON object per batch and per "
-                                       "record (schema: kraftsman/cli/schemas/dump-log-jsonl.schema.json). "
-                                       "(default: text)"),
+    ("--output", "String: text|jsonl|yaml", "kraftsman: output format; jsonl prints one JSON object per batch and "
+                                            "per record (schema: kraftsman/cli/schemas/dump-log-jsonl.schema.json), "
+                                            "yaml the same objects as YAML documents. (default: text)"),
     ("--print-data-log", None, "If set, printing the messages content when dumping data logs. Automatically "
                                "set if any decoder option is specified."),
     ("--remote-log-metadata-decoder", None, "If set, log data will be parsed as TopicBasedRemoteLogMetadataManager "

@@ -7,15 +7,20 @@ mismatches, time-index errors and non-consecutive offsets are printed on stderr 
 
 Rules:
 - Output is written in large chunks; garbage collection is paused while records are decoded.
+- kraftsman beyond Kafka: a directory in --files is an error (exit 1, as Kafka's exception for a name with no
+  '.'); a run that dumped no file at all (every one ignored as unknown) exits 1 with one line saying what
+  dump-log reads; Kafka's terse texts (`For input string: ...` for a .log not named by its offset) get a hint.
 - Every corrupt thing is recorded with `fail(arg, position, note)`; a run that found any ends with one
   summary line on stderr (how many batches failed and where) and exit 2 (kraftsman: Kafka exits 0).
 - Heavy modules (decoders, index readers, jsonl, rich) are imported when a file needs them.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
+import stat
 from pathlib import Path
 
 from kraftsman.storage.protocol.javafmt import java_path
@@ -25,8 +30,15 @@ from ..common.status import ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
 _FLUSH_LINES = 20000
+_YAML_FLUSH_LINES = 500
 _PROGRESS_BYTES = 64 << 20
 _LISTED = 5  # positions named per file in the summary
+FILE_KINDS = ".log, .checkpoint, .index, .timeindex, .snapshot and .txnindex"
+DIRECTORY_HINT = f"--files takes files ({FILE_KINDS}), comma-separated: e.g. --files DIR/00000000000000000000.log"
+NOTHING_DUMPED = (f"no file was dumped: --files takes {FILE_KINDS} files (kafka-storage info reads "
+                  "meta.properties)")
+SEGMENT_NAME_HINT = ("a .log segment is named by the offset of its first batch (00000000000000000000.log): Kafka "
+                     "reads the offset from the name, so give a renamed copy its offset name")
 PROG = "kafka-dump-log"
 
 
@@ -43,18 +55,24 @@ class DumpSession:
         from .index import TimeIndexErrors
 
         self.time_errors = TimeIndexErrors()
+        self.dumped = 0          # files dumped (not ignored as unknown)
+        # YAML is slow to write: small chunks, so that the first documents show at once (| head, | less)
+        self.flush_lines = _YAML_FLUSH_LINES if opts.output == "yaml" else _FLUSH_LINES
 
     # -- output
     def emit(self, line: str) -> None:
         """Queue one stdout line."""
         self.out.append(line)
-        if len(self.out) >= _FLUSH_LINES:
+        if len(self.out) >= self.flush_lines:
             self.flush()
 
     def flush(self) -> None:
-        """Write the queued stdout lines in one chunk."""
+        """Write the queued stdout lines in one chunk (--output yaml: each JSON line as a YAML document)."""
         if self.out:
-            self.env.stdout.write("\n".join(self.out) + "\n")
+            if self.opts.output == "yaml":
+                self.env.stdout.write(_as_yaml(self.out))
+            else:
+                self.env.stdout.write("\n".join(self.out) + "\n")
             self.out.clear()
 
     def report(self, message: str, corrupt: bool = True) -> None:
@@ -91,6 +109,9 @@ class DumpSession:
                 gc.unfreeze()
                 gc.enable()
         self.print_deferred()
+        if not self.dumped:
+            self.env.stderr.write(f"{PROG}: {NOTHING_DUMPED}\n")
+            return ExitStatus.ERROR
         if not self.corrupt:
             return ExitStatus.OK
         self.env.stderr.write(summary(self.failures) + "\n")
@@ -98,7 +119,10 @@ class DumpSession:
 
     def dump_file(self, arg: str) -> None:
         """Dump one file according to its suffix."""
-        jsonl = self.opts.output == "jsonl"
+        if self.resolve(arg).is_dir():
+            raise ToolError(f"{java_path(arg)} is a directory", hint=DIRECTORY_HINT)
+        self.dumped += 1
+        jsonl = self.opts.output in ("jsonl", "yaml")
         if not jsonl:
             self.emit(f"Dumping {java_path(arg)}")
         name = Path(java_path(arg)).name
@@ -123,6 +147,7 @@ class DumpSession:
                    ".snapshot": idx.dump_producer_snapshot, ".txnindex": idx.dump_txn_index}.get(suffix)
         if handler is None:
             self.report(f"Ignoring unknown file {java_path(arg)}", corrupt=False)
+            self.dumped -= 1
         else:
             handler(self, arg)
 
@@ -151,8 +176,9 @@ class DumpSession:
         reader = DumpBatchReader(path, max_bytes=self.opts.max_bytes, legacy=True)
         formatter = RecordFormatter(self.payload_parser(), self.opts.skip_record_metadata) \
             if self.opts.deep_iteration else None
-        for batch in self.progress(reader, path):
-            self.dump_batch(batch, formatter, arg)
+        with contextlib.closing(self.progress(reader, path)) as batches:   # a failed write (| head) clears the bar
+            for batch in batches:
+                self.dump_batch(batch, formatter, arg)
         if reader.error:
             self.report(f"{PROG}: {reader.error}")
             self.fail(arg, reader.error_position)
@@ -217,9 +243,11 @@ class DumpSession:
         return class_decoder_parser(self.opts.key_decoder, self.opts.value_decoder)
 
     def progress(self, batches, path: Path):
-        """Yield the batches, showing a rich progress bar on a terminal stderr for large files."""
+        """Yield the batches, showing a rich progress bar on a terminal stderr for large files, unless stdout
+        goes to a terminal or a pipe: there the output (or the reader's: `| head`, `| less`) lands on the
+        same screen, where the bar would be left behind, cut into the lines."""
         size = path.stat().st_size
-        if not self.env.stderr_isatty or size < _PROGRESS_BYTES:
+        if not self.env.stderr_isatty or size < _PROGRESS_BYTES or _shares_the_screen(self.env.stdout):
             yield from batches
             return
         from rich.progress import Progress
@@ -279,9 +307,26 @@ def rich_console(env: Environment):
     return Console(file=env.stderr, no_color=not env.color)
 
 
+def _as_yaml(lines: list[str]) -> str:
+    """Return the JSON objects of --output jsonl as YAML documents."""
+    import json
+
+    from ..common.output import yaml_document
+
+    return "".join(yaml_document(json.loads(line)) for line in lines)
+
+
+def _shares_the_screen(stream) -> bool:
+    """Tell whether what is written to `stream` may reach the terminal: a terminal, or a pipe."""
+    try:
+        return stream.isatty() or stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def _java_long(text: str) -> int:
     if not re.fullmatch(r"[-+]?\d+", text):
-        raise ToolError(f'For input string: "{text}"')
+        raise ToolError(f'For input string: "{text}"', hint=SEGMENT_NAME_HINT)
     return int(text)
 
 

@@ -5,9 +5,10 @@ from it); the run over the files is session.py's DumpSession.
 
 Rules:
 - Kafka's jopt-simple manners are kept: no arguments or --help print the description and the option table
-  on stderr and exit 1; --version prints Kafka's version (exit 0); no --files prints `Missing required
-  argument "[files]"` and the table (exit 1); a bad flag or value is one line `kafka-dump-log: ...` (exit 1);
-  the decoder-class flags take an optional argument. click's own help option is switched off.
+  on stderr and exit 1; no --files prints `Missing required argument "[files]"` and the table (exit 1);
+  a bad flag or value is one line `kafka-dump-log: ...` (exit 1); the decoder-class flags take an optional
+  argument; click's own help option is switched off. --version prints kraftsman's version line, as every
+  tool's does (exit 0).
 - Exit codes: 0 = everything read; 1 = usage errors and failures Kafka also aborts on (a missing file);
   2 = something was corrupt: the rest was printed, each problem on stderr, then one summary line (how many
   batches failed and where); 64 = a bad KRAFTSMAN_DUMP_LOG_* value (one line naming the variable).
@@ -21,6 +22,7 @@ from typing import Annotated, Optional
 import click
 import typer
 
+from ..common.boundary import package_version
 from ..common.environment import Environment
 from ..common.shells import asked
 from ..common.status import ExitStatus
@@ -30,7 +32,6 @@ from .options import (
     DESCRIPTION,
     HELP,
     INT_MAX,
-    KAFKA_VERSION,
     MAX_MESSAGE_SIZE,
     MISSING_FILES,
     OUTPUT_SYNONYMS,
@@ -59,7 +60,7 @@ class JavaInt(click.ParamType):
 
 
 class OutputFormat(KafkaChoice):
-    """--output text|jsonl, with `json` read as `jsonl` (one JSON object per line)."""
+    """--output text|jsonl|yaml, with `json` read as `jsonl` (one JSON object per line)."""
 
     def __init__(self):
         super().__init__(list(OUTPUTS))
@@ -108,8 +109,8 @@ def _dump(env: Environment, values: dict) -> int:
     """Answer --help, --version or a missing --files as Kafka does, else dump the files."""
     if values["show_help"]:
         return _usage(env, DESCRIPTION)
-    if values["show_version"]:
-        env.stdout.write(f"{KAFKA_VERSION}\n")
+    if values["show_version"]:        # as every tool's --version (the boundary answers it when it comes first)
+        env.stdout.write(f"{PROG} (kraftsman) {package_version()}\n")
         return ExitStatus.OK
     if values["files"] is None:
         return _usage(env, MISSING_FILES)

@@ -2,8 +2,8 @@
 its texts, and Kafka 4.0's --release-version, version-mapping and feature-dependencies with 4.0's texts.
 
 Rules:
-- Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, or 64
-  with --output json or yaml. Client errors map to exit codes in common.admin.admin_call: unreachable / timeout /
+- Arguments are checked before any request, in Kafka's order, with its messages; they fail with 1, whatever
+  --output asks. Client errors map to exit codes in common.admin.admin_call: unreachable / timeout /
   not Kafka / TLS or SASL failure -> 69, a server error answering describe -> 1, worded as its message alone.
 - Light to import (the tool's --help loads it): the Admin client (controller.client.admin) is imported when a
   request is made.
@@ -17,13 +17,18 @@ Rules:
 from __future__ import annotations
 
 from ..common.admin import Failure, admin_call
+from ..common.boundary import usage_exit
 from ..common.output import structured
 from ..common.status import ExitStatus
 
+KRAFT_VERSION = "kraft.version"
+KRAFT_VERSION_HINT = ("kraft.version follows the quorum: a static quorum (controller.quorum.voters) keeps 0. The other "
+                      "features can be changed without it: --metadata VERSION, or --feature NAME=LEVEL for each one")
+
 
 def _bad(ctx, message: str) -> Failure:
-    """Return a Failure for bad arguments: 1 as Kafka, 64 with --output json or yaml."""
-    return Failure(message, ExitStatus.USAGE if structured(ctx.args.output) else ExitStatus.ERROR)
+    """Return a Failure for bad arguments: Kafka's 1, whatever --output asks (common.usage_exit)."""
+    return Failure(message, usage_exit("kafka-features"))
 
 
 def server_words(error) -> str:
@@ -193,6 +198,8 @@ def send_updates(op: str, ctx, updates: dict[str, tuple[int, int]], dry_run: boo
     ctx.emit("\n".join(lines), status=int(status), dry_run=dry_run, results=results, warnings=[])
     if failed and not structured(ctx.args.output):
         ctx.env.stderr.write(f"{failed} out of {len(updates)} operation(s) failed.\n")
+        if found.get(KRAFT_VERSION) is not None and len(updates) > 1:
+            ctx.env.stderr.write(f"kafka-features: hint: {KRAFT_VERSION_HINT}\n")
     return status
 
 

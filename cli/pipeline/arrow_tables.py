@@ -11,7 +11,9 @@ Rules:
   node_id) are the same for every row of a file, so they are built once per batch, not per row.
 - Tables are partitioned by cluster id as Spark's writers lay them out (`cluster_id=<id>/`, the
   column itself left out of the files, `__HIVE_DEFAULT_PARTITION__` for none); a part file is opened
-  for a partition when its first rows come, so a table with no rows has no part file (as with Spark).
+  for a partition when its first rows come, so a table with no rows has no part file (as with Spark);
+  the job then gives it one empty part with its columns (write_empty_part), so that readers which take
+  the columns from the files (pandas, pyarrow, DuckDB) see them.
 - Timestamps arrive as Kafka's milliseconds and leave as Arrow timestamp[us, UTC] (-1 is null).
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ import re
 from typing import Iterator
 
 from .decode import ALL, decode_file
-from .tables import BASE_TABLES, ORIGIN, PARTITION_COLUMN
+from .tables import BASE_TABLES, ORIGIN, PARTITION_COLUMN, UNKNOWN_CLUSTER
 
 CHUNK_ROWS = 4096
 ROW_GROUP_ROWS = 131072
@@ -123,6 +125,21 @@ def partition_folder(value: str | None) -> str:
     if not value:
         return f"{PARTITION_COLUMN}={DEFAULT_PARTITION}"
     return f"{PARTITION_COLUMN}=" + _UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", value)
+
+
+def write_empty_part(table_folder: str, schema) -> str:
+    """Write a Parquet part with no rows and `schema` (less the partition column) below `table_folder`, in
+    the partition of files with no cluster id (every leaf stays one folder deep, as Spark reads them);
+    return its path."""
+    import pyarrow.parquet as pq
+
+    folder = os.path.join(table_folder, partition_folder(UNKNOWN_CLUSTER))
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "part-00000-empty.snappy.parquet")
+    index = schema.get_field_index(PARTITION_COLUMN)
+    pq.write_table(schema.empty_table() if index < 0 else schema.remove(index).empty_table(), path,
+                   compression="snappy")
+    return path
 
 
 class _Writers:

@@ -9,8 +9,9 @@ broker_events, partition_history, topic_lifecycle, config_changes, acl_changes a
 replacing what a previous run wrote there (or adding new files' rows, --mode append).
 
 Exit codes: 0 = done; 2 = done, but some input was unreadable or corrupt (see the `errors` table);
-64 = bad arguments; 69 = pyspark is not installed or Spark cannot start; 1 = the job failed or the
-output folder cannot be written (one line: the Python worker's exception, not a JVM stack trace).
+64 = bad arguments (a PATH that names nothing, nothing to decode); 69 = pyspark is not installed or Spark
+cannot start; 1 = the job failed, or the output folder or the report cannot be written (one line: the
+Python worker's exception, not a JVM stack trace). Paths and outputs are checked before Spark starts.
 
 Rules:
 - pyspark is imported only here, lazily, through `spark_job`; without it the command says how to
@@ -120,8 +121,9 @@ def _export(args: argparse.Namespace, env: Environment) -> int:
     from .inputs import DEFAULT_SPLIT_BYTES, expand, plan
 
     files, remote = expand(args.paths)
-    tasks = plan(files, args.split_bytes or DEFAULT_SPLIT_BYTES)
     spark_job = _spark_module()
+    _preflight(args, files, remote)
+    tasks = plan(files, args.split_bytes or DEFAULT_SPLIT_BYTES)
     started = time.monotonic()
     borrowed = spark_job.active_session() is not None
     spark = _start(spark_job, args, conf, env)
@@ -142,12 +144,23 @@ def _export(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.CORRUPT if counts.get("errors") else ExitStatus.OK
 
 
+def _preflight(args: argparse.Namespace, files: list[str], remote: list[str]) -> None:
+    """Check the inputs and outputs before Spark starts (preflight.py)."""
+    from . import preflight
+
+    preflight.check_inputs(args.paths, files, remote)
+    preflight.check_output_dir(args.output_dir)
+    if args.report:
+        preflight.check_report(args.report, args.output_dir)
+
+
 def write_report(spark_job, spark, args) -> None:
     """Draw the report from the written tables and write it to args.report."""
     from .report import render
+    from .report_sources import cluster_names
 
     clusters, notes = spark_job.report_rows(spark, args.output_dir, args.format)
-    page = render(clusters, notes=notes)
+    page = render(clusters, notes=notes, names=cluster_names(spark_job, spark, args.output_dir, args.format))
     try:
         with open(args.report, "w", encoding="utf-8") as f:
             f.write(page)

@@ -23,7 +23,7 @@ from kraftsman.storage.records.metadata import METADATA_RECORD_TYPES
 from kraftsman.storage.records.metadata_json import MetadataParser, RecordError, compression_name
 
 from ..common.record_fields import b64, control_fields, metadata_fields
-from .tables import RECORDS, names
+from .tables import RECORDS, UNKNOWN_CLUSTER, names
 from .typed import NO_TYPED, extractor, typed_from_json
 
 SUFFIXES = (".log", ".checkpoint")
@@ -47,8 +47,9 @@ def file_type_of(name: str) -> str | None:
     return "snapshot" if name.endswith(".checkpoint") else None
 
 
-def identity(path) -> tuple[str | None, int | None]:
-    """Return (cluster id, node id) from the meta.properties beside the file or one level up."""
+def identity(path) -> tuple[str, int | None]:
+    """Return (cluster id, node id) from the meta.properties beside the file or one level up
+    (tables.UNKNOWN_CLUSTER and None without one)."""
     from kraftsman.storage.log import meta_properties
 
     folder = Path(path).parent
@@ -57,8 +58,8 @@ def identity(path) -> tuple[str | None, int | None]:
             meta = meta_properties.read(candidate)
         except (OSError, ValueError):
             continue
-        return meta.cluster_id, meta.node_id
-    return None, None
+        return meta.cluster_id or UNKNOWN_CLUSTER, meta.node_id
+    return UNKNOWN_CLUSTER, None
 
 
 ALL = frozenset({"batches", "records", "errors"})

@@ -22,10 +22,14 @@ import io
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 
+from .tables import UNKNOWN_CLUSTER
+
 STATE_COLORS = {"fenced": "#d62728", "unfenced": "#2ca02c", "controlled_shutdown": "#ff7f0e"}
 _STATE_Z = {"unfenced": 2, "controlled_shutdown": 3, "fenced": 4}
 NEXT_STATE = {"fence": "fenced", "unfence": "unfenced", "controlled_shutdown": "controlled_shutdown"}
 PICTURES = ("brokers", "partitions", "topics", "configs")
+STACK_SLOTS = 300   # events within 1/300 of a picture's time range share a column
+LABEL_SLOTS = 60    # columns within 1/60 of the range share one count above them
 
 
 def broker_intervals(events: list[dict], end: datetime) -> dict[int, list[tuple[str, datetime, datetime]]]:
@@ -117,17 +121,49 @@ def _empty(fig, ax, text: str):
     return fig
 
 
+def stacked(times: list[datetime], slots: int = STACK_SLOTS) -> tuple[list[float], list[tuple[datetime, int]]]:
+    """Return a vertical offset in (-0.4, 0.4) for each time, so that events falling in one of `slots` equal
+    spans of the times' range stand in a column, one marker each, rather than on one spot; and the counts to
+    write above the columns as (time, how many): neighbouring columns (within LABEL_SLOTS of the range) share
+    one count, so that their numbers do not overlap."""
+    if not times:
+        return [], []
+    low, width = min(times), (max(times) - min(times)) / slots
+    spans: dict[int, list[int]] = {}
+    for i, t in enumerate(times):
+        spans.setdefault(int((t - low) / width) if width else 0, []).append(i)
+    offsets = [0.0] * len(times)
+    for members in spans.values():
+        n = len(members)
+        for k, i in enumerate(members):
+            offsets[i] = 0.0 if n == 1 else -0.38 + 0.76 * k / (n - 1)
+    labels: list[list] = []
+    for span in sorted(spans):
+        if labels and span - labels[-1][2] <= slots // LABEL_SLOTS:
+            labels[-1][1] += len(spans[span])
+            labels[-1][2] = span
+        else:
+            labels.append([times[spans[span][0]], len(spans[span]), span])
+    return offsets, [(when, n) for when, n, _ in labels if n > 1]
+
+
 def events_figure(title: str, rows: list[dict], kinds: list[tuple[str, str, str, str]], empty: str):
     """Draw events as markers on one row per kind: kinds are (kind, label, marker, color); the rows'
-    `kind` names theirs. Each row's series has the gid of its kind."""
+    `kind` names theirs. One marker per event: events close in time stand in a column, with the count of
+    the column (or of neighbouring columns) above it (gid "<kind> count"). Each row's series has the gid of
+    its kind."""
     fig, ax = _figure(title, len(kinds))
     rows = [r for r in rows if r["timestamp"] is not None]
     if not rows:
         return _empty(fig, ax, empty)
     for y, (kind, label, marker, color) in enumerate(kinds):
         times = [r["timestamp"] for r in rows if r["kind"] == kind]
-        ax.plot(times, [y] * len(times), linestyle="none", marker=marker, color=color, alpha=0.7,
-                markersize=9, gid=kind, label=f"{label} ({len(times)})")
+        offsets, crowded = stacked(times)
+        ax.plot(times, [y + o for o in offsets], linestyle="none", marker=marker, color=color, alpha=0.7,
+                markersize=6 if crowded else 9, gid=kind, label=f"{label} ({len(times)})")
+        for when, n in crowded:
+            ax.annotate(f"{n}", (when, y + 0.4), xytext=(0, 2), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=7, color=color, gid=f"{kind} count")
     ax.set_yticks(range(len(kinds)), [f"{label} ({sum(r['kind'] == k for r in rows)})" for k, label, _, _ in kinds])
     ax.set_ylim(-0.6, len(kinds) - 0.4)
     _time_axis(ax)
@@ -186,15 +222,29 @@ def _table(title: str, header: tuple[str, ...], rows: list[tuple]) -> str:
 
 def _summaries(tables: dict[str, list[dict]]) -> str:
     fences = Counter(e["broker_id"] for e in tables.get("broker_events", []) if e["event"] == "fence")
-    shrinks = Counter((r["topic_name"] or r["topic_id"], r["partition_id"]) for r in tables.get("isr_changes", [])
-                      if r["kind"] == "isr shrink")
-    last_shrink: dict[tuple, datetime] = {}
-    for r in tables.get("isr_changes", []):
-        if r["kind"] == "isr shrink":
-            last_shrink[(r["topic_name"] or r["topic_id"], r["partition_id"])] = r["timestamp"]
     return (_table("Brokers fenced most often", ("broker", "times fenced"), fences.most_common(10))
             + _table("Partitions whose ISR shrank most often", ("topic", "partition", "shrinks", "last shrink (UTC)"),
-                     [(t, p, n, _when(last_shrink.get((t, p)))) for (t, p), n in shrinks.most_common(10)]))
+                     shrink_rows(tables.get("isr_changes", []))))
+
+
+def shrink_rows(changes: list[dict], top: int = 10) -> list[tuple]:
+    """Return (topic, partition, shrinks, last shrink) of the partitions whose ISR shrank most often, one row per
+    partition: counted by topic id, named by the topic's name wherever a row has it (with the id when two topics
+    of one name, a deleted one and its successor, would read alike)."""
+    shrinks, last, names = Counter(), {}, {}
+    for r in changes:
+        if r["topic_name"]:
+            names.setdefault(r["topic_id"], r["topic_name"])
+        if r["kind"] == "isr shrink":
+            key = (r["topic_id"], r["partition_id"])
+            shrinks[key] += 1
+            last[key] = r["timestamp"]
+    ids_by_name = Counter(names.values())
+
+    def shown(topic_id: str) -> str:
+        name = names.get(topic_id)
+        return topic_id if name is None else name if ids_by_name[name] == 1 else f"{name} ({topic_id})"
+    return [(shown(t), p, n, _when(last[(t, p)])) for (t, p), n in shrinks.most_common(top)]
 
 
 def _when(t: datetime | None) -> str:
@@ -207,17 +257,44 @@ figure{margin:1em 0}img{max-width:100%}table{border-collapse:collapse;font-size:
 td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left}.note{color:#666;font-size:.9em}"""
 
 
+def cluster_name(cluster_id: str | None, identity: dict | None = None) -> str:
+    """Return how the report names a cluster: its id (or that it has none), then its brokers' host:port, or
+    its log folders when no broker registered in what was read (at most 4 of either, then how many more)."""
+    name = cluster_id if cluster_id not in (None, UNKNOWN_CLUSTER) else "with no id (no meta.properties)"
+    identity = identity or {}
+    for key, word in (("hosts", "brokers"), ("folders", "files in")):
+        found = sorted(identity.get(key) or ())
+        if found:
+            more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+            return f"{name} ({word} {', '.join(found[:4])}{more})"
+    return name
+
+
+def _contents(clusters, names: dict) -> str:
+    """Return the table of contents: one line per cluster, linking to its section and pictures."""
+    items = []
+    for cluster_id in clusters:
+        links = " · ".join(f"<a href='#{html.escape(f'{cluster_id}-{p}')}'>{p}</a>" for p in PICTURES)
+        items.append(f"<li><a href='#cluster-{html.escape(str(cluster_id))}'>"
+                     f"{html.escape(cluster_name(cluster_id, names.get(cluster_id)))}</a>: {links}</li>")
+    return "<nav><h2>Contents</h2><ul>" + "".join(items) + "</ul></nav>"
+
+
 def render(clusters: dict[str | None, dict[str, list[dict]]], title: str = "KRaft metadata history",
-           notes: list[str] = ()) -> str:
-    """Return the report page: one section per cluster with its pictures and summaries, all inline."""
+           notes: list[str] = (), names: dict | None = None) -> str:
+    """Return the report page: a table of contents, then one section per cluster with its pictures and
+    summaries, all inline. `names` holds each cluster's {"hosts": [...], "folders": [...]} (cluster_name)."""
+    names = names or {}
+    clusters = dict(sorted(clusters.items(), key=lambda kv: kv[0] or ""))
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
              f"<p class='note'>{len(clusters)} cluster(s); metadata log events only (snapshots hold state, not "
              f"history); generated {_when(datetime.now(timezone.utc))} UTC.</p>"]
     parts += [f"<p class='note'>{html.escape(n)}</p>" for n in notes]
-    for cluster_id, tables in sorted(clusters.items(), key=lambda kv: kv[0] or ""):
-        name = cluster_id or "unknown cluster (no meta.properties beside the files)"
-        parts.append(f"<section><h2>Cluster {html.escape(name)}</h2>")
+    parts.append(_contents(clusters, names))
+    for cluster_id, tables in clusters.items():
+        name = cluster_name(cluster_id, names.get(cluster_id))
+        parts.append(f"<section id='cluster-{html.escape(str(cluster_id))}'><h2>Cluster {html.escape(name)}</h2>")
         for picture, fig in cluster_figures(tables).items():
             alt = f"{picture} of cluster {name}"
             parts.append(f"<figure id='{html.escape(f'{cluster_id}-{picture}')}'><img alt='{html.escape(alt)}' "

@@ -7,8 +7,9 @@ worker runs the pure decoder and yields rows of one wide union schema tagged wit
 union is persisted, split into `records`, `batches` and `errors`, and the derived tables are Spark SQL
 (`derived`) over the written `records`. URIs (hdfs://, s3a://, file://, ...) are read by Spark's
 `binaryFile` source and decoded by the same function, with the identity of the meta.properties found
-beside them. Every table is partitioned by cluster id. Mode overwrite replaces the tables; append
-adds only files whose source is not in them yet, and rewrites the derived tables over all records.
+beside them (tables.UNKNOWN_CLUSTER without one). Every table is partitioned by cluster id. Mode
+overwrite replaces the tables; append adds only files whose source is not in them yet, and rewrites the
+derived tables over all records.
 
 Rules:
 - Only this module imports pyspark / py4j (import-linter contract in pyproject.toml), and only inside
@@ -29,12 +30,22 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from .arrow_tables import to_arrow, write_parts
+from .arrow_tables import arrow_schema, to_arrow, write_empty_part, write_parts
 from .decode import RECORDS_ONLY, STRUCTURE
 from .derived import DERIVED
 from .inputs import Task, balance, is_remote, local_path
 from .progress import Progress
-from .tables import BASE_TABLES, BATCHES, ERRORS, PARTITION_COLUMN, RECORDS, ddl, names, union_columns
+from .tables import (
+    BASE_TABLES,
+    BATCHES,
+    ERRORS,
+    PARTITION_COLUMN,
+    RECORDS,
+    UNKNOWN_CLUSTER,
+    ddl,
+    names,
+    union_columns,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -146,7 +157,8 @@ def _input_tasks(batches, identities: dict):
             continue
         for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
             folder = path.rstrip("/").rsplit("/", 1)[0]
-            cluster_id, node_id = identities.get(folder) or identities.get(folder.rsplit("/", 1)[0]) or (None, None)
+            cluster_id, node_id = (identities.get(folder) or identities.get(folder.rsplit("/", 1)[0])
+                                   or (UNKNOWN_CLUSTER, None))
             with tempfile.TemporaryDirectory(prefix="kraftsman-pipeline-") as tmp:
                 local = os.path.join(tmp, path.rstrip("/").rsplit("/", 1)[-1])
                 if content is not None:  # else gone: decoded as a local path that is not there
@@ -235,7 +247,7 @@ def uri_identities(spark: SparkSession, files: list[str]) -> dict[str, tuple[str
                 meta = meta_properties.parse(bytes(row["content"]).decode("utf-8", "replace"))
             except ValueError:
                 continue
-            out[row["path"].rsplit("/", 1)[0]] = (meta.cluster_id, meta.node_id)
+            out[row["path"].rsplit("/", 1)[0]] = (meta.cluster_id or UNKNOWN_CLUSTER, meta.node_id)
     return out
 
 
@@ -311,7 +323,27 @@ def run_job(spark: SparkSession, tasks: list[Task], remote: list[str], out: str,
         counts = write_with_spark(spark, frames, out, fmt, progress, mode, identities, known)
     if derived:
         write_derived(spark, out, fmt, progress)
+    give_columns_to_empty_tables(spark, out, fmt, derived)
     return counts
+
+
+def give_columns_to_empty_tables(spark: SparkSession, out: str, fmt: str, derived: bool = True) -> list[str]:
+    """Write an empty part with its columns into each local Parquet table that has no part file (Spark writes
+    none for no rows, and pandas or pyarrow then see no columns); return those tables."""
+    if fmt != "parquet" or is_remote(out):
+        return []
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    root, empty = local_path(out), []
+    for table in [*BASE_TABLES, *(DERIVED if derived else ())]:
+        folder = os.path.join(root, table)
+        if any(name.endswith(".parquet") for _, _, files in os.walk(folder) for name in files):
+            continue
+        schema = (arrow_schema(BASE_TABLES[table]) if table in BASE_TABLES
+                  else to_arrow_schema(spark.sql(DERIVED[table]).schema, timezone="UTC"))
+        write_empty_part(folder, schema)
+        empty.append(table)
+    return empty
 
 
 def write_with_spark(spark: SparkSession, frames, out: str, fmt: str, progress, mode: str, identities: dict,

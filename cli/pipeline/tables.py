@@ -54,6 +54,11 @@ ERRORS = ORIGIN + [("position", "bigint"), ("offset", "bigint"), ("reason", "str
 
 BASE_TABLES = {"records": RECORDS, "batches": BATCHES, "errors": ERRORS}
 PARTITION_COLUMN = "cluster_id"  # every table is written partitioned by it (OUT/<table>/cluster_id=<id>/)
+# the cluster id of files with no meta.properties beside them or one level up: a value, not null, because
+# readers infer a partition column's type from its folder names and a table whose only folder is Hive's
+# null (__HIVE_DEFAULT_PARTITION__) cannot be opened by pyarrow or pandas. Kafka's cluster ids are 22
+# base64 characters, so no real one is spelt so.
+UNKNOWN_CLUSTER = "unknown"
 
 
 def names(columns) -> list[str]:

@@ -11,10 +11,11 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
+from ..common import client_settings
 from ..common import profiles as pf
 from ..common.boundary import usage_exit
 from ..common.environment import Environment
-from ..common.key_values import BadPair, key_values
+from ..common.key_values import BadPair
 from ..common.output import render, structured
 from ..common.status import ExitStatus
 from ..common.typer_app import run_app
@@ -89,9 +90,11 @@ def create(ctx: typer.Context, name: ProfileName,
     if timeout is not None and timeout <= 0:
         raise pf.ProfileError(f"profile {name!r}: timeout must be positive")
     try:
-        client = key_values(client_property or ())
+        client = client_settings.overrides(client_property or ())
     except BadPair as e:
         raise pf.ProfileError(f"--client-property: expected KEY=VALUE, got {e.pair!r}") from None
+    except client_settings.UnknownSetting as e:
+        raise pf.ProfileError(f"--client-property: {e}") from None
     found.profiles[name] = pf.Profile(name, bootstrap_controller, bootstrap_server, client, client_config, timeout,
                                       output)
     if use_it or found.current is None:

@@ -19,6 +19,13 @@ def endpoint_text(listener: str, host: str, port: int) -> str:
     return f"{listener}://{f'[{host}]' if ':' in host else host}:{port}"
 
 
+STATIC_QUORUM_HINT = (
+    "this quorum is static (controller.quorum.voters, kraft.version 0): its voters are fixed. Controllers are "
+    "added and removed only in a dynamic quorum (kraft.version 1, KIP-853): one whose controllers were formatted "
+    "with kafka-storage format --standalone or --initial-controllers and find each other through "
+    "controller.quorum.bootstrap.servers")
+
+
 def server_words(error) -> str:
     """Return kafka-metadata-quorum's line for a controller.client.admin.ServerError."""
     return f"{error.name}: {error.message or 'no message'}" if error.code >= 0 else error.message

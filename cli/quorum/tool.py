@@ -8,9 +8,8 @@ Connection flags come before the sub-command, as in Kafka:
 
 Exit codes (kraftsman additions marked *):
   0   done
-  1   failed, as Kafka: bad arguments (usage and error on stderr), a missing or bad --command-config,
-      the server answered an error, a timestamp in the future with --human-readable
-  64* bad arguments when `--output json` or `yaml` is given (1 otherwise, as Kafka)
+  1   failed, as Kafka: bad arguments (usage and error on stderr, whatever --output asks), a missing or bad
+      --command-config, the server answered an error, a timestamp in the future with --human-readable
   69* cannot reach the cluster: unknown host, closed port, timeout, a server that does not speak Kafka,
       TLS/SASL failures, no quorum leader before the deadline (Kafka exits 1 after its timeout)
 
@@ -21,8 +20,8 @@ every sub-command; a connection profile fills what they leave out (admin_options
 add-controller / remove-controller (KIP-853) are in voters.py.
 
 Rules:
-- The usage errors and the required --bootstrap-server | --bootstrap-controller group keep Kafka's words (1, or
-  64 when structured output was asked for); a missing --command-config file fails before anything connects.
+- The usage errors and the required --bootstrap-server | --bootstrap-controller group keep Kafka's words and 1
+  (whatever --output asks); a missing --command-config file fails before anything connects.
 - Each sub-command is one typer function calling its implementation (describe_command here, voters.py's
   add_controller and remove_controller) through admin_options.admin_command; each checks its arguments before
   it reads the connection settings.
@@ -130,7 +129,7 @@ def run(argv: list[str], env: Environment) -> int:
 
 
 def _mode(args) -> str:
-    usage = ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
+    usage = usage_exit(PROG)           # Kafka's 1, whatever --output asks
     if args.status and args.replication:
         raise Failure("Only one of --status or --replication should be specified with describe sub-command", usage)
     if args.status and args.human_readable:

@@ -12,9 +12,9 @@ Rules:
 from __future__ import annotations
 
 from ..common.admin import Context, Failure, admin_call, load_config
-from ..common.output import structured
+from ..common.boundary import usage_exit
 from ..common.status import ExitStatus
-from .texts import check_command_config, endpoint_text, server_words
+from .texts import STATIC_QUORUM_HINT, check_command_config, endpoint_text, server_words
 
 
 def controller_id(props: dict) -> int:
@@ -103,7 +103,8 @@ def parse_directory_id(text: str):
 
 
 def _usage(args) -> int:
-    return ExitStatus.USAGE if structured(args.output) else ExitStatus.ERROR
+    """Return the status of bad arguments: Kafka's 1, whatever --output asks (common.usage_exit)."""
+    return usage_exit("kafka-metadata-quorum")
 
 
 def add_controller(args, env) -> int:
@@ -118,7 +119,8 @@ def add_controller(args, env) -> int:
     node_id, directory = controller_id(props), directory_id(metadata_directory(props))
     endpoints = controller_endpoints(props)
     if not args.dry_run:
-        admin_call(ctx.admin().add_raft_voter, node_id, directory, endpoints, wording=server_words)
+        _static_quorum_hint(admin_call, ctx.admin().add_raft_voter, node_id, directory, endpoints,
+                            wording=server_words)
     ctx.emit(added_text(args.dry_run, node_id, directory, endpoints), controller_id=node_id,
              directory_id=str(directory), endpoints=[endpoint_text(*e) for e in endpoints], dry_run=args.dry_run)
     return ExitStatus.OK
@@ -132,7 +134,21 @@ def remove_controller(args, env) -> int:
         raise Failure(f"Invalid negative --controller-id: {args.controller_id}", _usage(args))
     directory = parse_directory_id(args.controller_directory_id)
     if not args.dry_run:
-        admin_call(ctx.admin().remove_raft_voter, args.controller_id, directory, wording=server_words)
+        _static_quorum_hint(admin_call, ctx.admin().remove_raft_voter, args.controller_id, directory,
+                            wording=server_words)
     ctx.emit(removed_text(args.dry_run, args.controller_id, directory), controller_id=args.controller_id,
              directory_id=str(directory), dry_run=args.dry_run)
     return ExitStatus.OK
+
+
+def _static_quorum_hint(call, *args, **kwargs) -> None:
+    """Run a voter change through `call` (admin_call); UNSUPPORTED_VERSION (a static quorum) gets a hint saying
+    what to do."""
+    from kraftsman.storage.protocol.errors import Errors
+
+    try:
+        call(*args, **kwargs)
+    except Failure as e:
+        if e.code == Errors.UNSUPPORTED_VERSION:
+            raise Failure(str(e), e.status, e.code, hint=STATIC_QUORUM_HINT) from None
+        raise

@@ -2,22 +2,23 @@
 
 Rules:
 - A command on the command line is one-shot; -f FILE ('-': stdin), or stdin that is not a terminal, is batch
-  mode; otherwise the REPL. A command and --file together are a bad command line (1, or 64 with --output
-  json|yaml: common.boundary.usage_exit's rule).
+  mode; otherwise the REPL. A command and --file together are a bad command line (1, whatever --output asks:
+  common.boundary.usage_exit's rule).
 - No prompt_toolkit here: the REPL is started by the caller's `interactive()`.
 """
 from __future__ import annotations
 
+from ..common.boundary import usage_exit
 from ..common.environment import Environment
-from ..common.status import ExitStatus, ToolError
+from ..common.status import ToolError
 
 PROG = "kafka-metadata-shell"
 HISTORY_ENV = "KRAFTSMAN_SHELL_HISTORY"
 
 
 def bad_command_line(ns) -> int:
-    """Return the suite's status for a bad command line (boundary.usage_exit): 1, or 64 with structured output."""
-    return ExitStatus.USAGE if getattr(ns, "output", "text") != "text" else ExitStatus.ERROR
+    """Return the suite's status for a bad command line (boundary.usage_exit): Kafka's 1, whatever --output asks."""
+    return usage_exit(PROG)
 
 
 def open_script(ns, env: Environment):

@@ -27,7 +27,7 @@ import typer
 from ..common import profiles
 from ..common.boundary import exit_with, usage_exit
 from ..common.environment import Environment
-from ..common.key_values import BadPair, key_values
+from ..common.key_values import BadPair
 from ..common.status import ExitStatus, ToolError
 from ..common.typer_app import is_default, run_app
 from ..completion import completers
@@ -238,10 +238,14 @@ def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:
 
 
 def _client_overrides(pairs: list[str]) -> dict[str, str]:
+    from ..common import client_settings
+
     try:
-        return key_values(pairs)
+        return client_settings.overrides(pairs)
     except BadPair as e:
         raise ToolError(f"{PROG}: --client-property: expected KEY=VALUE, got {e.pair!r}", ExitStatus.ERROR) from None
+    except client_settings.UnknownSetting as e:
+        raise ToolError(f"{PROG}: --client-property: {e}", ExitStatus.ERROR) from None
 
 
 def _apply_profile(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> None:

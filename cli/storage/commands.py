@@ -7,6 +7,7 @@ Rules:
 - The server properties are read and checked first (config.load), for info and format.
 - --output json|yaml prints one object (common.output): the same object in both formats, status included.
 - kraftsman's warnings are one line on stderr starting `kafka-storage: warning:`; they never change the exit code.
+  Under a Kafka error that does not say what to do, one line starting `kafka-storage: hint:` does (HINTS).
 - Heavy modules (formatter, features, SCRAM) are imported inside the commands.
 """
 from __future__ import annotations
@@ -21,11 +22,25 @@ MISSING_VOTERS = ("Because controller.quorum.voters is not set on this controlle
 
 
 class Failure(Exception):
-    """A failure printed as one line on stderr (Kafka's TerseFailure and uncaught exceptions)."""
+    """A failure printed as one line on stderr (Kafka's TerseFailure and uncaught exceptions), then, for Kafka's
+    terser texts, one kraftsman line saying what it means (`hint`)."""
 
-    def __init__(self, message: str, status: int = ExitStatus.ERROR):
+    def __init__(self, message: str, status: int = ExitStatus.ERROR, hint: str | None = None):
         super().__init__(message)
         self.status = int(status)
+        self.hint = hint or next((text for words, text in HINTS if all(w in message for w in words)), None)
+
+
+# Kafka's texts that do not say what to do (recognised by the words they hold), and the line kraftsman adds
+HINTS = (
+    (("No available log directories to format.",),
+     "every log directory named by log.dirs (or log.dir) and metadata.log.dir gave an I/O error (the lines above): "
+     "each must be a folder this user can read and write, or not exist yet"),
+    (("kraft.version", "metadata.version"),    # 3.9: "kraft.version 1 must be used with metadata.version 21"
+     "kraft.version 1 is a dynamic quorum (--standalone, --initial-controllers), which needs metadata.version "
+     "3.9-IV0 or later: leave out --release-version (or give 3.9-IV0), or format a static quorum: "
+     "controller.quorum.voters in the config, and neither flag"),
+)
 
 
 def warn(env: Environment, text: str) -> None:

@@ -153,6 +153,8 @@ def _command(ctx: typer.Context, values: dict, implementation) -> int:
         return implementation(args, env)
     except Failure as e:
         env.stderr.write(" ".join(str(e).split()) + "\n")
+        if e.hint:
+            env.stderr.write(f"{PROG}: hint: {e.hint}\n")
         return e.status
 
 

@@ -17,6 +17,10 @@ Rules:
   it in the metadata.
 - Counters (heartbeats sent, late heartbeats, errors) let benchmarks check that no lease was missed.
 - `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
+  assign_replicas() sends AssignReplicasToDirs as a broker does once a replica's log lives in a directory;
+  fail_directory() marks one offline as Kafka's BrokerLifecycleManager.propagateDirectoryFailure does: every
+  heartbeat from then on lists it in OfflineLogDirs (v1), and one is sent at once; restart() registers
+  the directories still online.
 - `security` (a wire.secure_connect.ClientSecurity) makes every connection log in (TLS, SASL) as a broker
   configured for a secured controller listener does; None is PLAINTEXT.
 - Its PLAINTEXT listener is registered at `host`:`port`; broker_apis serves it (ServingBroker), taking the metadata
@@ -40,6 +44,7 @@ log = logging.getLogger("kraftsman.broker_sim")
 Reg = codec.message_class("BrokerRegistrationRequest")
 Heartbeat = codec.message_class("BrokerHeartbeatRequest")
 Fetch = codec.message_class("FetchRequest")
+Assign = codec.message_class("AssignReplicasToDirsRequest")
 FEATURES = (("metadata.version", 1, 21), ("kraft.version", 0, 1))
 
 
@@ -68,6 +73,7 @@ class SimulatedBroker:
         self.start_time_ms = int(time.time() * 1000)
         self.directory_ids = [Uuid(os.urandom(16)) for _ in range(log_dirs)]  # JBOD: several log dirs
         self.directory_id = self.directory_ids[0]
+        self.offline_directories: list[Uuid] = []
         self.broker_epoch = -1
         self.fenced = True
         self.caught_up = False
@@ -110,7 +116,8 @@ class SimulatedBroker:
         """Send one BrokerHeartbeat and record what the controller said."""
         offset = self.metadata_offset if self.fetch_enabled else 1 << 62
         body = Heartbeat(broker_id=self.broker_id, broker_epoch=self.broker_epoch,
-                         current_metadata_offset=max(offset, 0), want_fence=False, want_shut_down=want_shut_down)
+                         current_metadata_offset=max(offset, 0), want_fence=False, want_shut_down=want_shut_down,
+                         offline_log_dirs=list(self.offline_directories))
         response = await self.client.request("BrokerHeartbeat", 1, body)
         self.heartbeats += 1
         if response.error_code == 0:
@@ -119,6 +126,21 @@ class SimulatedBroker:
         else:
             self.errors += 1
         return response
+
+    async def fail_directory(self, directory: Uuid):
+        """Mark a log directory offline (a failed disk) and tell the controller at once; return its answer."""
+        if directory not in self.directory_ids:
+            raise ValueError(f"broker {self.broker_id} has no log directory {directory}")
+        if directory not in self.offline_directories:
+            self.offline_directories.append(directory)
+        return await self.heartbeat()
+
+    async def assign_replicas(self, directory: Uuid, topic_id: Uuid, partitions):
+        """Send AssignReplicasToDirs: this broker's replicas of `partitions` of a topic live in `directory`."""
+        body = Assign(broker_id=self.broker_id, broker_epoch=self.broker_epoch, directories=[Assign.DirectoryData(
+            id=directory, topics=[Assign.TopicData(topic_id=topic_id, partitions=[
+                Assign.PartitionData(partition_index=p) for p in partitions])])])
+        return await self.client.request("AssignReplicasToDirs", 0, body)
 
     async def _heartbeat_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -159,6 +181,8 @@ class SimulatedBroker:
         """Start a stopped broker as a new incarnation (after a clean stop it sends its last broker epoch);
         return the registration's error code."""
         self.incarnation_id, self.start_time_ms = random_uuid(), int(time.time() * 1000)
+        self.directory_ids = [d for d in self.directory_ids if d not in self.offline_directories] or self.directory_ids
+        self.offline_directories = []   # a new process registers the directories it could open
         self.fenced, self.caught_up, self.should_shut_down = True, False, False
         self.metadata_offset = self.high_watermark = -1
         self.broker_epoch = self.broker_epoch if clean else -1     # Kafka sends the epoch after a clean stop

@@ -32,6 +32,26 @@ SOFTWARE_NAME, SOFTWARE_VERSION = "kraftsman", "0"
 # A function taking one line, set by the command line's --verbose: each request and response is traced.
 TRACE = None
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+# The Admin client settings ClientConfig.from_properties honours (Kafka's names), each with what it does: the
+# keys -X (--client-property) accepts, and `-X list` / `-X help` shows.
+CLIENT_PROPERTIES = {
+    "client.id": "the client id sent with every request (default kraftsman-admin)",
+    "request.timeout.ms": "how long to wait for each answer, in ms (default 30000; --timeout bounds the whole run)",
+    "security.protocol": "PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL",
+    "ssl.truststore.location": "a PEM file of the CA certificates to trust",
+    "ssl.truststore.certificates": "the CA certificates themselves, as PEM text",
+    "ssl.truststore.type": "PEM: the only store type kraftsman reads",
+    "ssl.keystore.location": "a PEM file of the client's certificate (and its key, unless ssl.key.location)",
+    "ssl.keystore.type": "PEM: the only store type kraftsman reads",
+    "ssl.keystore.password": "the password of the client's private key (as ssl.key.password)",
+    "ssl.key.location": "a PEM file of the client's private key (default: ssl.keystore.location)",
+    "ssl.key.password": "the password of the client's private key",
+    "ssl.endpoint.identification.algorithm": "https (default): check the server's host name; empty: do not",
+    "sasl.mechanism": "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (with a SASL_ security.protocol)",
+    "sasl.jaas.config": 'a JAAS line holding username="..." and password="..."',
+    "sasl.username": "the SASL user (instead of sasl.jaas.config)",
+    "sasl.password": "the SASL password (instead of sasl.jaas.config)",
+}
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 

@@ -8,7 +8,11 @@ Rules:
   the unfence record then elections (handleBrokerUnfenced); controlled shutdown -> the change record then
   partition changes; unregistered -> partition changes then UnregisterBrokerRecord.
 - Each hook sees an image where the broker's new state is already applied (staging.advance).
-- The hooks live in replication_control.py (on_broker_fenced, on_broker_unfenced, on_controlled_shutdown).
+- Directories reported offline in a heartbeat (from 3.7-IV2): the partition changes, then a
+  BrokerRegistrationChangeRecord v2 whose LogDirs are the registered dirs the heartbeat did not list (Kafka
+  writes it even when that list is empty, which replay reads as "no change").
+- The hooks live in replication_control.py (on_broker_fenced, on_broker_unfenced, on_controlled_shutdown,
+  on_directories_offline).
 """
 from __future__ import annotations
 
@@ -74,6 +78,17 @@ def unregister(ctx: ControllerContext, broker_id: int) -> list:
     cls = codec.message_class("UnregisterBrokerRecord")
     removal = ApiMessageAndVersion(cls(broker_id=broker_id, broker_epoch=registration.broker_epoch), 0)
     return list(replication_control.on_broker_fenced(staged, broker_id)) + [removal]
+
+
+def directories_offline(ctx: ControllerContext, broker_id: int, offline_log_dirs) -> list:
+    """Return Kafka's handleDirectoriesOffline records for a heartbeat's OfflineLogDirs (none when nothing new)."""
+    registration = ctx.image.cluster.brokers[broker_id].record
+    offline = replication_control.newly_offline(registration.log_dirs, offline_log_dirs)
+    if not offline:
+        return []
+    online = [d for d in replication_control.sorted_dirs(registration.log_dirs) if d not in offline]
+    record = _change(broker_id, registration.broker_epoch, 2, log_dirs=online)
+    return list(replication_control.on_directories_offline(ctx, broker_id, offline)) + [record]
 
 
 def has_leaderships(image, broker_id: int) -> bool:

@@ -8,7 +8,10 @@ Rules:
   level (UNSUPPORTED_VERSION). Otherwise a new fenced RegisterBrokerRecord whose broker epoch is its own
   offset, even for the same incarnation (a real 3.7 log re-registers one incarnation at offsets 8 and 11).
 - BrokerHeartbeat: unknown broker or another epoch -> STALE_BROKER_EPOCH; the state machine is in
-  heartbeats.py; records come from broker_fencing.py; IsCaughtUp = CurrentMetadataOffset >= epoch.
+  heartbeats.py; records come from broker_fencing.py; IsCaughtUp = CurrentMetadataOffset >= epoch. From
+  3.7-IV2, the heartbeat's OfflineLogDirs (v1, KIP-858) are handled after the state change, on an image that
+  holds it (Kafka computes both from the image before the heartbeat, which can repeat an ISR removal the
+  fencing already wrote).
 - Leases are touched when a heartbeat is handled, before its records commit (as Kafka does). A broker
   found in controlled shutdown with no known shutdown offset (after a failover) gets the log end.
 - Start time (kraftsman, controller/image/start_time.py): the RegisterBrokerRecord written carries the request's
@@ -147,6 +150,8 @@ class ClusterControl:
                                            lambda: broker_fencing.has_leaderships(ctx.image, broker_id))
         records = self._transition(ctx, broker_id, current, state)
         self.heartbeats.touch(broker_id, ctx.now_ms, state.fenced, request.current_metadata_offset)
+        if fc.metadata_version(ctx.image) >= fc.DIRECTORY_ASSIGNMENT_LEVEL:
+            records += broker_fencing.directories_offline(advance(ctx, records), broker_id, request.offline_log_dirs)
         if state is BrokerControlState.CONTROLLED_SHUTDOWN and lease.controlled_shutdown_offset < 0:
             lease.controlled_shutdown_offset = ctx.next_offset + len(records) - 1
         return ControllerResult(records, cls(

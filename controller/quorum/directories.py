@@ -17,6 +17,11 @@ Rules:
   (Kafka's generateLeaderAndIsrUpdates "offline-dir-assignment", computed from the image before this
   request's records), after every assignment record.
 - Those ISR updates follow request order (first occurrence); Kafka iterates a HashSet of partitions.
+- A heartbeat's OfflineLogDirs (Kafka's handleDirectoriesOffline): the newly offline directories are the
+  registration's log dirs (sorted as Kafka's BrokerRegistration keeps them) that the heartbeat lists; for
+  each, every partition with a replica in it loses the broker from its ISR and leadership, as for a fenced
+  broker (on_directories_offline). broker_fencing adds the BrokerRegistrationChangeRecord that keeps only
+  the still-online dirs. Partitions go by topic name and partition id (Kafka iterates a TimelineHashSet).
 """
 from __future__ import annotations
 
@@ -95,3 +100,23 @@ def assign_replicas_to_dirs(ctx: ControllerContext, request) -> ControllerResult
         out.append(cls.DirectoryData(id=req_dir.id, topics=topics))
     records += leave_isr(ctx, broker_id, NO_LEADER, [(ctx.image.topics.by_id[t], p) for t, p in offline])
     return ControllerResult(records, cls(throttle_time_ms=0, error_code=E.NONE, directories=out))
+
+
+def newly_offline(log_dirs, offline_log_dirs) -> list[bytes]:
+    """Return the registered dirs (in Kafka's sorted order) that a heartbeat reports offline."""
+    offline = {bytes(d) for d in offline_log_dirs or ()}
+    return [d for d in sorted_dirs(log_dirs) if d in offline]
+
+
+def sorted_dirs(log_dirs) -> list[bytes]:
+    """Return `log_dirs` in Kafka's BrokerRegistration order (Uuid.compareTo)."""
+    return [bytes(d) for d in sorted((Uuid(bytes(d)) for d in log_dirs or ()), key=Uuid.sort_key)]
+
+
+def on_directories_offline(ctx: ControllerContext, broker_id: int, directories) -> list:
+    """Return the PartitionChangeRecords that take `broker_id` out of the ISR and leadership of every partition
+    with a replica in one of `directories`, directory by directory (Kafka's handleDirectoriesOffline)."""
+    topics = [ctx.image.topics.by_name[name] for name in sorted(ctx.image.topics.by_name)]
+    selected = [(topic, pid) for directory in directories for topic in topics for pid in sorted(topic.partitions)
+                if directory in topic.partition(pid).directories]
+    return leave_isr(ctx, broker_id, NO_LEADER, selected)

@@ -7,7 +7,8 @@ Rules:
   name answers UNKNOWN_TOPIC_OR_PARTITION (INVALID_TOPIC_EXCEPTION for an illegal name), a missing id
   UNKNOWN_TOPIC_ID; topics are never auto-created.
 - Partitions carry leader, leader_epoch, replicas, isr and offline replicas (registered-nowhere or fenced
-  brokers); a leaderless partition answers LEADER_NOT_AVAILABLE.
+  brokers, or a replica in a directory its broker no longer lists as online: KRaftMetadataCache's
+  isReplicaInOfflineDir); a leaderless partition answers LEADER_NOT_AVAILABLE.
 """
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import ZERO_UUID
 
 from .context import ControllerContext, ControllerResult
+from .directories import is_online_dir
 from .partitions import NO_LEADER
 from .topics_names import INTERNAL_TOPICS, TopicNameError, validate_topic_name
 
 _M = codec.message_class("MetadataResponse")
 
 
-def _offline(ctx: ControllerContext, replicas) -> list[int]:
+def _offline(ctx: ControllerContext, partition) -> list[int]:
     brokers = ctx.image.cluster.brokers
-    return [r for r in replicas if r not in brokers or brokers[r].record.fenced]
+    return [r for r, directory in zip(partition.replicas, partition.directories) if r not in brokers
+            or brokers[r].record.fenced or not is_online_dir(brokers[r].record.log_dirs, directory)]
 
 
 def _topic(ctx: ControllerContext, topic):
@@ -34,7 +37,7 @@ def _topic(ctx: ControllerContext, topic):
         partitions.append(_M.MetadataResponsePartition(
             error_code=E.LEADER_NOT_AVAILABLE if p.leader == NO_LEADER else 0, partition_index=partition_id,
             leader_id=p.leader, leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
-            offline_replicas=_offline(ctx, p.replicas)))
+            offline_replicas=_offline(ctx, p)))
     return _M.MetadataResponseTopic(error_code=0, name=topic.name, topic_id=topic.topic_id,
                                     is_internal=topic.name in INTERNAL_TOPICS, partitions=partitions)
 

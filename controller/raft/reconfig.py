@@ -9,7 +9,8 @@ Rules:
   NOT_LEADER_OR_FOLLOWER if leadership is lost first.
 - A new voter must already replicate as an observer and have caught up to the high watermark.
 - A leader that removed itself resigns once the removal commits.
-- Static quorums (kraft.version 0) cannot change voters: UNSUPPORTED_VERSION.
+- Static quorums (kraft.version 0) cannot change voters: UNSUPPORTED_VERSION with Kafka's message ("Cluster doesn't
+  support removing voter because the kraft.version feature is 0"), after the in-progress and high-watermark checks.
 - DescribeQuorum lists an observer until it has not fetched for 5 minutes, as Kafka's leader does.
 """
 from __future__ import annotations
@@ -104,23 +105,32 @@ def _describe_leader(node, part) -> None:
 
 
 def _change_error(node, env) -> int:
-    """Checks shared by every voter change; NONE when the change may proceed."""
+    """Checks shared by every voter change, in Kafka's order (Add/RemoveVoterHandler: a change in progress, the
+    leader's high watermark in its epoch, kraft.version, an uncommitted VotersRecord); NONE when it may proceed."""
     if not node.cluster_ok(env.body.cluster_id):
         return Errors.INCONSISTENT_CLUSTER_ID
     if not node.is_leader():
         return Errors.NOT_LEADER_OR_FOLLOWER
+    ls = node.leader_state
+    if ls.voter_change is not None or node.high_watermark <= ls.epoch_start_offset:
+        return Errors.REQUEST_TIMED_OUT
     if node.kraft_version < 1:
         return Errors.UNSUPPORTED_VERSION
-    ls = node.leader_state
-    if ls.voter_change is not None or node.voter_history.pending(node.high_watermark):
-        return Errors.REQUEST_TIMED_OUT
-    if node.high_watermark <= ls.epoch_start_offset:
+    if node.voter_history.pending(node.high_watermark):
         return Errors.REQUEST_TIMED_OUT
     return Errors.NONE
 
 
+_VERBS = {"AddRaftVoterRequest": "adding", "RemoveRaftVoterRequest": "removing", "UpdateRaftVoterRequest": "updating"}
+
+
 def _reject(node, env, code: int) -> None:
-    node.reply(env, error_body(env.name, code))
+    body = error_body(env.name, code)
+    if code == Errors.UNSUPPORTED_VERSION and env.name in _VERBS and hasattr(body, "error_message"):
+        # a static quorum: Kafka's words name the feature that forbids the change
+        body.error_message = (f"Cluster doesn't support {_VERBS[env.name]} voter because the kraft.version feature "
+                              f"is {node.kraft_version}")
+    node.reply(env, body)
 
 
 def _commit_change(node, env, voters, timeout_ms: int, removes_leader: bool = False) -> None:

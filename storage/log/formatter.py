@@ -2,7 +2,9 @@
 
 Rules:
 - `plan` is Kafka's Formatter.run up to the writes (steps 7-11 of the reference, in order, with
-  Kafka's messages); `execute` only writes. Nothing here prints: lines go to an `emit` callback.
+  Kafka's messages); `execute` reports the unreadable directories and writes. When every directory is
+  unreadable it raises NO_AVAILABLE_DIRS after those lines (Kafka prints them first). Nothing here
+  prints: lines go to an `emit` callback.
 - Per directory, writes happen in this order, each atomically (temp file, fsync, rename, dir fsync):
   bootstrap.checkpoint, then (dynamic quorum only) the bootstrap snapshot
   `__cluster_metadata-0/00000000000000000000-0000000000.checkpoint`, then meta.properties LAST.
@@ -36,6 +38,9 @@ METADATA_PARTITION_DIR = "__cluster_metadata-0"
 
 class FormatterError(StorageError):
     """A format failure Kafka reports as a FormatterException or a plain runtime error."""
+
+
+NO_AVAILABLE_DIRS = "No available log directories to format."
 
 
 class DirectoryType(Enum):
@@ -222,8 +227,6 @@ def plan(spec: FormatSpec, salt_source: Callable[[], bytes] | None = None) -> Fo
         raise FormatterError(f"Log directory {formatted[0]} is already formatted. Use --ignore-formatted "
                              "to ignore this directory and format the others.")
     empty, errors = ensemble.empty_log_dirs, ensemble.error_log_dirs
-    if errors and not empty and not formatted:
-        raise FormatterError("No available log directories to format.")
     used = {m.directory_id for m in ensemble.log_dir_props.values() if m.directory_id is not None}
     return FormatPlan(mv, levels, records, [_plan_dir(p, spec, used) for p in sorted(empty)], errors, formatted)
 
@@ -270,6 +273,8 @@ def execute(fplan: FormatPlan, spec: FormatSpec, emit: Callable[[str], None], *,
     """Report unreadable dirs, then format each planned directory (or say all are formatted)."""
     for path in fplan.error_dirs:
         emit(f"I/O error trying to read log directory {path}. Ignoring...")
+    if fplan.error_dirs and not fplan.directories and not fplan.already_formatted:
+        raise FormatterError(NO_AVAILABLE_DIRS)   # after the I/O error lines, as Kafka prints them
     if not fplan.directories:
         emit("All of the log directories are already formatted.")
         return

@@ -65,17 +65,17 @@ def test_features_yaml_is_the_json_object(tmp_path):
         assert [f["name"] for f in as_json["features"]] == ["kraft.version", "metadata.version"]
 
 
-def test_yaml_usage_errors_are_64_and_one_yaml_object(tmp_path):
+def test_yaml_usage_errors_are_kafkas_1_and_one_yaml_object(tmp_path):
     env = config_home_env(tmp_path)
     status, out, err = mq(env, "-C", "127.0.0.1:1", "--output", "yaml", "describe")
-    assert (status, err) == (ExitStatus.USAGE, "")
-    assert yaml.safe_load(out) == {"command": "describe", "status": 64, "error": "One of --status or --replication "
+    assert (status, err) == (ExitStatus.ERROR, "")
+    assert yaml.safe_load(out) == {"command": "describe", "status": 1, "error": "One of --status or --replication "
                                    "must be specified with describe sub-command"}
     status, out, err = kf(env, "-b", "127.0.0.1:1", "upgrade", "--output", "yaml")
-    assert (status, err) == (ExitStatus.USAGE, "")
+    assert (status, err) == (ExitStatus.ERROR, "")
     assert yaml.safe_load(out)["error"] == "You must specify at least one feature to upgrade"
-    assert mq(env, "--output", "yaml", "describe", "--status")[0] == ExitStatus.USAGE      # no bootstrap
-    assert kf(env, "-b", "a:1", "--output", "yaml", "--bogus")[0] == ExitStatus.USAGE
+    assert mq(env, "--output", "yaml", "describe", "--status")[0] == ExitStatus.ERROR      # no bootstrap
+    assert kf(env, "-b", "a:1", "--output", "yaml", "--bogus")[0] == ExitStatus.ERROR
 
 
 # ---------------------------------------------------------------- profiles

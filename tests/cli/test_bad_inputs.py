@@ -88,7 +88,7 @@ CASES = [
     ("kafka-cluster", ["cluster-id", "-b", "CLOSED", "-c", "MISSING"], 1),
     ("kafka-cluster", ["cluster-id", "-b", "CLOSED", "-c", "GARBAGE"], 1),
     ("kafka-cluster", ["cluster-id", "-b", "CLOSED", "-c", "DIR"], 1),
-    ("kafka-cluster", ["unregister", "--id", "x", "-b", "CLOSED", "--output", "json"], 64),
+    ("kafka-cluster", ["unregister", "--id", "x", "-b", "CLOSED", "--output", "json"], 1),   # --output changes nothing
     ("kafka-metadata-quorum", ["--bogus"], 1),
     ("kafka-metadata-quorum", ["--bootstrap-server", "CLOSED", "describe", "--status"], 69),
     ("kafka-metadata-quorum", ["--bootstrap-controller", "CLOSED", "describe", "--replication"], 69),
@@ -115,7 +115,7 @@ CASES = [
     ("kafka-features", ["--bootstrap-server", "CLOSED", "--command-config", "DIR", "describe"], 1),
     ("kafka-features", ["--bootstrap-server", "CLOSED", "upgrade"], 1),
     ("kafka-features", ["--bootstrap-server", "CLOSED", "disable", "--feature", "x", "--feature", "x"], 1),
-    ("kafka-features", ["--bootstrap-server", "CLOSED", "--output", "json", "upgrade", "--unsafe"], 64),
+    ("kafka-features", ["--bootstrap-server", "CLOSED", "--output", "json", "upgrade", "--unsafe"], 1),
     ("kafka-metadata-export", ["--bogus"], 64),
     ("kafka-metadata-export", ["-o", "OUT"], 64),
     ("kafka-metadata-export", ["--conf", "no-equals-sign", "-o", "OUT", "GARBAGE_LOG"], 64),

@@ -1,8 +1,8 @@
 """One exit-code rule across every tool, table-tested: a bad flag, a missing required flag, an unreachable server,
 success (README "Exit codes"; common.boundary.usage_exit for bad command lines).
 
-Kafka's drop-ins exit 1 for a bad command line, kraftsman's own commands 64, and any tool asked for --output
-json|yaml 64; an unreachable cluster is 69 everywhere; success is 0.
+Kafka's drop-ins exit 1 for a bad command line, kraftsman's own commands 64, whatever --output asks (issue 31:
+--output json|yaml used to turn it into 64); an unreachable cluster is 69 everywhere; success is 0.
 """
 from __future__ import annotations
 
@@ -64,9 +64,11 @@ TABLE = [
     ("kraftsman-demo", BAD, ["--bogus"], ExitStatus.USAGE),
     ("kafka-metadata-export", BAD, ["--bogus"], ExitStatus.USAGE),
     ("kafka-metadata-export", MISSING, ["x.log"], ExitStatus.USAGE),
-    ("kafka-cluster", BAD + " (json)", ["cluster-id", "--bogus", "-b", "h:1", "--output", "json"], ExitStatus.USAGE),
-    ("kafka-storage", MISSING + " (yaml)", ["info", "--output", "yaml"], ExitStatus.USAGE),
-    ("kafka-metadata-quorum", MISSING + " (yaml)", ["--output", "yaml", "describe", "--status"], ExitStatus.USAGE),
+    ("kafka-cluster", BAD + " (json)", ["cluster-id", "--bogus", "-b", "h:1", "--output", "json"], ExitStatus.ERROR),
+    ("kafka-storage", MISSING + " (yaml)", ["info", "--output", "yaml"], ExitStatus.ERROR),
+    ("kafka-metadata-quorum", MISSING + " (yaml)", ["--output", "yaml", "describe", "--status"], ExitStatus.ERROR),
+    ("kafka-metadata-shell", BAD + " (json)", ["--output", "json", "--bogus"], ExitStatus.ERROR),
+    ("kafka-metadata-export", BAD + " (jsonl)", ["--format", "jsonl", "--bogus"], ExitStatus.USAGE),
 ]
 
 

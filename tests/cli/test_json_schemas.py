@@ -136,11 +136,11 @@ def test_storage_info_and_format(tmp_path):
 
 def test_storage_errors_before_the_command_print_no_json(tmp_path):
     # documented in the schema: a missing --config file is one line on stderr, exit 1, no JSON; a bad command
-    # line with --output json is the suite's 64 (common.boundary.usage_exit), usage on stderr, no JSON
+    # line with --output json is Kafka's 1 as without it (common.boundary.usage_exit), usage on stderr, no JSON
     status, out, err = storage("info", "-c", str(tmp_path / "nope.properties"), "--output", "json")
     assert (status, out) == (1, "") and err.count("\n") == 1
     status, out, err = storage("format", "-c", config(tmp_path), "--output", "json")      # -t missing
-    assert (status, out) == (64, "") and "usage:" in err
+    assert (status, out) == (1, "") and "usage:" in err
     for props in ({"node_id": "x"}, {"process_roles": None}, {"node_id": None}):           # KafkaConfig refuses
         for command in (("info",), ("format", "-t", CID)):
             status, out, err = storage(*command, "-c", config(tmp_path, **props), "--output", "json")
@@ -197,7 +197,7 @@ def test_cluster_outputs(monkeypatch):
 
 def test_cluster_bad_flags_print_no_json():
     status, out, err = kc("unregister", "--id", "x", "-b", "a:1", "--output", "json")
-    assert (status, out) == (64, "") and "invalid int value" in err
+    assert (status, out) == (1, "") and "invalid int value" in err
 
 
 # ---------------------------------------------------------------- kafka-metadata-quorum
@@ -213,7 +213,7 @@ def test_quorum_describe_outputs():
             check(mq("--bootstrap-controller", server.address, *argv), 0, shape)
         for argv in (("describe",), ("describe", "--status", "--replication"), ("describe", "--status",
                                                                                  "--human-readable")):
-            check(mq("--bootstrap-controller", server.address, "--output", "json", *argv), 64, "error")
+            check(mq("--bootstrap-controller", server.address, "--output", "json", *argv), 1, "error")
     with FakeServer(quorum_handler(directory=False), ranges=QUORUM_RANGES) as server:
         doc = check(mq("--bootstrap-server", server.address, "--output", "json", "describe", "--status"), 0, "status")
         assert doc["current_voters"][0]["directory_id"] is None
@@ -238,9 +238,9 @@ def test_quorum_voter_change_outputs(controller_config):  # noqa: F811 (the impo
         check(mq(*c, "remove-controller", "-i", "3", "-d", DIR[3]), 0, "remove_controller")
         check(mq(*c, "remove-controller", "-i", "3", "-d", DIR[3], "--dry-run"), 0, "remove_controller")
         check(mq(*c, "remove-controller", "-i", "3", "-d", DIR[3]), 1, "error")         # VOTER_NOT_FOUND
-        check(mq(*c, "remove-controller", "-i", "-1", "-d", DIR[3]), 64, "error")
+        check(mq(*c, "remove-controller", "-i", "-1", "-d", DIR[3]), 1, "error")
         check(mq(*c, "remove-controller", "-i", "1", "-d", "bad"), 1, "error")
-        check(mq(*c, "add-controller"), 64, "error")                                    # no --command-config
+        check(mq(*c, "add-controller"), 1, "error")                                    # no --command-config
     with FakeServer(voter_handler(*[6] * 1000), ranges=VOTER_RANGES) as server:
         check(mq("--bootstrap-controller", server.address, "--timeout", "1", "--output", "json", "remove-controller",
                  "-i", "3", "-d", DIR[3]), 69, "error")
@@ -255,7 +255,7 @@ def test_quorum_shapes_are_all_exercised(controller_config):  # noqa: F811
         c = ("--bootstrap-controller", server.address, "--output", "json")
         check(mq(*c, "describe", "--status"), 0)
         check(mq(*c, "describe", "--replication"), 0)
-        check(mq(*c, "describe"), 64)
+        check(mq(*c, "describe"), 1)
         check(mq(*c, "--command-config", str(controller_config), "add-controller", "--dry-run"), 0)
         check(mq(*c, "remove-controller", "-i", "3", "-d", DIR[3], "--dry-run"), 0)
     check.all_seen()
@@ -264,7 +264,7 @@ def test_quorum_shapes_are_all_exercised(controller_config):  # noqa: F811
 def test_quorum_bad_flags_print_no_json():
     status, out, err = mq("--bootstrap-controller", "a:1", "--output", "json", "remove-controller", "-i", "x",
                           "-d", DIR[3])
-    assert (status, out) == (64, "") and "invalid int value" in err
+    assert (status, out) == (1, "") and "invalid int value" in err
 
 
 # ---------------------------------------------------------------- kafka-features
@@ -285,13 +285,13 @@ def test_features_outputs():
         assert [r["error"] for r in doc["results"]] == ["no", None]
         assert check(kf(*c, "downgrade", "--metadata", "3.8"), 0, "update")["warnings"] == []   # none in 3.9
         check(kf(*c, "disable", "--feature", "group.version", "--unsafe"), 0, "update")
-        check(kf(*c, "disable"), 64, "error")
-        check(kf(*c, "upgrade", "--release-version", "1.0"), 64, "error")
+        check(kf(*c, "disable"), 1, "error")
+        check(kf(*c, "upgrade", "--release-version", "1.0"), 1, "error")
     check(kf("--bootstrap-server", "127.0.0.1:1", "version-mapping", *j), 0, "version_mapping")
     check(kf("--bootstrap-server", "127.0.0.1:1", "version-mapping", "--release-version", "3.3", *j), 0)
     check(kf("--bootstrap-server", "127.0.0.1:1", "feature-dependencies", "--feature", "kraft.version=1",
              "--feature", "metadata.version=21", *j), 0, "feature_dependencies")
-    check(kf("--bootstrap-server", "127.0.0.1:1", "feature-dependencies", "--feature", "x=1", *j), 64, "error")
+    check(kf("--bootstrap-server", "127.0.0.1:1", "feature-dependencies", "--feature", "x=1", *j), 1, "error")
     with FakeServer() as server:
         closed = server.address
     check(kf("--bootstrap-controller", closed, "--timeout", "2", "describe", *j), 69, "error")
@@ -301,7 +301,7 @@ def test_features_outputs():
 
 def test_features_bad_flags_print_no_json():
     status, out, err = kf("--bootstrap-server", "a:1", "--output", "json", "upgrade", "--unsafe")
-    assert (status, out) == (64, "") and "unrecognized arguments: --unsafe" in err
+    assert (status, out) == (1, "") and "unrecognized arguments: --unsafe" in err
 
 
 # ---------------------------------------------------------------- kafka-metadata-shell cat --output json

@@ -154,11 +154,11 @@ BASH_CASES = [
     ("kafka-storage", ["kafka-storage", "format", "--output", "j"], {"json"}),
     ("kafka-storage", ["kafka-storage", "format", "-t", ""], set()),
     ("kafka-storage", ["kafka-storage", "-c", "x", "ra"], {"random-uuid"}),
-    ("kafka-dump-log", ["kafka-dump-log", "--output", ""], {"text", "jsonl"}),
+    ("kafka-dump-log", ["kafka-dump-log", "--output", ""], {"text", "jsonl", "yaml"}),
     ("kafka-dump-log", ["kafka-dump-log", "--cluster"], {"--cluster-metadata-decoder"}),
     ("kraftsman", ["kraftsman", "st"], {"storage"}),
     ("kraftsman", ["kraftsman", "storage", "format", "--output", ""], {"text", "json", "yaml"}),
-    ("kraftsman", ["kraftsman", "dump-log", "--output", ""], {"text", "jsonl"}),
+    ("kraftsman", ["kraftsman", "dump-log", "--output", ""], {"text", "jsonl", "yaml"}),
     ("kraftsman", ["kraftsman", "storage", ""], KAFKA_STORAGE_COMMANDS),
 ]
 

@@ -34,7 +34,9 @@ def test_help_goes_to_stderr_with_exit_1(argv):
 
 
 def test_version_and_missing_files():
-    assert dump(["--version"]) == (0, "3.9.0\n", "")
+    from kraftsman.cli.common.boundary import package_version
+
+    assert dump(["--version"]) == (0, f"kafka-dump-log (kraftsman) {package_version()}\n", "")
     status, out, err = dump(["--print-data-log"])
     assert (status, out) == (1, "") and err.startswith('Missing required argument "[files]"\nOption ')
 
@@ -46,9 +48,12 @@ def test_bad_flags_are_one_line_errors():
 
 def test_unknown_files_are_ignored_on_stderr(tmp_path):
     (tmp_path / "quorum-state").write_text("{}")
+    # Kafka's lines; then, as nothing at all was dumped, kraftsman says so and exits 1 (issue 31; Kafka: 0)
     assert dump(["--files", "quorum-state,a//b/leader-epoch-checkpoint.txt/"], tmp_path) == (
-        0, "Dumping quorum-state\nDumping a/b/leader-epoch-checkpoint.txt\n",
-        "Ignoring unknown file quorum-state\nIgnoring unknown file a/b/leader-epoch-checkpoint.txt\n")
+        1, "Dumping quorum-state\nDumping a/b/leader-epoch-checkpoint.txt\n",
+        "Ignoring unknown file quorum-state\nIgnoring unknown file a/b/leader-epoch-checkpoint.txt\n"
+        "kafka-dump-log: no file was dumped: --files takes .log, .checkpoint, .index, .timeindex, .snapshot and "
+        ".txnindex files (kafka-storage info reads meta.properties)\n")
 
 
 def _topic_segment(tmp_path: Path) -> None:
@@ -139,7 +144,8 @@ def test_output_json_is_a_synonym_of_jsonl_on_the_command_line_and_in_the_enviro
     (["--print"], "unrecognized arguments: --print"),             # Kafka's tools allow no abbreviations
     (["--files"], "argument --files: expected one argument"),
     (["--files", NAME, "extra"], "unrecognized arguments: extra"),
-    (["--files", NAME, "--output", "yaml"], "argument --output: invalid choice: 'yaml' (choose from 'text', 'jsonl')"),
+    (["--files", NAME, "--output", "xml"],
+     "argument --output: invalid choice: 'xml' (choose from 'text', 'jsonl', 'yaml')"),
     (["--files", NAME, "--max-message-size", "99999999999"],
      "argument --max-message-size: Cannot parse argument '99999999999' of option max-message-size"),
 ])

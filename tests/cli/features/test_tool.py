@@ -11,6 +11,7 @@ from kraftsman.cli import main
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli.features.commands import KRAFT_VERSION_HINT
 from kraftsman.cli.storage import tool as storage_tool
 from kraftsman.storage.protocol import codec
 
@@ -80,7 +81,7 @@ def test_a_bootstrap_flag_is_required_even_for_the_lookups():
     status, out, err = kf("version-mapping")
     assert (status, out) == (1, "") and err.startswith("usage: kafka-features")
     assert "one of the arguments --bootstrap-server --bootstrap-controller is required" in err
-    assert kf("version-mapping", "--output", "json")[0] == 64
+    assert kf("version-mapping", "--output", "json")[0] == 1          # whatever --output asks
     status, _, err = kf("--bootstrap-server", "a:1", "--bootstrap-controller", "b:2", "describe")
     assert status == 1 and "not allowed with argument" in err
     status, _, err = kf("--bootstrap-server", "a:1", "feature-dependencies")
@@ -136,8 +137,8 @@ def test_argument_errors_are_kafkas_one_line_and_send_nothing(argv, message):
     with update_server() as server:
         assert kf("--bootstrap-controller", server.address, *argv) == (1, "", message + "\n")
         status, out, err = kf("--bootstrap-controller", server.address, *argv, "--output", "json")
-        assert (status, err) == (64, "")
-        assert json.loads(out) == {"command": argv[0], "status": 64, "error": message}
+        assert (status, err) == (1, "")   # the same code whatever --output asks
+        assert json.loads(out) == {"command": argv[0], "status": 1, "error": message}
         assert server.requests == []
 
 
@@ -251,10 +252,10 @@ def test_a_refused_feature_is_reported_and_the_command_fails():
         c = ("--bootstrap-controller", server.address)
         assert kf(*c, "upgrade", "--release-version", "3.9-IV0") == (
             1, f"Could not upgrade kraft.version to 1. {refusal}\nmetadata.version was upgraded to 21.\n",
-            "1 out of 2 operation(s) failed.\n")
+            f"1 out of 2 operation(s) failed.\nkafka-features: hint: {KRAFT_VERSION_HINT}\n")
         assert kf(*c, "upgrade", "--release-version", "3.9-IV0", "--dry-run") == (
             1, f"Can not upgrade kraft.version to 1. {refusal}\nmetadata.version can be upgraded to 21.\n",
-            "1 out of 2 operation(s) failed.\n")
+            f"1 out of 2 operation(s) failed.\nkafka-features: hint: {KRAFT_VERSION_HINT}\n")
     with update_server({"group.version": (95, None)}) as server:
         assert kf("--bootstrap-controller", server.address, "disable", "--feature", "group.version") == (
             1, "Could not disable group.version. The given update version was invalid.\n",

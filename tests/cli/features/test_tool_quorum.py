@@ -12,6 +12,7 @@ import pytest
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.features import tool as features_tool
+from kraftsman.cli.features.commands import KRAFT_VERSION_HINT
 
 from ...controller.server.quorum_fixtures import finalized_features, loop_fixture, running_quorum, wait_for
 
@@ -100,7 +101,8 @@ def test_upgrade_to_the_release_restores_3_9_and_reports_the_refused_kraft_versi
     # kraftsman's controller leaves kraft.version to Raft and refuses it, so one of the two fails (exit 1)
     status, out, err = kf("--bootstrap-controller", quorum.bootstrap(), "upgrade", "--release-version", "3.9-IV0")
     assert (status, out, err) == (1, f"Could not upgrade kraft.version to 1. {KRAFT_REFUSAL}\n"
-                                     "metadata.version was upgraded to 21.\n", "1 out of 2 operation(s) failed.\n")
+                                     "metadata.version was upgraded to 21.\n",
+                                 f"1 out of 2 operation(s) failed.\nkafka-features: hint: {KRAFT_VERSION_HINT}\n")
     on_every_controller(quorum, loop, 21)
     rows = describe_rows(quorum)
     assert (rows["metadata.version"]["FinalizedVersionLevel"], rows["kraft.version"]["FinalizedVersionLevel"]) == (

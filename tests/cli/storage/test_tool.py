@@ -76,7 +76,10 @@ NO_ZK = "Missing required configuration `zookeeper.connect` which has no default
 NO_NODE_ID = ("Missing configuration `node.id` which is required when `process.roles` is defined (i.e. when running "
               "in KRaft mode).")
 KAFKA_CONFIG_ERRORS = [
-    (dict(process_roles=None), NO_ZK),
+    # no process.roles: the CONTROLLER listener has no protocol, and Kafka parses the listeners (its
+    # earlyStartListeners field) before validateValues asks for zookeeper.connect
+    (dict(process_roles=None), "Error creating broker listeners from 'PLAINTEXT://:9092,CONTROLLER://:9093': No "
+                               "security protocol defined for listener CONTROLLER"),
     (dict(process_roles=None, listeners="PLAINTEXT://:9092", controller_listener_names=None), NO_ZK),
     (dict(node_id=None), NO_NODE_ID),
     (dict(node_id=None, broker_id="-1"), NO_NODE_ID),
@@ -344,6 +347,6 @@ def test_usage_errors_keep_kafkas_exit_code(tmp_path):
         status, out, err = storage(*argv)
         assert (status, out) == (1, ""), argv
         assert err.startswith("usage: kafka-storage") and err.count("\n") == 2, (argv, err)
-    status, out, err = storage("format", "-c", "x", "--output", "json")   # structured output asked: 64
-    assert (status, out) == (64, "") and err.startswith("usage: kafka-storage") and err.count("\n") == 2
+    status, out, err = storage("format", "-c", "x", "--output", "json")   # structured output asked: still 1
+    assert (status, out) == (1, "") and err.startswith("usage: kafka-storage") and err.count("\n") == 2
     assert storage("@" + str(tmp_path / "absent"))[0] == 1
