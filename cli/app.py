@@ -2,7 +2,8 @@
 
 Rules:
 - One row per tool: its console script, its `kraftsman` sub-command, the module whose `run(argv, env)` runs it,
-  the name in its KRAFTSMAN_<TOOL>_<FLAG> variables, and a one-line summary.
+  the name in its KRAFTSMAN_<TOOL>_<FLAG> variables, a one-line summary, and whether it keeps Kafka's jopt-simple
+  manners (Kafka's help on stderr with exit 1, Kafka's version: common/jopt.py).
 - Everything that lists tools reads this table: the umbrella's dispatch and help (main.py), man pages and
   completions (docs/pages.py), the environment layer; [project.scripts] in pyproject.toml is checked against it
   (tests/test_packaging.py), since setuptools cannot read it.
@@ -26,13 +27,15 @@ class Tool:
     summary: str
     kafka: bool = True           # a drop-in for a Kafka script of the same name (Kafka's exit codes)
     entry: str = "main"          # the module's console entry point
+    jopt: bool = False           # Kafka's jopt-simple manners: --help on stderr (exit 1)
+    kafka_version: bool = False  # --version prints the Kafka release it speaks for, as Kafka's admin tools do
 
 
 TOOLS: tuple[Tool, ...] = (
     Tool("kafka-storage", "storage", "kraftsman.cli.storage.tool", "storage",
          "Format and inspect KRaft log directories."),
     Tool("kafka-dump-log", "dump-log", "kraftsman.cli.dump_log.tool", "dump_log",
-         "Print log segments, snapshots and indexes."),
+         "Print log segments, snapshots and indexes.", jopt=True),
     Tool("kafka-metadata-shell", "shell", "kraftsman.cli.shell.tool", "shell",
          "Browse cluster metadata as a tree."),
     Tool("kafka-cluster", "cluster", "kraftsman.cli.cluster.tool", "cluster",
@@ -41,6 +44,8 @@ TOOLS: tuple[Tool, ...] = (
          "Describe the KRaft metadata quorum (leader, high watermark, replication lag)."),
     Tool("kafka-features", "features", "kraftsman.cli.features.tool", "features",
          "Describe, upgrade, downgrade and disable feature flags (metadata.version)."),
+    Tool("kafka-topics", "topics", "kraftsman.cli.topics.tool", "topics",
+         "Create, list, describe, alter and delete topics.", jopt=True, kafka_version=True),
     Tool("kafka-controller", "controller", "kraftsman.cli.controller.tool", "controller",
          "Run a KRaft controller in the foreground.", kafka=False),
     Tool("kraftsman-demo", "demo", "kraftsman.cli.demo.tool", "demo",

@@ -16,7 +16,7 @@ import importlib
 import click
 
 from .app import TOOLS, UMBRELLA, UMBRELLA_COMMANDS
-from .common.boundary import OWN_VERSION, exit_with, package_version
+from .common.boundary import exit_with, own_version, package_version
 from .common.environment import Environment
 from .common.status import ExitStatus
 
@@ -96,7 +96,7 @@ def run(argv: list[str], env: Environment) -> int:
         env.stderr.write(f"kraftsman: unknown command '{argv[0]}' (commands: {', '.join(SUBCOMMANDS)}; "
                          f"see 'kraftsman --help')\n")
         return ExitStatus.USAGE
-    if argv[1:2] == ["--version"] and entry[1] not in OWN_VERSION:
+    if argv[1:2] == ["--version"] and not own_version(entry[1]):
         env.stdout.write(f"{entry[1]} (kraftsman) {package_version()}\n")
         return ExitStatus.OK
     module = importlib.import_module(entry[0])

@@ -1,9 +1,12 @@
-"""Shared pytest fixtures: where ../shared is, skipping cleanly when it is absent."""
+"""Shared pytest fixtures: where ../shared is, skipping cleanly when it is absent; `history`, the fixture cluster
+of kafka-admin-3.9 walked through its recorded history (one per test module that asks for it: admin_golden)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from .admin_golden import history  # noqa: F401 (a fixture: the admin tools' golden tests and test_admin_cluster)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

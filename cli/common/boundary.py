@@ -39,15 +39,20 @@ def _expected_errors() -> tuple[type, ...]:
     return (ToolError,) + known_errors()
 
 
-# Tools whose own --version prints something else (the umbrella: `kraftsman <version>`).
-OWN_VERSION = frozenset({"kraftsman"})
+def own_version(prog: str) -> bool:
+    """Tell whether `prog` answers --version itself: the umbrella, and the Kafka admin tools, which print Kafka's
+    version as Kafka's do (the registry's `kafka_version`; kafka-dump-log prints kraftsman's, issue 31)."""
+    from ..app import by_script
+
+    tool = by_script(prog)
+    return prog == "kraftsman" or (tool is not None and tool.kafka_version)
 
 
 def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | None = None,
                 env: Environment | None = None, prog: str = "kraftsman") -> int:
     """Run `fn(argv, env)` behind the error boundary and return its exit status.
 
-    `--version` as the first argument prints `<prog> (kraftsman) <version>` for every tool (but OWN_VERSION's);
+    `--version` as the first argument prints `<prog> (kraftsman) <version>` for every tool (but own_version's);
     an argparse parser's own exit status 2 for bad flags becomes ExitStatus.USAGE (64)."""
     env = env or Environment()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -58,7 +63,7 @@ def run_command(fn: Callable[[list[str], Environment], int], argv: list[str] | N
         argv.remove("--no-color")
         env.env["NO_COLOR"] = os.environ["NO_COLOR"] = "1"
     _apply_output_levels(argv, env, prog)
-    if argv[:1] == ["--version"] and prog not in OWN_VERSION:
+    if argv[:1] == ["--version"] and not own_version(prog):
         env.stdout.write(f"{prog} (kraftsman) {package_version()}\n")
         return ExitStatus.OK
     try:

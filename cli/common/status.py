@@ -17,6 +17,7 @@ class ExitStatus(IntEnum):
     FOREIGN = 3           # kafka-storage: a directory is formatted for another node/cluster (README)
     REFUSED = 4           # kafka-cluster unregister --require-fenced: the broker is still active
     UNHEALTHY = 5         # kafka-cluster health: the cluster is not healthy
+    UNCHANGED = 6         # json/yaml: --if-exists / --if-not-exists found it already so (nothing to do)
     USAGE = 64            # bad flags or arguments (BSD sysexits EX_USAGE)
     UNAVAILABLE = 69      # cannot reach the cluster (EX_UNAVAILABLE)
     TIMED_OUT = 75        # kafka-cluster wait: the state was not reached in time (EX_TEMPFAIL)

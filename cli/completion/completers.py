@@ -90,24 +90,76 @@ def controller_ids(values: dict, incomplete: str) -> list[str]:
 
 def node_ids(values: dict, controllers: bool) -> list[str]:
     """Return the ids of the cluster the typed line (or its profile) names: brokers, or controllers."""
+    from kraftsman.controller.client.admin import BROKERS, CONTROLLERS
+
+    found = _admin(values)
+    if found is None:
+        return []
+    admin, by_controller = found
+    with admin:
+        if not controllers and by_controller:
+            addresses = ",".join(f"{h}:{p}" for h, p in admin.addresses)
+            return [str(i) for i in registered_brokers(addresses, admin.config, timeout_seconds())]
+        info = admin.describe_cluster(CONTROLLERS if controllers else BROKERS)
+    if controllers and info.source != "DescribeCluster":
+        return []          # Metadata lists brokers only
+    return [str(i) for i in sorted({node.node_id for node in info.nodes})]
+
+
+def _admin(values: dict):
+    """Return (an Admin to the cluster the typed line or its profile names, bounded by timeout_seconds(), whether
+    the addresses are the controllers'), or None when the line names none."""
     address, props, by_controller = connection(values)
     if not address:
-        return []
+        return None
     import time
 
     from kraftsman.controller.client import sync_client as sc
-    from kraftsman.controller.client.admin import BROKERS, CONTROLLERS, Admin
+    from kraftsman.controller.client.admin import Admin
 
     seconds = timeout_seconds()
     config = sc.ClientConfig.from_properties(props)
     config.request_timeout_ms = int(seconds * 1000)
-    if not controllers and by_controller:
-        return [str(i) for i in registered_brokers(address, config, seconds)]
-    admin = Admin(sc.parse_addresses(address), config, time.monotonic() + seconds)
-    info = admin.describe_cluster(CONTROLLERS if controllers else BROKERS)
-    if controllers and info.source != "DescribeCluster":
-        return []          # Metadata lists brokers only
-    return [str(i) for i in sorted({node.node_id for node in info.nodes})]
+    return Admin(sc.parse_addresses(address), config, time.monotonic() + seconds), by_controller
+
+
+# ---------------------------------------------------------------- topics and configs
+
+
+@_silent
+def topic_names(values: dict, incomplete: str) -> list[str]:
+    """Complete a topic name from the cluster the line names (Metadata: every topic, internal ones too)."""
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        return [t.name for t in admin.list_topics()]
+
+
+@_silent
+def topic_config_pairs(values: dict, incomplete: str) -> list[str]:
+    """Complete `--config NAME=VALUE` of a topic: the topic config names with '=' (Kafka 3.9's LogConfig)."""
+    return [f"{name}=" for name in topic_config_names()]
+
+
+def topic_config_names() -> list[str]:
+    """Return Kafka 3.9's topic config names, sorted."""
+    from kraftsman.controller.quorum.topic_configs_schema import TOPIC_CONFIGS
+
+    return sorted(TOPIC_CONFIGS)
+
+
+@_silent
+def config_keys(values: dict, incomplete: str) -> list[str]:
+    """Complete a config name (kafka-configs --delete-config, --add-config's keys): topic configs, or broker
+    configs when the line's --entity-type names brokers."""
+    from kraftsman.controller.quorum.broker_configs_schema import BROKER_CONFIGS
+
+    kinds = values.get("entity_type") or []
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if any(k.startswith("broker") for k in kinds):
+        return sorted(BROKER_CONFIGS)
+    return topic_config_names()
 
 
 def connection(values: dict) -> tuple[str | None, dict, bool]:
@@ -118,11 +170,14 @@ def connection(values: dict) -> tuple[str | None, dict, bool]:
     from ..common import profiles
     from ..common.key_values import key_values
 
-    ns = argparse.Namespace(**{k: values.get(k) for k in ("bootstrap_controller", "bootstrap_server", "config")},
+    ns = argparse.Namespace(**{k: values.get(k) for k in ("bootstrap_controller", "bootstrap_server")},
                             client=key_values(values.get("client_property") or [], lenient=True), timeout=None)
+    # the client properties file: --command-config's in the jopt tools (whose --config is Kafka's), else --config's
+    ns.config = values.get("command_config") if "command_config" in values else values.get("config")
     if not (ns.bootstrap_controller or ns.bootstrap_server):
         chosen = profiles.select(profiles.load(os.environ), values.get("profile"), os.environ)
-        profiles.fill(ns, chosen, lambda name: values.get(name) is not None, output=False)
+        profiles.fill(ns, chosen, lambda name: (ns.config if name == "config" else values.get(name)) is not None,
+                      output=False)
     props = {**_properties(_path(ns.config)), **ns.client}
     if ns.bootstrap_controller:
         return ns.bootstrap_controller, props, True

@@ -73,6 +73,13 @@ EXAMPLES = {
                               ("Show each voter's and observer's replication, with readable times:",
                                "kafka-metadata-quorum --bootstrap-controller localhost:9093 describe --replication "
                                "--human-readable")),
+    "kafka-topics": (("Create a topic, or find it already there, from a playbook:",
+                      "kafka-topics --bootstrap-server localhost:9092 --create --topic orders --partitions 6 "
+                      "--replication-factor 3 --if-not-exists --output json"),
+                     ("Show the partitions short of replicas during a rolling restart:",
+                      "kafka-topics --bootstrap-server localhost:9092 --describe --under-replicated-partitions"),
+                     ("Delete the topics a regular expression matches:",
+                      "kafka-topics --bootstrap-server localhost:9092 --delete --topic 'test-.*'")),
     "kafka-metadata-export": (("Decode a fleet of metadata logs into Parquet tables with local Spark:",
                                "kafka-metadata-export -o tables /var/lib/kafka/meta"),),
     "kafka-controller": (("Run a controller in the foreground:", "kafka-controller -c controller.properties"),),

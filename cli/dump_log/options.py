@@ -5,7 +5,7 @@ Rules:
   OPTIONS, and `dump_options(values)` turns what it parsed into DumpOptions with Kafka's implications:
   any decoder implies --print-data-log, which implies --deep-iteration. Decoder precedence: offsets >
   transaction log > cluster metadata > remote log metadata (not supported: one-line error) > classes.
-- `help_text()` is jopt-simple's table of OPTIONS (help.py renders it), printed on stderr by the app.
+- `help_text()` is jopt-simple's table of OPTIONS (common/jopt_help.py renders it), printed on stderr by the app.
 - Strings read as Java reads them: `java_split` (String.split(",")), `java_path` (java.io.File's path),
   `java_int` (Integer.parseInt, jopt-simple's words when it fails).
 - Beyond Kafka (additive): --output text|jsonl|yaml (`json` accepted for jsonl; yaml: the same objects, one YAML
@@ -86,7 +86,7 @@ class DumpOptions:
 
 def help_text() -> str:
     """Return the usage table printed on stderr (jopt-simple's BuiltinHelpFormatter layout)."""
-    from .help import option_display, render
+    from ..common.jopt_help import option_display, render
 
     return render([(option_display(flag, meta, flag in OPTIONAL_ARGUMENT), text) for flag, meta, text in OPTIONS])
 

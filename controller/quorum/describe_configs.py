@@ -11,7 +11,10 @@ Rules:
   values; read_only is "not a dynamic broker config". Documentation is not sent (null).
 - Dynamic layers keep what DynamicBrokerConfig.fromPersistentProps keeps: no known read-only key, no SSL store key
   without a listener prefix, no value that fails to parse, and at the cluster default no per-broker key.
-- configuration_keys null or empty means every key. Entries are sorted by name.
+- configuration_keys null or empty means every key. A topic's entries come in the order of Kafka's answer
+  (ConfigHelper.allConfigs builds a Scala mutable.HashMap: java_hash_order.scala_hash_order), which decides the
+  order of entries sharing a slot in a client's HashMap (kafka-topics' `Configs:`); broker entries are sorted by
+  name.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ from .configs_synonyms import (
     topic_override,
 )
 from .context import ControllerContext, ControllerResult
+from .java_hash_order import scala_hash_order
 from .topic_configs_schema import CONFIG_TYPES, TOPIC_CONFIGS, topic_defaults
 from .topics_names import TopicNameError, validate_topic_name
 
@@ -107,7 +111,7 @@ def topic_entries(ctx: ControllerContext, layers_: Layers, name: str) -> list[En
     overrides = ctx.image.configs.resources.get((TOPIC, name), {})
     defaults = topic_defaults(ctx.config)
     entries = []
-    for key in sorted(TOPIC_CONFIGS):
+    for key in scala_hash_order(TOPIC_CONFIGS):
         kind = TOPIC_CONFIGS[key].type
         value = java_value(kind, overrides[key]) if key in overrides else topic_override(layers_, key, kind)
         value = defaults[key] if value is None else value

@@ -8,6 +8,9 @@ Rules:
 - Kafka's maps here never hold 8 entries in one bucket, so treeified bins are not modelled.
 - Integer hashes are the value; TopicPartition's is 31 * (31 + partition) + the topic's String hash (int overflow).
 - java_sorted sorts strings as Java's String.compareTo does (by UTF-16 code unit).
+- scala_hash_order is Scala 2.13's mutable.HashMap iteration order (Kafka's Scala code builds maps so, e.g. a
+  broker's DescribeConfigs answer for a topic: ConfigHelper.allConfigs): the same spread hash, a table of 16
+  slots doubling once the size reaches 0.75 of it, and each slot's entries kept in ascending (signed) hash order.
 """
 from __future__ import annotations
 
@@ -108,3 +111,17 @@ def java_order(text: str) -> bytes:
 def java_sorted(texts) -> list:
     """Return `texts` sorted as Java's natural String order."""
     return sorted(texts, key=java_order)
+
+
+def _signed(h: int) -> int:
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def scala_hash_order(keys, hash_of=string_hash) -> list:
+    """Return `keys` (distinct) in the order a Scala 2.13 mutable.HashMap built from them iterates."""
+    keys = list(keys)
+    capacity = 16
+    while len(keys) >= int(capacity * 0.75):      # put0 grows before an insert that reaches the threshold
+        capacity <<= 1
+    spread = {k: _signed((h := hash_of(k)) ^ (h >> 16)) for k in keys}
+    return sorted(keys, key=lambda k: (spread[k] & (capacity - 1), spread[k]))

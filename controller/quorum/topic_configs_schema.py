@@ -10,8 +10,10 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .context import QuorumConfig
+if TYPE_CHECKING:       # an annotation only: kafka-topics' --help reads the names without the controller's context
+    from .context import QuorumConfig
 
 LONG_MAX = 9223372036854775807
 CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7, "CLASS": 8,

@@ -8,6 +8,10 @@ Rules:
   encodes as the plain number; `.retriable` and `.message` are Kafka's, `.message` None for NONE.
 - A code Kafka does not define is still answered: `error_name(code)` and `default_message(code)` take any
   int, saying "error code N" and None for one outside the table.
+- `exception_class(code)` is the Java class Kafka's client raises for the code (Errors' exception builders):
+  the name in CamelCase with `Exception` (kept when the name ends so), except the classes EXCEPTION_CLASSES
+  names (INVALID_RECORD's lives in org.apache.kafka.common); the tools print it where Kafka prints a stack
+  trace's first line.
 """
 from __future__ import annotations
 
@@ -215,3 +219,30 @@ def default_message(code: int) -> str | None:
         return Errors(code).message
     except ValueError:
         return None
+
+
+ERRORS_PACKAGE = "org.apache.kafka.common.errors."
+# The codes whose exception class is not the CamelCase of their name (Kafka 3.9's Errors).
+EXCEPTION_CLASSES = {
+    -1: "UnknownServerException", 2: "CorruptRecordException", 7: "TimeoutException", 10: "RecordTooLargeException",
+    11: "ControllerMovedException", 12: "OffsetMetadataTooLarge", 18: "RecordBatchTooLargeException",
+    29: "TopicAuthorizationException", 30: "GroupAuthorizationException", 31: "ClusterAuthorizationException",
+    36: "TopicExistsException", 40: "InvalidConfigurationException", 45: "OutOfOrderSequenceException",
+    46: "DuplicateSequenceException", 49: "InvalidPidMappingException", 50: "InvalidTxnTimeoutException",
+    53: "TransactionalIdAuthorizationException", 56: "KafkaStorageException", 58: "SaslAuthenticationException",
+    61: "DelegationTokenDisabledException", 64: "UnsupportedByAuthenticationException",
+    65: "DelegationTokenAuthorizationException", 68: "GroupNotEmptyException",
+    97: "PrincipalDeserializationException", 106: "FetchSessionTopicIdException",
+}
+
+
+def exception_class(code: int) -> str:
+    """Return the fully qualified Java exception class Kafka's client raises for `code` (UnknownServerException
+    for a code outside the table)."""
+    simple = EXCEPTION_CLASSES.get(code)
+    if simple is None:
+        name = error_name(code, unknown="UNKNOWN_SERVER_ERROR")
+        simple = "".join(word.capitalize() for word in name.split("_"))
+        simple = EXCEPTION_CLASSES[-1] if name == "UNKNOWN_SERVER_ERROR" else \
+            simple if simple.endswith("Exception") else simple + "Exception"
+    return ("org.apache.kafka.common." if code == Errors.INVALID_RECORD else ERRORS_PACKAGE) + simple

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import re
 import shutil
 import socket
 import subprocess
@@ -116,6 +117,17 @@ CASES = [
     ("kafka-features", ["--bootstrap-server", "CLOSED", "upgrade"], 1),
     ("kafka-features", ["--bootstrap-server", "CLOSED", "disable", "--feature", "x", "--feature", "x"], 1),
     ("kafka-features", ["--bootstrap-server", "CLOSED", "--output", "json", "upgrade", "--unsafe"], 1),
+    ("kafka-topics", ["--bogus"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--list"], 69),
+    ("kafka-topics", ["--bootstrap-server", "no-port", "--list"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--command-config", "MISSING", "--list"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--command-config", "GARBAGE", "--list"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--command-config", "DIR", "--list"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--create"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--create", "--topic", "t", "--partitions", "x"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--create", "--topic", "t", "--replica-assignment", "4:4"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--create", "--topic", "t", "--config", "retention.ms=x"], 1),
+    ("kafka-topics", ["--bootstrap-server", "CLOSED", "--list", "--topic"], 1),
     ("kafka-metadata-export", ["--bogus"], 64),
     ("kafka-metadata-export", ["-o", "OUT"], 64),
     ("kafka-metadata-export", ["--conf", "no-equals-sign", "-o", "OUT", "GARBAGE_LOG"], 64),
@@ -123,16 +135,26 @@ CASES = [
 COMMANDS = {c.name: c for c in docs.commands()}
 
 
+JAVA_TRACE = re.compile(r"^(\tat |Caused by: | \(org\.apache\.kafka\.[\w.]+\)$)")
+
+
 def error_lines(stderr: str) -> list[str]:
-    """Return stderr's lines minus argparse's usage block (`usage: ...` and its indented continuation)."""
+    """Return stderr's lines minus argparse's usage block (`usage: ...` and its indented continuation), minus what
+    Kafka's jopt-simple tools print around their one message: the option table after it (printUsageAndExit), and
+    a stack trace (the exception's `class: message` line repeating the message, its frames, a log line's
+    closing ` (logger)`)."""
     lines, out, in_usage = stderr.splitlines(), [], False
     for line in lines:
+        if re.match(r"^Option +Description", line):
+            break
         if line.startswith("usage: "):
             in_usage = True
             continue
         if in_usage and line[:1].isspace():
             continue
         in_usage = False
+        if JAVA_TRACE.match(line) or (out and re.match(r"^[\w.$]+: ", line) and line.endswith(": " + out[-1])):
+            continue
         if line.strip():
             out.append(line)
     return out

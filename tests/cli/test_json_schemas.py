@@ -26,7 +26,7 @@ from .quorum.test_tool import handler as quorum_handler
 from .shell.test_cli import shell
 from .storage.test_tool import CID, config, storage
 
-SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features"}
+SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics"}
 
 
 def schema(name: str) -> dict:
@@ -346,6 +346,8 @@ VALID = {
     "features": {"command": "downgrade", "status": 0, "dry_run": True, "warnings": [],
                  "results": [{"feature": "metadata.version", "level": 20, "upgrade_type": "safe_downgrade",
                               "error": None}]},
+    "topics": {"command": "create", "status": 0, "changed": True, "topic": "t", "topic_id": "AAAAAAAAAAAAAAAAAAAAAA",
+               "partitions": 1, "replication_factor": 1},
 }
 
 

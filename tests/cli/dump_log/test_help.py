@@ -12,7 +12,7 @@ import io
 
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
-from kraftsman.cli.dump_log.help import option_display, pieces, render, words
+from kraftsman.cli.common.jopt_help import option_display, pieces, render, words
 from kraftsman.cli.dump_log.options import help_text
 from kraftsman.cli.dump_log.tool import run
 
@@ -50,7 +50,11 @@ def test_option_cells():
 
 def test_words_break_after_spaces_and_inner_hyphens():
     assert words("set if print-data-log is") == ["set ", "if ", "print-", "data-", "log ", "is"]
-    assert words("--files <String: x>") == ["--files ", "<String: ", "x>"]
+    # Java's line BreakIterator also breaks after a leading "--" and after a period inside a word, as kafka-topics'
+    # help shows ("... altering topic configs with a --" / "bootstrap-server option", "symbols; e." / "g. ...")
+    assert words("--files <String: x>") == ["--", "files ", "<String: ", "x>"]
+    assert words("with a --create e.g. x.y 1.5") == ["with ", "a ", "--", "create ", "e.", "g. ", "x.", "y ", "1.5"]
+    assert words("\tfollower.replication") == ["\t", "follower.", "replication"]
     assert words("file(s). (default: 5)") == ["file(s). ", "(default: ", "5)"]
 
 

@@ -67,7 +67,7 @@ def test_api_versions_v4_request_equals_kafkas(wire, monkeypatch):
 
 
 def test_describe_cluster_v1_controllers_request_and_real_response(wire):
-    from kraftsman.controller.client import admin
+    from kraftsman.controller.client.admin import cluster as admin
 
     request = (wire / "msgs/001087_c1_req_DescribeCluster_v1_c1.bin").read_bytes()
     response = (wire / "msgs/001088_c1_resp_DescribeCluster_v1_c1.bin").read_bytes()
@@ -81,7 +81,7 @@ def test_describe_cluster_v1_controllers_request_and_real_response(wire):
 
 
 def test_metadata_v12_fallback_request_equals_kafkas(wire):
-    from kraftsman.controller.client import admin
+    from kraftsman.controller.client.admin import cluster as admin
 
     request = (wire / "msgs/000999_b4_req_Metadata_v12_c1.bin").read_bytes()
     sock = ScriptedSocket()

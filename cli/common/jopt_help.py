@@ -1,4 +1,6 @@
-"""jopt-simple's help table (BuiltinHelpFormatter(80, 2)), as Kafka's command-line tools print it.
+"""jopt-simple's help table (BuiltinHelpFormatter(80, 2)), as Kafka's jopt-simple tools print it (kafka-dump-log,
+kafka-topics, kafka-configs, kafka-acls, kafka-leader-election, kafka-reassign-partitions,
+kafka-broker-api-versions; jopt.py builds their rows from the tools' click options).
 
 Layout: a header row `Option` / `Description` and a divider `------` / `-----------`, then one row
 per option sorted by name. The option column is as wide as its widest entry but at most 39; the
@@ -35,21 +37,30 @@ def description_display(text: str, default: str | None = None) -> str:
 def words(line: str) -> list[str]:
     """Split a line at its line-break opportunities; each word keeps its trailing spaces.
 
-    A word ends after its run of spaces, or right after a hyphen that follows a letter or digit of the
-    same word and precedes a letter (`print-data-log` -> `print-`, `data-`, `log`).
+    A word ends after its run of spaces (a tab too), right after a hyphen that follows a letter, digit or
+    hyphen of the same word and precedes a letter (`print-data-log` -> `print-`, `data-`, `log`; `--create` ->
+    `--`, `create`), or right after a period between a letter or digit and a letter (`e.g.` -> `e.`, `g.`), as
+    Java's line BreakIterator cuts them (Kafka's kafka-topics and kafka-acls help shows each).
     """
     out, i, n = [], 0, len(line)
     while i < n:
         j = i
         while j < n and not line[j].isspace():
             j += 1
-            if line[j - 1] == "-" and j - 1 > i and line[j - 2].isalnum() and j < n and line[j].isalpha():
+            if j - 1 > i and j < n and line[j].isalpha() and _breaks_after(line[j - 2], line[j - 1]):
                 break
         while j < n and line[j].isspace():
             j += 1
         out.append(line[i:j])
         i = j
     return out
+
+
+def _breaks_after(before: str, char: str) -> bool:
+    """Tell whether a line may break after `char` (preceded by `before`) when a letter follows."""
+    if char == "-":
+        return before.isalnum() or before == "-"
+    return char == "." and before.isalnum()
 
 
 def pieces(raw: str, width: int) -> list[str]:
