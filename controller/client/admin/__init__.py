@@ -6,9 +6,10 @@ Rules:
   controller for controller-bound writes, a node by id); results.py holds the shared result types.
 - Areas, one module each: cluster (DescribeCluster, UnregisterBroker, ApiVersions of every node), quorum
   (DescribeQuorum, Add/RemoveRaftVoter), features (ApiVersions' features, UpdateFeatures), topics (Metadata,
-  DescribeTopicPartitions, CreateTopics, DeleteTopics, CreatePartitions), configs (DescribeConfigs),
-  reassignments (ListPartitionReassignments). A new call is one method in its area's mixin plus its result
-  type; a new area is one module and one base of Admin (client.py).
+  DescribeTopicPartitions, CreateTopics, DeleteTopics, CreatePartitions), configs (DescribeConfigs,
+  IncrementalAlterConfigs), reassignments (List/AlterPartitionReassignments), elections (ElectLeaders). A new
+  call is one method in its area's mixin plus its result type; a new area is one module and one base of Admin
+  (client.py).
 - Errors: a server error code is ServerError (code, Kafka's message); an API or version the server lacks is
   sync_client.UnsupportedVersion; connection failures are sync_client's (Unreachable, RequestTimeout,
   NotKafka, AuthenticationFailed). Nothing here prints or chooses words or exit codes: the tools do.

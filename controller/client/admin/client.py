@@ -13,11 +13,13 @@ from __future__ import annotations
 from .cluster import ClusterCalls
 from .configs import ConfigCalls
 from .core import AdminCore
+from .elections import ElectionCalls
 from .features import FeatureCalls
 from .quorum import QuorumCalls
 from .reassignments import ReassignmentCalls
 from .topics import TopicCalls
 
 
-class Admin(ClusterCalls, QuorumCalls, FeatureCalls, TopicCalls, ConfigCalls, ReassignmentCalls, AdminCore):
+class Admin(ClusterCalls, QuorumCalls, FeatureCalls, TopicCalls, ConfigCalls, ReassignmentCalls, ElectionCalls,
+            AdminCore):
     """Kafka's Admin calls to the servers at `addresses`, each before `deadline` (see Rules)."""

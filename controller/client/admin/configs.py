@@ -1,4 +1,4 @@
-"""Kafka's config calls: describe_configs (DescribeConfigs).
+"""Kafka's config calls: describe_configs (DescribeConfigs) and incremental_alter_configs (IncrementalAlterConfigs).
 
 Rules:
 - Resources are (resource type, name) pairs with DescribeConfigs' ResourceType codes (TOPIC, BROKER, ...). As
@@ -8,6 +8,11 @@ Rules:
   (results.Config), or its error (a ServerError, Kafka's message rule) instead.
 - Synonyms (v1+) and documentation (v3+) only when asked; v0 answers carry IsDefault, read as source 5
   (DEFAULT_CONFIG) or 0 (UNKNOWN), as Kafka's client reads them.
+- incremental_alter_configs takes {(type, name): [(key, value or None, SET/DELETE/APPEND/SUBTRACT)]} and returns
+  {(type, name): None or ServerError}. Routing as Kafka's: a named BROKER or BROKER_LOGGER resource at that node,
+  the others in one request to any node; with bootstrap controllers every resource but a BROKER_LOGGER goes to
+  the active controller (kraftsman's controllers take broker configs; Kafka 3.9's admin client would look for the
+  broker among the controllers and time out). A resource the answer leaves out fails; NOT_CONTROLLER is a refusal.
 """
 from __future__ import annotations
 
@@ -17,10 +22,11 @@ from .results import Config, ConfigEntry, ConfigSynonym
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8          # DescribeConfigs' ResourceType
 DEFAULT_CONFIG = 5
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3      # IncrementalAlterConfigs' ConfigOperation
 
 
 class ConfigCalls:
-    """DescribeConfigs (a part of Admin)."""
+    """DescribeConfigs and IncrementalAlterConfigs (a part of Admin)."""
 
     def describe_configs(self, resources: list[tuple[int, str]], include_synonyms: bool = False,
                          include_documentation: bool = False) -> dict[tuple[int, str], Config]:
@@ -35,6 +41,23 @@ class ConfigCalls:
         for resource in (r for r in resources if _node_bound(r)):
             found.update(self.on_node(int(resource[1]), ask([resource]), "DescribeConfigs"))
         return {r: found.get(r) or _missing(r) for r in resources}
+
+    def incremental_alter_configs(self, changes: dict, validate_only: bool = False) -> dict:
+        """Apply {(type, name): [(key, value, operation)]}; return {(type, name): None or ServerError} (see Rules)."""
+        def send(group: dict):
+            return lambda conn: _alter_on(conn, group, validate_only, self.deadline)
+
+        controllers = self.config.bootstrap_controllers
+        at_node = {r: ops for r, ops in changes.items()
+                   if _node_bound(r) and (r[0] == BROKER_LOGGER or not controllers)}
+        shared = {r: ops for r, ops in changes.items() if r not in at_node}
+        outcome: dict = {}
+        if shared:
+            route = self.on_controller if controllers else self.any_node
+            outcome.update(route(send(shared), "IncrementalAlterConfigs"))
+        for resource, ops in at_node.items():
+            outcome.update(self.on_node(int(resource[1]), send({resource: ops}), "IncrementalAlterConfigs"))
+        return {r: outcome[r] if r in outcome else _missing(r).error for r in changes}
 
 
 def _node_bound(resource: tuple[int, str]) -> bool:
@@ -80,3 +103,21 @@ def _entry(c) -> ConfigEntry:
     synonyms = [ConfigSynonym(s.name, s.value, s.source) for s in getattr(c, "synonyms", None) or []]
     return ConfigEntry(c.name, c.value, source, bool(c.read_only), bool(c.is_sensitive), synonyms,
                        getattr(c, "config_type", 0) or 0, getattr(c, "documentation", None))
+
+
+def _alter_on(conn: sc.SyncConnection, changes: dict, validate_only: bool, deadline: float) -> dict:
+    from kraftsman.storage.protocol import codec
+    from kraftsman.storage.protocol.errors import Errors
+
+    from ..active_controller import Refused
+
+    cls = codec.message_class("IncrementalAlterConfigsRequest")
+    resources = [cls.AlterConfigsResource(resource_type=kind, resource_name=name, configs=[
+        cls.AlterableConfig(name=key, config_operation=op, value=value) for key, value, op in ops])
+        for (kind, name), ops in changes.items()]
+    body = cls(resources=resources, validate_only=validate_only)
+    response = conn.request("IncrementalAlterConfigs", conn.pick_version("IncrementalAlterConfigs"), body, deadline)
+    if any(r.error_code == Errors.NOT_CONTROLLER for r in response.responses):
+        raise Refused(Errors.NOT_CONTROLLER.name)
+    return {(r.resource_type, r.resource_name): ServerError(r.error_code, error_message(r.error_code, r.error_message))
+            if r.error_code else None for r in response.responses}
