@@ -21,7 +21,7 @@ import json
 
 from kraftsman.storage.protocol.javafmt import jackson_string, java_double
 
-from .kafka_exceptions import KafkaException
+from .jopt import KafkaError
 
 MAPPING = "com.fasterxml.jackson.databind.JsonMappingException"
 PARSE = "com.fasterxml.jackson.core.JsonParseException"
@@ -29,19 +29,22 @@ MISSING = object()                     # Jackson's MissingNode (a blank text)
 INT_RANGE = range(-2**31, 2**31)
 
 
-def read_file(path: str) -> str:
-    """Return the file's text as Utils.readFileAsString does, or raise the exception Java would."""
+def read_file(path: str, cwd: str | None = None) -> str:
+    """Return the file's text as Utils.readFileAsString does (a relative path from `cwd`, the run's working
+    directory), or raise the exception Java would (naming the path as given)."""
+    import os
+
     try:
-        with open(path, "rb") as f:
+        with open(os.path.join(cwd, path) if cwd else path, "rb") as f:
             return f.read().decode("utf-8", "replace")
     except FileNotFoundError:
-        raise KafkaException("java.nio.file.NoSuchFileException", path) from None
+        raise KafkaError(path, "java.nio.file.NoSuchFileException") from None
     except PermissionError:
-        raise KafkaException("java.nio.file.AccessDeniedException", path) from None
+        raise KafkaError(path, "java.nio.file.AccessDeniedException") from None
     except IsADirectoryError:
-        raise KafkaException("java.io.IOException", "Is a directory") from None
+        raise KafkaError("Is a directory", "java.io.IOException") from None
     except OSError as e:
-        raise KafkaException("java.io.IOException", e.strerror or str(e)) from None
+        raise KafkaError(e.strerror or str(e), "java.io.IOException") from None
 
 
 def _no_constant(name: str):
@@ -51,7 +54,7 @@ def _no_constant(name: str):
 def try_parse_full(text: str):
     """Return the first JSON value of `text` (see Rules) or raise a JsonParseException."""
     if not text:
-        raise KafkaException(PARSE, "The input string shouldn't be empty")
+        raise KafkaError("The input string shouldn't be empty", PARSE)
     stripped = text.lstrip(" \t\r\n")
     if not stripped:
         return MISSING
@@ -60,9 +63,9 @@ def try_parse_full(text: str):
         value, _ = decoder.raw_decode(stripped)
     except json.JSONDecodeError as e:
         line, column = _position(text, len(text) - len(stripped) + e.pos)
-        raise KafkaException(PARSE, f"{e.msg} at line {line}, column {column}") from None
+        raise KafkaError(f"{e.msg} at line {line}, column {column}", PARSE) from None
     except ValueError as e:
-        raise KafkaException(PARSE, str(e)) from None
+        raise KafkaError(str(e), PARSE) from None
     return value
 
 
@@ -75,7 +78,7 @@ def parse_full(text: str):
     """Return the first JSON value of `text`, or None when it is empty or not JSON (Json.parseFull)."""
     try:
         return try_parse_full(text)
-    except KafkaException:
+    except KafkaError:
         return None
 
 
@@ -96,9 +99,9 @@ def node_text(value) -> str:
     return "{" + ",".join(f"{jackson_string(k)}:{node_text(v)}" for k, v in value.items()) + "}"
 
 
-def mapping_error(message: str) -> KafkaException:
+def mapping_error(message: str) -> KafkaError:
     """Return a JsonMappingException with `message`."""
-    return KafkaException(MAPPING, message)
+    return KafkaError(message, MAPPING)
 
 
 def as_object(value) -> dict:

@@ -1,13 +1,14 @@
 """Input files read as Kafka's tools read them (cli.common.kafka_json), the Java exception texts they fail with
-(cli.common.kafka_exceptions) and the exception class of each Kafka error code (storage.protocol.error_classes)."""
+(cli.common.jopt's KafkaError: causes, suppressed exceptions) and the exception class of each Kafka error code
+(storage.protocol.errors.exception_class)."""
 from __future__ import annotations
 
 import pytest
 
 from kraftsman.cli.common import kafka_json as kj
-from kraftsman.cli.common.kafka_exceptions import KafkaException, kafka_exception, stack_trace, wrapped
+from kraftsman.cli.common.jopt import KafkaError, server_error, stack_trace, wrapped
 from kraftsman.controller.client.admin import ServerError
-from kraftsman.storage.protocol.error_classes import exception_class
+from kraftsman.storage.protocol.errors import exception_class
 
 
 @pytest.mark.parametrize("code, name", [
@@ -19,6 +20,7 @@ from kraftsman.storage.protocol.error_classes import exception_class
     (12, "org.apache.kafka.common.errors.OffsetMetadataTooLarge"),         # no "Exception" suffix in Kafka
     (87, "org.apache.kafka.common.InvalidRecordException"),                 # the one outside the errors package
     (84, "org.apache.kafka.common.errors.ElectionNotNeededException"),
+    (98, "org.apache.kafka.common.errors.PositionOutOfRangeException"),     # SNAPSHOT_NOT_FOUND
     (999, "org.apache.kafka.common.errors.UnknownServerException"),         # Errors.forCode of an unknown code
 ])
 def test_exception_class_of_error_codes(code, name):
@@ -26,14 +28,14 @@ def test_exception_class_of_error_codes(code, name):
 
 
 def test_blank_empty_malformed_and_trailing_text():
-    with pytest.raises(KafkaException) as e:
+    with pytest.raises(KafkaError) as e:
         kj.try_parse_full("")
-    assert e.value.to_string() == "com.fasterxml.jackson.core.JsonParseException: The input string shouldn't be empty"
+    assert e.value.java_string() == "com.fasterxml.jackson.core.JsonParseException: The input string shouldn't be empty"
     assert kj.try_parse_full(" \n") is kj.MISSING and kj.node_text(kj.MISSING) == ""
     assert kj.parse_full('{"partitions":[{"topic":"t-assign",') is None
     assert kj.parse_full("NaN") is None and kj.parse_full('{"a": Infinity}') is None
     assert kj.try_parse_full('{"a": 1} trailing words') == {"a": 1}       # readTree stops after the first value
-    with pytest.raises(KafkaException) as e:
+    with pytest.raises(KafkaError) as e:
         kj.try_parse_full('{\n "a": ]')
     assert e.value.java_class == kj.PARSE and "line 2, column 7" in e.value.message
 
@@ -57,38 +59,36 @@ def test_typed_reads_fail_with_decode_jsons_texts():
              (lambda: kj.to_str(5), "Expected `String` value, received 5"),
              (lambda: kj.to_list(5, kj.to_int), "Expected `JSON array` value, received 5")]
     for call, message in cases:
-        with pytest.raises(KafkaException) as e:
+        with pytest.raises(KafkaError) as e:
             call()
         assert (e.value.java_class, e.value.message) == (kj.MAPPING, message)
     assert kj.to_int(-2**31) == -2**31 and kj.to_list([1, 2], kj.to_int) == [1, 2]
 
 
 def test_reading_a_missing_file_or_a_directory(tmp_path):
-    with pytest.raises(KafkaException) as e:
+    with pytest.raises(KafkaError) as e:
         kj.read_file(str(tmp_path / "nope.json"))
-    assert e.value.to_string() == f"java.nio.file.NoSuchFileException: {tmp_path / 'nope.json'}"
-    with pytest.raises(KafkaException) as e:
+    assert e.value.java_string() == f"java.nio.file.NoSuchFileException: {tmp_path / 'nope.json'}"
+    with pytest.raises(KafkaError) as e:
         kj.read_file(str(tmp_path))
-    assert e.value.to_string() == "java.io.IOException: Is a directory"
+    assert e.value.java_string() == "java.io.IOException: Is a directory"
 
 
 def test_stack_trace_layout_with_cause_and_suppressed():
     def fail():
-        raise wrapped("java.lang.RuntimeException", KafkaException(kj.MAPPING, "No such field exists: `topic`"))
+        raise wrapped("java.lang.RuntimeException", KafkaError("No such field exists: `topic`", kj.MAPPING))
 
-    with pytest.raises(KafkaException) as e:
+    with pytest.raises(KafkaError) as e:
         fail()
     lines = stack_trace(e.value).split("\n")
     assert lines[0] == ("java.lang.RuntimeException: com.fasterxml.jackson.databind.JsonMappingException: "
                         "No such field exists: `topic`")
-    assert lines[1].startswith("\tat tests.cli.test_kafka_json.fail(test_kafka_json.py:")
-    assert lines[2] == "Caused by: com.fasterxml.jackson.databind.JsonMappingException: No such field exists: `topic`"
-    assert lines[3] == lines[1] and lines[4:] == [""]
-    failed = KafkaException("org.apache.kafka.server.common.AdminCommandFailedException", "1 replica(s) could not "
-                            "be elected", suppressed=[kafka_exception(ServerError(80, "The preferred leader was not "
-                                                                                      "available."))])
-    assert stack_trace(failed).split("\n")[1:] == [
-        "\tat kraftsman", "\tSuppressed: org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The "
-        "preferred leader was not available.", ""]                            # ApiExceptions carry no frames
-    assert KafkaException("java.lang.NullPointerException").to_string() == "java.lang.NullPointerException"
-    assert KafkaException("java.lang.NullPointerException").get_message() == "null"
+    assert lines[1].startswith("\tat tests.cli.test_kafka_json.")
+    assert lines[-3:] == ["Caused by: com.fasterxml.jackson.databind.JsonMappingException: No such field exists: "
+                          "`topic`", "\tat <unknown>", ""]           # a cause never raised has no frames of its own
+    failed = KafkaError("1 replica(s) could not be elected", "org.apache.kafka.server.common.AdminCommandFailedException",
+                        suppressed=[server_error(ServerError(80, "The preferred leader was not available."))])
+    assert stack_trace(failed).split("\n")[2:] == [       # ApiExceptions carry no frames
+        "\tSuppressed: org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The preferred leader was "
+        "not available.", ""]
+    assert KafkaError("", "java.lang.NullPointerException").java_string() == "java.lang.NullPointerException"
