@@ -11,31 +11,30 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client import admin_partitions as ap
 from kraftsman.controller.client.admin import ServerError
 
-from ..common.kafka_exceptions import KafkaException, kafka_exception, wrapped
+from ..common.jopt import KafkaError, server_error, wrapped
 from . import texts
 
 REQUEST_TIMED_OUT, CLUSTER_AUTHORIZATION_FAILED = 7, 31
 
 
-def _whole_answer_failed(error: ServerError, say) -> KafkaException:
-    cause = kafka_exception(error)
+def _whole_answer_failed(error: ServerError, say) -> KafkaError:
+    cause = server_error(error)
     if error.code == REQUEST_TIMED_OUT:
         say("Timeout waiting for election results")
-        return KafkaException(texts.ADMIN_COMMAND_FAILED, "Timeout waiting for election results", cause=cause)
+        return KafkaError("Timeout waiting for election results", texts.ADMIN_COMMAND_FAILED, cause=cause)
     if error.code == CLUSTER_AUTHORIZATION_FAILED:
         say("Not authorized to perform leader election")
-        return KafkaException(texts.ADMIN_COMMAND_FAILED, "Not authorized to perform leader election")
+        return KafkaError("Not authorized to perform leader election", texts.ADMIN_COMMAND_FAILED)
     return wrapped("java.lang.RuntimeException", wrapped("java.util.concurrent.ExecutionException", cause))
 
 
-def elect(admin, election_type: int, partitions, say) -> tuple[dict, KafkaException | None]:
+def elect(admin, election_type: int, partitions, say) -> tuple[dict, KafkaError | None]:
     """Run the election and print its outcome. Return the fields of the JSON object (the partitions elected, not
     needed and failed) and the failure Kafka ends with when some partitions failed (see Rules)."""
     try:
-        results = ap.elect_leaders(admin, election_type, partitions)
+        results = admin.elect_leaders(election_type, partitions)
     except ServerError as e:
         raise _whole_answer_failed(e, say) from None
     result = texts.outcome(results)
@@ -44,6 +43,6 @@ def elect(admin, election_type: int, partitions, say) -> tuple[dict, KafkaExcept
     fields = {"election_type": texts.ELECTION_TYPES[election_type],
               "elected": [texts.partition_text(tp) for tp in result.elected],
               "not_needed": [texts.partition_text(tp) for tp in result.not_needed],
-              "failed": [{"partition": texts.partition_text(tp), "error": error.to_string()}
+              "failed": [{"partition": texts.partition_text(tp), "error": error.java_string()}
                          for tp, error in result.failed]}
     return fields, texts.failure(result)

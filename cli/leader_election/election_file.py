@@ -18,27 +18,28 @@ from collections import Counter
 from kraftsman.controller.quorum.java_hash_order import hash_set_order, topic_partition_hash
 
 from ..common import kafka_json as kj
-from ..common.kafka_exceptions import KafkaException, wrapped
+from ..common.jopt import KafkaError, wrapped
 
 ADMIN_OPERATION = "org.apache.kafka.server.common.AdminOperationException"
 RUNTIME = "java.lang.RuntimeException"
 
 
-def read_election_file(path: str) -> list[tuple[str, int]]:
-    """Return the partitions the file lists, or raise the KafkaException LeaderElectionCommand throws."""
+def read_election_file(path: str, cwd: str | None = None) -> list[tuple[str, int]]:
+    """Return the partitions the file lists (a relative path from `cwd`), or raise the KafkaError
+    LeaderElectionCommand throws."""
     try:
-        text = kj.read_file(path)
-    except KafkaException as e:
+        text = kj.read_file(path, cwd)
+    except KafkaError as e:
         raise wrapped(RUNTIME, e) from None
     value = kj.parse_full(text)
     if value is None:
-        raise KafkaException(ADMIN_OPERATION, "Replica election data is empty")
+        raise KafkaError("Replica election data is empty", ADMIN_OPERATION)
     try:
         partitions = kj.as_object(value)
         if "partitions" not in partitions:
-            raise KafkaException(ADMIN_OPERATION, 'Replica election data is missing "partitions" field')
+            raise KafkaError('Replica election data is missing "partitions" field', ADMIN_OPERATION)
         return _partitions(partitions["partitions"])
-    except KafkaException as e:
+    except KafkaError as e:
         if e.java_class != kj.MAPPING:
             raise
         raise wrapped(RUNTIME, e) from None
@@ -54,5 +55,5 @@ def _partitions(value) -> list[tuple[str, int]]:
     duplicates = [tp for tp in found if counts[tp] > 1]
     if duplicates:
         listed = ", ".join(f"{t}-{p}" for t, p in hash_set_order(duplicates, topic_partition_hash))
-        raise KafkaException(ADMIN_OPERATION, f"Replica election data contains duplicate partitions: [{listed}]")
+        raise KafkaError(f"Replica election data contains duplicate partitions: [{listed}]", ADMIN_OPERATION)
     return list(dict.fromkeys(found))

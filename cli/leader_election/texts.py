@@ -10,8 +10,8 @@ Rules:
 - Failures end the run as an AdminCommandFailedException "N replica(s) could not be elected" carrying each
   partition's exception as suppressed (stderr, exit 1).
 - partition_text(topic, partition) is TopicPartition.toString(): "topic-partition".
-- Any failure is printed on stderr as Kafka's mainNoExit prints it (failure_text): getMessage(), then the stack
-  trace and an empty line; exit 1.
+- Any failure is printed on stderr as Kafka's mainNoExit prints it (jopt.uncaught): getMessage(), then the
+  stack trace and an empty line; exit 1.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from kraftsman.controller.quorum.java_hash_order import JavaHashMap, topic_partition_hash
 
-from ..common.kafka_exceptions import KafkaException, kafka_exception, stack_trace
+from ..common.jopt import KafkaError, server_error
 
 ADMIN_COMMAND_FAILED = "org.apache.kafka.server.common.AdminCommandFailedException"
 ELECTION_NOT_NEEDED = 84
@@ -37,7 +37,7 @@ class ElectionOutcome:
 
     elected: list[tuple[str, int]] = field(default_factory=list)
     not_needed: list[tuple[str, int]] = field(default_factory=list)
-    failed: list[tuple[tuple[str, int], KafkaException]] = field(default_factory=list)
+    failed: list[tuple[tuple[str, int], KafkaError]] = field(default_factory=list)
 
 
 def outcome(results: dict) -> ElectionOutcome:
@@ -53,7 +53,7 @@ def outcome(results: dict) -> ElectionOutcome:
         elif error.code == ELECTION_NOT_NEEDED:
             not_needed.put(tp, True)
         else:
-            failed.put(tp, kafka_exception(error))
+            failed.put(tp, server_error(error))
     return ElectionOutcome(elected.keys(), not_needed.keys(), failed.items())
 
 
@@ -69,18 +69,14 @@ def outcome_lines(election_type: int, result: ElectionOutcome) -> list[str]:
         lines.append(f"Valid replica already elected for partitions {names}")
     for tp, error in result.failed:
         lines.append(f"Error completing leader election ({kind}) for partition: {partition_text(tp)}: "
-                     f"{error.to_string()}")
+                     f"{error.java_string()}")
     return lines
 
 
-def failure(result: ElectionOutcome) -> KafkaException | None:
+def failure(result: ElectionOutcome) -> KafkaError | None:
     """Return the exception the run ends with when some partitions failed, else None."""
     if not result.failed:
         return None
-    return KafkaException(ADMIN_COMMAND_FAILED, f"{len(result.failed)} replica(s) could not be elected",
-                          suppressed=[error for _, error in result.failed])
+    return KafkaError(f"{len(result.failed)} replica(s) could not be elected", ADMIN_COMMAND_FAILED,
+                      suppressed=[error for _, error in result.failed])
 
-
-def failure_text(e: KafkaException) -> str:
-    """Return what the tool prints on stderr when it fails: the message, then the stack trace and a blank line."""
-    return f"{e.get_message()}\n{stack_trace(e)}\n"

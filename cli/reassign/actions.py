@@ -1,9 +1,9 @@
-"""kafka-reassign-partitions' five actions over Kafka's Admin calls (controller.client.admin_partitions), in Kafka
+"""kafka-reassign-partitions' five actions over Kafka's Admin calls (controller.client.admin), in Kafka
 3.9's order of checks, requests and texts.
 
 Rules:
 - Each action takes the Admin, its options and `say` (prints one text line; the caller makes it silent for
-  --output json|yaml), and returns the fields of its JSON object. Kafka's failures are raised as KafkaException
+  --output json|yaml), and returns the fields of its JSON object. Kafka's failures are raised as KafkaError
   (printed "Error: <message>" and the stack trace) or TerseException (the message alone); connection failures
   propagate to the tool's admin_call boundary.
 - A server error that Kafka reads from a future is an ExecutionException around the error's exception, except
@@ -19,10 +19,10 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client import admin_partitions as ap
+from kraftsman.controller.client.admin import ServerError
 from kraftsman.controller.quorum.java_hash_order import hash_set_order, int_hash, string_hash, topic_partition_hash
 
-from ..common.kafka_exceptions import KafkaException, kafka_exception, wrapped
+from ..common.jopt import KafkaError, server_error, wrapped
 from . import plan_files, proposal, texts
 
 EXECUTION = "java.util.concurrent.ExecutionException"
@@ -32,14 +32,14 @@ UNKNOWN_TOPIC_OR_PARTITION = 3
 DONE, IN_PROGRESS, FAILED = "done", "in progress", "failed"
 
 
-def execution_error(error) -> KafkaException:
+def execution_error(error) -> KafkaError:
     """Return the ExecutionException Kafka's future.get() throws for a ServerError."""
-    return wrapped(EXECUTION, kafka_exception(error))
+    return wrapped(EXECUTION, server_error(error))
 
 
 def alter_configs(admin, changes: dict) -> None:
     """Apply config changes as Kafka's incrementalAlterConfigs(...).all().get(): the first failure is thrown."""
-    for error in ap.incremental_alter_configs(admin, changes).values():
+    for error in admin.incremental_alter_configs(changes).values():
         if error is not None:
             raise execution_error(error)
 
@@ -47,20 +47,19 @@ def alter_configs(admin, changes: dict) -> None:
 def refuse_log_dir_moves(plan: plan_files.Plan) -> None:
     if plan.log_dirs:
         (topic, index, broker), directory = sorted(plan.log_dirs.items())[0]
-        raise KafkaException(ADMIN_COMMAND_FAILED, "kraftsman does not move replicas between log directories "
-                                                   f"(log_dirs other than \"any\"): {topic}-{index} on broker "
-                                                   f"{broker} to {directory}")
+        raise KafkaError("kraftsman does not move replicas between log directories (log_dirs other than \"any\"): "
+                         f"{topic}-{index} on broker {broker} to {directory}", ADMIN_COMMAND_FAILED)
 
 
 def describe_for_plan(admin, topics) -> dict:
     """Describe `topics` as ReassignPartitionsCommand.describeTopics: a missing topic fails the call with "Topic X
     not found." (the first in Java's HashSet order), another error with its exception."""
-    described = ap.describe_topics(admin, topics)
+    described = admin.describe_topics(sorted(topics), each=True)
     for name in hash_set_order(list(topics), string_hash):
         found = described.get(name)
-        if isinstance(found, ap.ServerError):
+        if isinstance(found, ServerError):
             if found.code == UNKNOWN_TOPIC_OR_PARTITION:
-                raise wrapped(EXECUTION, KafkaException(UNKNOWN_TOPIC, f"Topic {name} not found."))
+                raise wrapped(EXECUTION, KafkaError(f"Topic {name} not found.", UNKNOWN_TOPIC, traced=False))
             raise execution_error(found)
     return described
 
@@ -73,7 +72,7 @@ def current_replicas(admin, partitions) -> dict:
     missing = [tp for tp in partitions if tp not in found]
     if missing:
         names = ", ".join(texts.partition_text(tp) for tp in hash_set_order(missing, topic_partition_hash))
-        raise wrapped(EXECUTION, KafkaException(UNKNOWN_TOPIC, f"Unable to find partition: {names}"))
+        raise wrapped(EXECUTION, KafkaError(f"Unable to find partition: {names}", UNKNOWN_TOPIC, traced=False))
     return found
 
 
@@ -82,12 +81,12 @@ def verify_broker_ids(admin, brokers: set[int]) -> None:
     known = {n.node_id for n in admin.describe_cluster().nodes}
     unknown = [b for b in hash_set_order(list(brokers), int_hash) if b not in known]
     if unknown:
-        raise KafkaException(ADMIN_COMMAND_FAILED, f"Unknown broker id {unknown[0]}")
+        raise KafkaError(f"Unknown broker id {unknown[0]}", ADMIN_COMMAND_FAILED)
 
 
 def list_reassignments(admin, say) -> dict:
     """--list: print the ongoing reassignments."""
-    ongoing = ap.list_partition_reassignments(admin)
+    ongoing = admin.list_partition_reassignments()
     say(texts.list_text(ongoing))
     ordered = sorted(ongoing, key=plan_files.partition_order)
     return {"reassignments": [_ongoing_fields(tp, ongoing[tp]) for tp in ordered]}
@@ -110,10 +109,4 @@ def generate(admin, topics_text: str, broker_list: str, rack_aware: bool, rng, s
     metadata = proposal.broker_metadata(admin.describe_cluster().nodes, brokers, rack_aware)
     proposed = proposal.propose(current, metadata, rng)
     say(texts.generate_text(current, proposed))
-    return {"current": _plan_fields(current), "proposed": _plan_fields(proposed)}
-
-
-def _plan_fields(assignment: dict) -> list[dict]:
-    import json
-
-    return json.loads(plan_files.format_plan(assignment))["partitions"]
+    return {"current": plan_files.plan_fields(current), "proposed": plan_files.plan_fields(proposed)}

@@ -7,9 +7,7 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client import admin_partitions as ap
-
-from ..common.kafka_exceptions import kafka_exception
+from ..common.jopt import server_error
 from . import plan_files, texts, throttles
 from .actions import alter_configs, current_replicas, refuse_log_dir_moves, verify_broker_ids
 
@@ -20,26 +18,29 @@ def execute(admin, plan_text: str, additional: bool, throttle: int, log_dir_thro
     plan_files.check_execute(plan)
     refuse_log_dir_moves(plan)
     targets = plan.targets()
-    ongoing = ap.list_partition_reassignments(admin)
+    ongoing = admin.list_partition_reassignments()
     if ongoing and not additional:
         raise texts.TerseException(texts.EXISTING_REASSIGNMENT)
     verify_broker_ids(admin, {b for replicas in targets.values() for b in replicas})
     current = current_replicas(admin, set(targets))
     say(texts.current_assignment_text(targets, current))
-    fields = {"current": _fields(current), "throttle": None, "started": []}
+    fields = {"current": plan_files.plan_fields(current), "throttle": None, "log_dir_throttle": None, "started": []}
     if throttle >= 0 or log_dir_throttle >= 0:
         say(texts.VERIFY_WARNING)
     if throttle >= 0:
         fields["throttle"] = _set_throttles(admin, throttles.proposed_moves(ongoing, targets, current), throttle, say)
     if log_dir_throttle >= 0:           # no plan of kraftsman's moves a log directory: no broker to set it on
         say(f"The replica-alter-dir throttle limit was set to {log_dir_throttle} B/s")
-    errors = {tp: e for tp, e in ap.alter_partition_reassignments(admin, targets).items() if e is not None}
+        fields["log_dir_throttle"] = log_dir_throttle
+    errors = {tp: e for tp, e in admin.alter_partition_reassignments(targets).items() if e is not None}
     started = [tp for tp in targets if tp not in errors]
     fields["started"] = [texts.partition_text(tp) for tp in sorted(started, key=plan_files.partition_order)]
     if errors:
         if started:
             say(f"kraftsman: these reassignments did start: {', '.join(fields['started'])}")
-        raise texts.reassign_failed({tp: kafka_exception(e) for tp, e in errors.items()})
+        failure = texts.reassign_failed({tp: server_error(e) for tp, e in errors.items()})
+        failure.fields = fields
+        raise failure
     say(texts.started_text(targets))
     return fields
 
@@ -53,7 +54,3 @@ def _set_throttles(admin, moves: dict, rate: int, say) -> dict:
     return {"rate": rate, "brokers": brokers, "leader_replicas": throttles.leader_throttles(moves),
             "follower_replicas": throttles.follower_throttles(moves)}
 
-
-def _fields(assignment: dict) -> list[dict]:
-    return [{"topic": t, "partition": p, "replicas": replicas}
-            for (t, p), replicas in sorted(assignment.items(), key=lambda i: plan_files.partition_order(i[0]))]

@@ -31,7 +31,7 @@ from kraftsman.controller.quorum.java_hash_order import (
 )
 
 from ..common import kafka_json as kj
-from ..common.kafka_exceptions import KafkaException, wrapped
+from ..common.jopt import KafkaError, wrapped
 
 ADMIN_OPERATION = "org.apache.kafka.server.common.AdminOperationException"
 ADMIN_COMMAND_FAILED = "org.apache.kafka.server.common.AdminCommandFailedException"
@@ -61,7 +61,7 @@ def java_list(values) -> str:
 def _version(obj: dict) -> int:
     version = kj.to_int(obj["version"]) if "version" in obj else 1
     if version != 1:
-        raise KafkaException(ADMIN_OPERATION, f"Not supported version field value {version}")
+        raise KafkaError(f"Not supported version field value {version}", ADMIN_OPERATION)
     return version
 
 
@@ -69,7 +69,7 @@ def parse_plan(text: str) -> Plan:
     """Parse a reassignment plan (parsePartitionReassignmentData) or raise Kafka's exception."""
     try:
         value = kj.try_parse_full(text)
-    except KafkaException as e:
+    except KafkaError as e:
         raise wrapped(ADMIN_OPERATION, e) from None
     obj = kj.as_object(value)
     _version(obj)
@@ -81,9 +81,8 @@ def parse_plan(text: str) -> Plan:
         replicas = kj.to_list(kj.field(entry, "replicas"), kj.to_int)
         dirs = kj.to_list(entry["log_dirs"], kj.to_str) if "log_dirs" in entry else [ANY_LOG_DIR] * len(replicas)
         if len(dirs) != len(replicas):
-            raise KafkaException(ADMIN_COMMAND_FAILED, f"Size of replicas list {java_list(replicas)} is different "
-                                                       f"from size of log dirs list {java_list(dirs)} for partition "
-                                                       f"{topic}-{index}")
+            raise KafkaError(f"Size of replicas list {java_list(replicas)} is different from size of log dirs list "
+                             f"{java_list(dirs)} for partition {topic}-{index}", ADMIN_COMMAND_FAILED)
         plan.partitions.append(((topic, index), replicas))
         for broker, directory in zip(replicas, dirs):
             if directory != ANY_LOG_DIR:
@@ -94,19 +93,19 @@ def parse_plan(text: str) -> Plan:
 def check_execute(plan: Plan) -> None:
     """Refuse a plan --execute cannot run (parseExecuteAssignmentArgs), before anything is sent."""
     if not plan.partitions:
-        raise KafkaException(ADMIN_COMMAND_FAILED, "Partition reassignment list cannot be empty")
+        raise KafkaError("Partition reassignment list cannot be empty", ADMIN_COMMAND_FAILED)
     if any(not replicas for _, replicas in plan.partitions):
-        raise KafkaException(ADMIN_COMMAND_FAILED, "Partition replica list cannot be empty")
+        raise KafkaError("Partition replica list cannot be empty", ADMIN_COMMAND_FAILED)
     twice = duplicates([tp for tp, _ in plan.partitions], topic_partition_hash)
     if twice:
-        raise KafkaException(ADMIN_COMMAND_FAILED, "Partition reassignment contains duplicate topic partitions: "
-                                                   + ",".join(f"{t}-{p}" for t, p in twice))
+        names = ",".join(f"{t}-{p}" for t, p in twice)
+        raise KafkaError(f"Partition reassignment contains duplicate topic partitions: {names}", ADMIN_COMMAND_FAILED)
     repeated = [(tp, duplicates(replicas, int_hash)) for tp, replicas in plan.partitions]
     repeated = [(tp, brokers) for tp, brokers in repeated if brokers]
     if repeated:
         text = ". ".join(f"{t}-{p} contains multiple entries for {','.join(map(str, brokers))}"
                          for (t, p), brokers in repeated)
-        raise KafkaException(ADMIN_COMMAND_FAILED, f"Partition replica lists may not contain duplicate entries: {text}")
+        raise KafkaError(f"Partition replica lists may not contain duplicate entries: {text}", ADMIN_COMMAND_FAILED)
 
 
 def duplicates(items: list, hash_of) -> list:
@@ -123,7 +122,7 @@ def parse_topics(text: str) -> list[str]:
     """Parse a topics-to-move file (parseTopicsData): the topic names in file order."""
     value = kj.parse_full(text)
     if value is None:
-        raise KafkaException(ADMIN_OPERATION, "The input string is not a valid JSON")
+        raise KafkaError("The input string is not a valid JSON", ADMIN_OPERATION)
     obj = kj.as_object(value)
     _version(obj)
     if "topics" not in obj:
@@ -139,7 +138,7 @@ def parse_broker_list(text: str) -> list[int]:
     brokers = []
     for item in items:
         if not _JAVA_INT.fullmatch(item) or int(item) not in kj.INT_RANGE:
-            raise KafkaException(NUMBER_FORMAT, f'For input string: "{item}"')
+            raise KafkaError(f'For input string: "{item}"', NUMBER_FORMAT)
         brokers.append(int(item))
     return brokers
 
@@ -148,15 +147,15 @@ def check_brokers(brokers: list[int]) -> None:
     """Refuse brokers listed twice in --broker-list (parseGenerateAssignmentArgs)."""
     twice = duplicates(brokers, int_hash)
     if twice:
-        raise KafkaException(ADMIN_COMMAND_FAILED, f"Broker list contains duplicate entries: {java_list(twice)}")
+        raise KafkaError(f"Broker list contains duplicate entries: {java_list(twice)}", ADMIN_COMMAND_FAILED)
 
 
 def check_topics(topics: list[str]) -> None:
     """Refuse topics listed twice in a topics-to-move file (parseGenerateAssignmentArgs)."""
     again = duplicates(topics, string_hash)
     if again:
-        raise KafkaException(ADMIN_COMMAND_FAILED, "List of topics to reassign contains duplicate entries: "
-                                                   + java_list(again))
+        raise KafkaError(f"List of topics to reassign contains duplicate entries: {java_list(again)}",
+                         ADMIN_COMMAND_FAILED)
 
 
 def format_plan(assignment: dict, log_dirs: dict | None = None) -> str:
@@ -166,6 +165,13 @@ def format_plan(assignment: dict, log_dirs: dict | None = None) -> str:
                    "log_dirs": [log_dirs.get((t, p, r), ANY_LOG_DIR) for r in replicas]}
                   for (t, p), replicas in sorted(assignment.items(), key=lambda item: partition_order(item[0]))]
     return kj.write({"version": 1, "partitions": partitions})
+
+
+def plan_fields(assignment: dict) -> list[dict]:
+    """Return the "partitions" of format_plan's JSON for {(topic, partition): replicas}, as objects."""
+    import json
+
+    return json.loads(format_plan(assignment))["partitions"]
 
 
 def partition_order(tp: tuple[str, int]) -> tuple:

@@ -21,7 +21,7 @@ import random
 
 from kraftsman.controller.quorum.java_hash_order import JavaHashMap, java_order, topic_partition_hash
 
-from ..common.kafka_exceptions import KafkaException
+from ..common.jopt import KafkaError
 
 ADMIN_OPERATION = "org.apache.kafka.server.common.AdminOperationException"
 INVALID_REPLICATION_FACTOR = "org.apache.kafka.common.errors.InvalidReplicationFactorException"
@@ -47,8 +47,8 @@ def assign(brokers: list[tuple[int, str | None]], partitions: int, replication_f
            rng: random.Random) -> dict[int, list[int]]:
     """Return {partition: replicas} for (broker id, rack or None) brokers (AdminUtils.assignReplicasToBrokers)."""
     if replication_factor > len(brokers):
-        raise KafkaException(INVALID_REPLICATION_FACTOR, f"Replication factor: {replication_factor} larger than "
-                                                         f"available brokers: {len(brokers)}.")
+        raise KafkaError(f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.",
+                         INVALID_REPLICATION_FACTOR, traced=False)
     if all(rack is None for _, rack in brokers):
         return _rack_unaware([b for b, _ in brokers], partitions, replication_factor, rng)
     return _rack_aware(dict(brokers), partitions, replication_factor, rng)
@@ -96,7 +96,7 @@ def broker_metadata(nodes, wanted: list[int], rack_aware: bool) -> list[tuple[in
     found = [(n.node_id, n.rack if rack_aware else None) for n in nodes if n.node_id in chosen]
     rackless = sum(1 for _, rack in found if rack is None)
     if rack_aware and rackless not in (0, len(found)):
-        raise KafkaException(ADMIN_OPERATION, RACKS_MIXED)
+        raise KafkaError(RACKS_MIXED, ADMIN_OPERATION)
     return found
 
 

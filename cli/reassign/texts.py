@@ -10,7 +10,8 @@ Rules:
 - Kafka's quirks are kept: after cancelling, "None of the specified partition moves are active." has no newline,
   so the next line follows it on the same line; "broker"/"brokers", "topic"/"topics", "reassignment"/
   "reassignments" follow the count.
-- Any other failure is "Error: <message>", the stack trace and an empty line on stdout (error_text), exit 1.
+- Any other failure is "Error: <message>", the stack trace and an empty line on stdout (jopt.stdout_error),
+  exit 1.
 - A TerseException (Kafka's own one-line failures: an existing reassignment without --additional, partitions the
   controller refused) is printed as its message alone, exit 1.
 """
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from kraftsman.controller.quorum.java_hash_order import hash_set_order, int_hash, string_hash
 
-from ..common.kafka_exceptions import KafkaException, stack_trace
+from ..common.jopt import KafkaError
 from .plan_files import format_plan, partition_order
 
 EXISTING_REASSIGNMENT = (
@@ -33,7 +34,10 @@ NO_MOVES = "None of the specified partition moves are active."
 
 
 class TerseException(Exception):
-    """Kafka's TerseException: its message is all that is printed (stdout, exit 1)."""
+    """Kafka's TerseException: its message is all that is printed (stdout, exit 1); `fields` go into the
+    --output json|yaml failure object (what was applied before it)."""
+
+    fields: dict = {}
 
 
 @dataclass
@@ -78,8 +82,8 @@ def reassignment_states(targets: list, ongoing: dict, topics: dict) -> dict:
         if partitions is None or len(partitions) < tp[1]:
             states[tp] = ReassignmentState([], list(target), True)
         elif not 0 <= tp[1] < len(partitions):
-            raise KafkaException("java.lang.IndexOutOfBoundsException",
-                                 f"Index {tp[1]} out of bounds for length {len(partitions)}")
+            raise KafkaError(f"Index {tp[1]} out of bounds for length {len(partitions)}",
+                             "java.lang.IndexOutOfBoundsException")
         else:
             states[tp] = ReassignmentState(list(partitions[tp[1]].replicas), list(target), True)
     return states
@@ -173,7 +177,3 @@ def clearing_sets(cluster_brokers: list[int], targets: list) -> tuple[list[int],
     topics = hash_set_order([tp[0] for tp, _ in targets], string_hash)
     return brokers, topics
 
-
-def error_text(e: KafkaException) -> str:
-    """Return what the tool prints on stdout when it fails: "Error: <message>", the stack trace, a blank line."""
-    return f"Error: {e.get_message()}\n{stack_trace(e)}\n"

@@ -13,14 +13,13 @@ Rules:
   throttle sets replica.alter.log.dirs.io.max.bytes.per.second on the brokers named with a log directory.
 - Clearing (--verify once done, --cancel) deletes the three broker rates on every broker of the cluster and of the
   plan, and the two replica lists on every topic of the plan.
-- Changes are {(resource type, name): [(key, value or None, operation)]} for admin_partitions.incremental_alter_
-  configs.
+- Changes are {(resource type, name): [(key, value or None, operation)]} for Admin.incremental_alter_configs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kraftsman.controller.client.admin_partitions import BROKER, DELETE, SET, TOPIC
+from kraftsman.controller.client.admin.configs import BROKER, DELETE, SET, TOPIC
 from kraftsman.controller.quorum.java_hash_order import java_order
 
 LEADER_RATE = "leader.replication.throttled.rate"

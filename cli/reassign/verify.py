@@ -13,9 +13,9 @@ Rules:
 """
 from __future__ import annotations
 
-from kraftsman.controller.client import admin_partitions as ap
+from kraftsman.controller.client.admin import ServerError
 
-from ..common.kafka_exceptions import kafka_exception
+from ..common.jopt import server_error
 from . import plan_files, texts, throttles
 from .actions import DONE, FAILED, IN_PROGRESS, alter_configs, refuse_log_dir_moves
 
@@ -39,9 +39,9 @@ def _described(admin, targets: list, ongoing: dict) -> dict:
     from .actions import execution_error
 
     names = {tp[0] for tp, _ in targets if tp not in ongoing}
-    described = ap.describe_topics(admin, names)
+    described = admin.describe_topics(sorted(names), each=True)
     for found in described.values():
-        if isinstance(found, ap.ServerError) and found.code != UNKNOWN_TOPIC_OR_PARTITION:
+        if isinstance(found, ServerError) and found.code != UNKNOWN_TOPIC_OR_PARTITION:
             raise execution_error(found)
     return described
 
@@ -59,7 +59,7 @@ def verify(admin, plan_text: str, preserve_throttles: bool, say) -> dict:
     """--verify (see Rules); return the states, the outcome and the throttles cleared."""
     plan = plan_files.parse_plan(plan_text)
     refuse_log_dir_moves(plan)
-    ongoing = ap.list_partition_reassignments(admin)
+    ongoing = admin.list_partition_reassignments()
     states = texts.reassignment_states(plan.partitions, ongoing, _described(admin, plan.partitions, ongoing))
     say(texts.status_text(states))
     say("")                                          # the log directory moves: none
@@ -80,12 +80,12 @@ def cancel(admin, plan_text: str, preserve_throttles: bool, say, say_raw) -> dic
     plan = plan_files.parse_plan(plan_text)
     refuse_log_dir_moves(plan)
     wanted = list(dict.fromkeys(tp for tp, _ in plan.partitions))
-    ongoing = ap.list_partition_reassignments(admin, wanted)
+    ongoing = admin.list_partition_reassignments(wanted)
     chosen = [tp for tp, r in ongoing.items() if not r.adding_replicas or r.removing_replicas]
     if chosen:
-        errors = {tp: e for tp, e in ap.alter_partition_reassignments(admin, dict.fromkeys(chosen)).items() if e}
+        errors = {tp: e for tp, e in admin.alter_partition_reassignments(dict.fromkeys(chosen)).items() if e}
         if errors:
-            raise texts.cancel_failed({tp: kafka_exception(e) for tp, e in errors.items()})
+            raise texts.cancel_failed({tp: server_error(e) for tp, e in errors.items()})
     say(texts.cancelled_text(chosen))
     say_raw(texts.NO_MOVES)
     fields = {"cancelled": [texts.partition_text(tp) for tp in sorted(chosen, key=plan_files.partition_order)],

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from kraftsman.cli.common.kafka_exceptions import KafkaException
+from kraftsman.cli.common.jopt import KafkaError
 from kraftsman.cli.reassign import proposal
 from kraftsman.controller.client.admin import Node
 
@@ -51,13 +51,13 @@ def test_random_assignments_are_balanced_and_rack_spread():
 
 
 def test_too_few_brokers_and_mixed_racks():
-    with pytest.raises(KafkaException) as e:
+    with pytest.raises(KafkaError) as e:
         proposal.assign([(4, None)], 1, 2, random.Random(1))
-    assert e.value.to_string() == ("org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication "
+    assert e.value.java_string() == ("org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication "
                                    "factor: 2 larger than available brokers: 1.")
     nodes = [Node(4, "h", 1, "r1"), Node(5, "h", 2, None), Node(6, "h", 3, "r2")]
     assert proposal.broker_metadata(nodes, [5, 4, 9], rack_aware=False) == [(4, None), (5, None)]
-    with pytest.raises(KafkaException) as e:
+    with pytest.raises(KafkaError) as e:
         proposal.broker_metadata(nodes, [5, 4], rack_aware=True)
     assert e.value.message == proposal.RACKS_MIXED
     assert proposal.broker_metadata(nodes, [4, 6], rack_aware=True) == [(4, "r1"), (6, "r2")]

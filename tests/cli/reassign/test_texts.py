@@ -5,15 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kraftsman.cli.reassign import texts, throttles
-from kraftsman.controller.client.admin_partitions import (
-    BROKER,
-    DELETE,
-    SET,
-    TOPIC,
-    PartitionInfo,
-    PartitionReassignment,
-    TopicDescription,
-)
+from kraftsman.controller.client.admin import PartitionReassignment, TopicDescription
+from kraftsman.controller.client.admin import TopicPartitionInfo as PartitionInfo
+from kraftsman.controller.client.admin.configs import BROKER, DELETE, SET, TOPIC
 
 from ...admin_cluster_compare import FIXTURES, load_case
 
@@ -49,7 +43,7 @@ def test_execute_texts_of_the_throttled_case():
 
 def test_verify_and_cancel_texts():
     case = _case("reassign-verify-done")
-    topics = {"t-p3r2": TopicDescription("t-p3r2", False, [PartitionInfo(0, 4, [4, 5], [4, 5])])}
+    topics = {"t-p3r2": TopicDescription("t-p3r2", None, False, [PartitionInfo(0, 4, [4, 5], [4, 5])])}
     states = texts.reassignment_states([(("t-p3r2", 0), [4, 5])], {}, topics)
     brokers, names = texts.clearing_sets([5, 4], [(("t-p3r2", 0), [4, 5])])
     assert _lines(texts.status_text(states), "", texts.clearing_brokers_text(brokers),
@@ -62,7 +56,7 @@ def test_verify_and_cancel_texts():
 
 
 def test_states_in_progress_different_missing_and_kafkas_index_quirk():
-    topics = {"t": TopicDescription("t", False, [PartitionInfo(0, 4, [4], [4]), PartitionInfo(1, 5, [5], [5])])}
+    topics = {"t": TopicDescription("t", None, False, [PartitionInfo(0, 4, [4], [4]), PartitionInfo(1, 5, [5], [5])])}
     ongoing = {("t", 1): PartitionReassignment([5, 4], [4], [5])}
     targets = [(("t", 0), [5]), (("t", 1), [4]), (("gone", 0), [4]), (("t", 7), [4])]
     states = texts.reassignment_states(targets, ongoing, topics | {"gone": object()})
@@ -74,7 +68,7 @@ def test_states_in_progress_different_missing_and_kafkas_index_quirk():
         "There is no active reassignment of partition t-7, but replica set is  rather than 4."]
     with pytest.raises(Exception) as e:              # Kafka checks size < partition, then looks the index up
         texts.reassignment_states([(("t", 2), [4])], {}, topics)
-    assert e.value.to_string() == "java.lang.IndexOutOfBoundsException: Index 2 out of bounds for length 2"
+    assert e.value.java_string() == "java.lang.IndexOutOfBoundsException: Index 2 out of bounds for length 2"
 
 
 def test_clearing_sets_follow_javas_hash_sets():
