@@ -5,8 +5,9 @@ Rules:
 - read_file(path) is Utils.readFileAsString: a missing or unreadable file is the java.nio exception Java throws
   (NoSuchFileException, AccessDeniedException: the path; an IOException "Is a directory").
 - parse_full(text) is Json.parseFull: None when the text is not JSON (or empty). try_parse_full(text) is
-  Json.tryParseFull: an empty text is a JsonParseException "The input string shouldn't be empty", bad JSON a
-  JsonParseException (kraftsman's description of the fault: Jackson's own wording is not reproduced). As Jackson's
+  Json.tryParseFull: an empty text is a JsonParseException "The input string shouldn't be empty", text that ends too
+  early Jackson's exception and words (jackson_eof), other bad JSON a JsonParseException with kraftsman's
+  description of the fault (line and column). As Jackson's
   readTree, only the first value is read (trailing text is ignored), NaN and Infinity are refused, and a text of
   only blanks is Jackson's MissingNode (MISSING), which prints as nothing.
 - Values are Python's (dict, list, str, int, float, bool, None); an int outside Java's int range is Jackson's
@@ -62,6 +63,11 @@ def try_parse_full(text: str):
     try:
         value, _ = decoder.raw_decode(stripped)
     except json.JSONDecodeError as e:
+        from .jackson_eof import eof_error
+
+        ended = eof_error(text)
+        if ended is not None:
+            raise KafkaError(ended[1], ended[0]) from None
         line, column = _position(text, len(text) - len(stripped) + e.pos)
         raise KafkaError(f"{e.msg} at line {line}, column {column}", PARSE) from None
     except ValueError as e:

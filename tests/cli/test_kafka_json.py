@@ -92,3 +92,27 @@ def test_stack_trace_layout_with_cause_and_suppressed():
         "\tSuppressed: org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The preferred leader was "
         "not available.", ""]
     assert KafkaError("", "java.lang.NullPointerException").java_string() == "java.lang.NullPointerException"
+
+
+REDACTED = "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: {}, column: {}]"
+
+
+@pytest.mark.parametrize("text, java_class, message", [
+    ('{"partitions":[{"topic":"t-assign",', kj.PARSE, "Unexpected end-of-input within/between Object entries\n at "
+     + REDACTED.format(1, 36)),
+    ('{"version":1,"partitions":[{"topic":"t-move"', "com.fasterxml.jackson.core.io.JsonEOFException",
+     "Unexpected end-of-input: expected close marker for Object (start marker at " + REDACTED.format(1, 28) + ")\n at "
+     + REDACTED.format(1, 45)),
+    ('{"partitions": [\n  {"topic": "t", "partition": 1,\n', kj.PARSE,
+     "Unexpected end-of-input within/between Object entries\n at " + REDACTED.format(3, 1)),
+    ('{"a":', "com.fasterxml.jackson.core.io.JsonEOFException", "Unexpected end-of-input within/between Object "
+                                                              "entries\n at " + REDACTED.format(1, 6)),
+    ('{"a', "com.fasterxml.jackson.core.io.JsonEOFException", "Unexpected end-of-input in field name\n at "
+                                                             + REDACTED.format(1, 4)),
+    ('["x', "com.fasterxml.jackson.core.io.JsonEOFException", "Unexpected end-of-input: was expecting closing quote "
+                                                             "for a string value\n at " + REDACTED.format(1, 4)),
+])
+def test_text_that_ends_too_early_is_jacksons_exception(text, java_class, message):
+    with pytest.raises(KafkaError) as e:
+        kj.try_parse_full(text)
+    assert (e.value.java_class, e.value.message) == (java_class, message)

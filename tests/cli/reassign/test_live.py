@@ -165,7 +165,10 @@ def test_bad_input_changes_nothing(cluster, files):
                               "--throttle", "1000")
         assert (status, err) == (1, ""), out
         line = out.split("\n")[0]
-        assert line == first if first else line.startswith("Error: com.fasterxml.jackson.core.JsonParseException: ")
+        assert line == first if first else line == ("Error: com.fasterxml.jackson.core.io.JsonEOFException: Unexpected "
+                                                    "end-of-input: expected close marker for Array (start marker at "
+                                                    "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
+                                                    "disabled); line: 1, column: 16])")
         assert "Traceback" not in out
     cluster.sync()
     assert kr(*B, "--list") == (0, "No partition reassignments found.\n", "")

@@ -83,10 +83,14 @@ def test_bad_plans_fail_as_kafka(text, java_class, message):
 
 def test_a_plan_that_is_no_json_is_the_parse_error_wrapped():
     e = _raises(pf.parse_plan, '{"partitions": [')
-    assert e.java_class == OPERATION and e.cause.java_class == "com.fasterxml.jackson.core.JsonParseException"
-    lines = error_text(e).split("\n")
-    assert lines[0] == "Error: " + e.cause.java_string() and lines[1] == f"{OPERATION}: {e.cause.java_string()}"
-    assert lines[2].startswith("\tat ") and "Caused by: " + e.cause.java_string() in lines
+    assert e.java_class == OPERATION and e.cause.java_class == "com.fasterxml.jackson.core.io.JsonEOFException"
+    source = "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: {}]"
+    jackson = ("com.fasterxml.jackson.core.io.JsonEOFException: Unexpected end-of-input: expected close marker for "
+               f"Array (start marker at {source.format(16)})")
+    text = error_text(e)
+    assert text.startswith(f"Error: {jackson}\n at {source.format(17)}\n{OPERATION}: {jackson}\n at "
+                           f"{source.format(17)}\n\tat ")
+    assert f"\nCaused by: {jackson}\n at {source.format(17)}\n\tat " in text and text.endswith("\n\n")
 
 
 @pytest.mark.parametrize("partitions, message", [
