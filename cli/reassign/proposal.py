@@ -54,27 +54,26 @@ def assign(brokers: list[tuple[int, str | None]], partitions: int, replication_f
     return _rack_aware(dict(brokers), partitions, replication_factor, rng)
 
 
-def _rack_unaware(ids: list[int], partitions: int, rf: int, rng: random.Random) -> dict[int, list[int]]:
-    n = len(ids)
+def _firsts(n: int, partitions: int, rng: random.Random):
+    """Yield (partition, index of its first replica, shift) with Kafka's random start and shift (two draws)."""
     start, shift = rng.randrange(n), rng.randrange(n)
-    result = {}
     for p in range(partitions):
         if p > 0 and p % n == 0:
             shift += 1
-        first = (p + start) % n
-        result[p] = [ids[first]] + [ids[replica_index(first, shift, j, n)] for j in range(rf - 1)]
-    return result
+        yield p, (p + start) % n, shift
+
+
+def _rack_unaware(ids: list[int], partitions: int, rf: int, rng: random.Random) -> dict[int, list[int]]:
+    n = len(ids)
+    return {p: [ids[first]] + [ids[replica_index(first, shift, j, n)] for j in range(rf - 1)]
+            for p, first, shift in _firsts(n, partitions, rng)}
 
 
 def _rack_aware(racks: dict[int, str], partitions: int, rf: int, rng: random.Random) -> dict[int, list[int]]:
     arranged = rack_alternated(racks)
     n, rack_count = len(arranged), len(set(racks.values()))
-    start, shift = rng.randrange(n), rng.randrange(n)
     result = {}
-    for p in range(partitions):
-        if p > 0 and p % n == 0:
-            shift += 1
-        first = (p + start) % n
+    for p, first, shift in _firsts(n, partitions, rng):
         replicas = [arranged[first]]
         racks_used, k = {racks[arranged[first]]}, 0
         for _ in range(rf - 1):
