@@ -2,7 +2,8 @@
 
 Rules:
 - A directory prints each child, sorted, as '<indent><name>:' with its content 2 spaces deeper;
-  a leaf prints '<indent><text>'. The directory's own name is not printed.
+  a leaf prints '<indent><text>'. The directory's own name is not printed. A directory with a tree_text(indent)
+  (a topic) gives that same text at once.
 - ls columns follow Kafka's LsCommandHandler: up to width/4 columns, each as wide as its longest
   entry + 2, the widest layout that fits; without a screen width, one entry per line.
 """
@@ -15,6 +16,10 @@ def print_node(node, write, indent: int = 0) -> None:
     """Write a node as Kafka's shell prints it (tree, cat)."""
     if not node.is_directory:
         write("  " * indent + node.text + "\n")
+        return
+    whole = getattr(node, "tree_text", None)
+    if whole is not None:  # a directory that prints its subtree at once (a topic's partitions)
+        write(whole(indent))
         return
     for name in sorted(node.child_names()):
         child = node.child(name)

@@ -1,21 +1,17 @@
-"""kafka-cluster describe-brokers (kraftsman): every registered broker with its state and start time.
+"""kafka-cluster describe-brokers (kraftsman): a registered broker as the reads show it, its table and its JSON.
 
 Rules:
-- With --bootstrap-controller the brokers come from the metadata log, read by a read-only observer that catches
-  up with the quorum (controller.client.observer): every registered broker, fenced ones included, with its epoch,
-  incarnation, controlled shutdown and kraftsman's start time. With --bootstrap-server they come from
-  DescribeCluster, which lists unfenced brokers only and tells no epoch or incarnation (null in JSON, "-" in text).
-- A start time of -1 is unknown (a broker registered by Kafka's own controller): no "started at", no age.
-- Observer failures: nothing reachable, or no leader found before the deadline -> 69; anything else -> 1.
+- The brokers come from reads.registered: DescribeCluster (v2 with fenced brokers where the server has it;
+  kraftsman's controller adds epoch, incarnation, controlled shutdown and start time), the metadata log only for
+  a controller that lists no brokers (Kafka's). A server that lists unfenced brokers only (below v2) is said so
+  under the table; what a server does not tell is null in JSON, "-" in text.
+- A start time of -1 is unknown (a Kafka server, a broker registered by Kafka's own controller): no "started at",
+  no age.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-
-from ..common.admin import Failure
-from ..common.status import ExitStatus
 
 
 @dataclass
@@ -53,34 +49,6 @@ def from_registration(registration, listener: str | None = None) -> Broker:
     return Broker(r.broker_id, endpoint.host if endpoint else None, endpoint.port if endpoint else None, r.rack,
                   bool(r.fenced), bool(r.in_controlled_shutdown), r.broker_epoch, uuid_str(r.incarnation_id),
                   registration.start_time_ms)
-
-
-def read_image(ctx, deadline: float | None = None):
-    """Return the committed metadata image of the quorum at ctx's bootstrap controllers (observer catch-up)."""
-    from kraftsman.controller.client import sync_client as sc
-    from kraftsman.controller.client.observer import Observer, ObserverError, ObserverUnavailable
-
-    observer = Observer(ctx.config, bootstrap=ctx.addresses, fetch_max_wait_ms=0)
-    try:
-        return observer.catch_up(ctx.deadline if deadline is None else deadline).image
-    except ObserverUnavailable as e:
-        raise Failure(f"cannot read the metadata log: {e}", ExitStatus.UNAVAILABLE) from None
-    except (ObserverError, sc.ClientError) as e:
-        raise Failure(f"cannot read the metadata log: {e}") from None
-    finally:
-        observer.close()
-
-
-def registered(ctx) -> dict[int, Broker]:
-    """Return the brokers by id: every registered one (controllers), or the unfenced ones (DescribeCluster)."""
-    if ctx.controllers:
-        image = read_image(ctx)
-        return {i: from_registration(r) for i, r in sorted(image.cluster.brokers.items())}
-    from .texts import describe_cluster
-
-    info = describe_cluster(ctx, controllers=False)
-    return {n.node_id: Broker(n.node_id, n.host, n.port, n.rack, False, start_time_ms=n.start_time_ms)
-            for n in sorted(info.nodes, key=lambda n: n.node_id)}
 
 
 def iso_time(ms: int) -> str | None:
@@ -129,14 +97,3 @@ def _cells(b: Broker, now_ms: int) -> tuple[str, ...]:
     return (str(b.broker_id), b.endpoint, text(b.rack), text(b.fenced), text(b.in_controlled_shutdown),
             text(b.epoch), text(b.incarnation_id), text(started),
             "-" if started is None else age((now_ms - b.start_time_ms) / 1000))
-
-
-def describe_brokers(args, ctx) -> int:
-    """Print every registered broker (text table, or JSON/YAML objects)."""
-    brokers = list(registered(ctx).values())
-    now_ms = int(time.time() * 1000)
-    note = "" if ctx.controllers else "(--bootstrap-server lists unfenced brokers only)\n"
-    text = format_table(brokers, now_ms) + note if brokers else "No broker is registered.\n" + note
-    ctx.emit(text, source="metadata" if ctx.controllers else "DescribeCluster",
-             brokers=[broker_data(b, now_ms) for b in brokers])
-    return ExitStatus.OK

@@ -5,14 +5,19 @@ Rules:
   leader's log end and was caught up within --max-voter-lag-ms (the leader's timestamps against this host's clock);
   at most --allow-fenced brokers are fenced or in controlled shutdown; no partition is offline (leader -1) and no
   partition's ISR is smaller than its replicas.
-- The quorum comes from DescribeQuorum (the active controller), the brokers and partitions from the metadata log
-  (a read-only observer); both need --bootstrap-controller.
+- The quorum comes from DescribeQuorum (the active controller), the brokers from DescribeCluster and the partition
+  counts from the metadata log, read as a non-replica into counts (reads.py): nothing is left on the cluster.
+  All need --bootstrap-controller.
 - Exit 0 healthy, 5 unhealthy (reasons printed), 69 when nothing answers at all (a controller that answers but
   knows no leader is "no leader": unhealthy, not unreachable).
 - --watch redraws the verdict every --interval seconds (clearing the screen on a terminal; one text block or one
-  JSON/YAML object per check into a pipe) until Ctrl-C or --timeout; --exit-when-healthy checks until healthy and
-  exits 0 (each check printed with --watch, the last one otherwise). --timeout bounds each check (request.timeout.ms
-  by default) and, when given, the whole run: a run still unhealthy at its end exits 5.
+  JSON/YAML object per check into a pipe), each with the time it was checked, until Ctrl-C or --timeout;
+  --exit-when-healthy checks until healthy and exits 0 (each check printed with --watch, the last one otherwise,
+  a progress line on a terminal's stderr meanwhile). Repeated checks keep one log reader: each fetches only what
+  was committed since the previous one.
+- --timeout bounds each check (request.timeout.ms by default) and, when given, the whole run: no check starts after
+  it, and a run still unhealthy at its end exits 5 with the verdict of its last complete check (a check the end of
+  --timeout cut short is no verdict, unless it is the only one).
 - Colour (rich) only when stdout is a terminal and NO_COLOR is unset.
 """
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ..common.admin import Failure
 from ..common.status import ExitStatus
 
 UNHEALTHY = ExitStatus.UNHEALTHY
+LISTED = 10
 
 
 @dataclass
@@ -36,6 +42,9 @@ class Report:
     voters: list[dict] = field(default_factory=list)
     brokers: dict = field(default_factory=dict)
     partitions: dict = field(default_factory=dict)
+    counts: tuple[int, int] | None = None   # offline and under-replicated partitions, when fewer are named
+    cut_short: bool = False                 # a step failed once its deadline had passed
+    checked_at_ms: int = -1
 
     @property
     def healthy(self) -> bool:
@@ -49,23 +58,36 @@ class Report:
                 "partitions": self.partitions}
 
 
-def check(args, ctx, deadline: float) -> Report:
-    """Run every check once, before `deadline`."""
+def check(args, ctx, deadline: float, reader=None) -> Report:
+    """Run every check once, before `deadline` (partitions through `reader`, a reads.LogReader, made when None)."""
+    from .reads import LogReader
+
     report = Report()
     quorum = _quorum(ctx, deadline, report)
     if quorum is None:
         return report
     _check_voters(args, quorum, report)
-    from .brokers import read_image
-
+    own = reader is None
+    reader = LogReader(ctx, partitions=True) if own else reader
     try:
-        image = read_image(ctx, deadline)
+        _check_log(args, ctx, deadline, reader, report)
     except Failure as e:
         report.reasons.append(str(e))
-        return report
-    _check_brokers(args, image, report)
-    _check_partitions(image, report)
+        report.cut_short = time.monotonic() >= deadline
+    finally:
+        if own:
+            reader.close()
     return report
+
+
+def _check_log(args, ctx, deadline: float, reader, report: Report) -> None:
+    """Check the brokers (DescribeCluster, else the log) and the partitions (the log)."""
+    from .reads import described, image_brokers
+
+    found = described(ctx, deadline)
+    view = reader.read(deadline)
+    _check_brokers(args, found if found is not None else image_brokers(view.image), report)
+    _check_partitions(reader.counts, view.image, args.output, report)
 
 
 def _quorum(ctx, deadline: float, report: Report):
@@ -81,6 +103,7 @@ def _quorum(ctx, deadline: float, report: Report):
         if not _anyone_answers(ctx):
             raise
         report.reasons.append(f"no quorum leader: {e}")
+        report.cut_short = time.monotonic() >= deadline
         return None
     report.leader_id, report.leader_epoch = quorum.leader_id, quorum.leader_epoch
     if quorum.leader_id < 0:
@@ -123,10 +146,10 @@ def _check_voters(args, quorum, report: Report) -> None:
                               f"{args.max_voter_lag_ms} ms)")
 
 
-def _check_brokers(args, image, report: Report) -> None:
-    brokers = image.cluster.brokers
-    fenced = sorted(i for i, b in brokers.items() if b.record.fenced)
-    shutting = sorted(i for i, b in brokers.items() if b.record.in_controlled_shutdown and not b.record.fenced)
+def _check_brokers(args, found, report: Report) -> None:
+    brokers = found.by_id
+    fenced = sorted(i for i, b in brokers.items() if b.fenced)
+    shutting = sorted(i for i, b in brokers.items() if b.in_controlled_shutdown and not b.fenced)
     report.brokers = {"registered": sorted(brokers), "fenced": fenced, "in_controlled_shutdown": shutting,
                       "allowed": args.allow_fenced}
     if len(fenced) + len(shutting) > args.allow_fenced:
@@ -135,30 +158,31 @@ def _check_brokers(args, image, report: Report) -> None:
         report.reasons.append(f"{' and '.join(parts)} (--allow-fenced {args.allow_fenced})")
 
 
-def _check_partitions(image, report: Report) -> None:
-    offline, under, total = [], [], 0
-    for name in sorted(image.topics.by_name):
-        topic = image.topics.by_name[name]
-        for partition_id in sorted(topic.partitions):
-            p, total = topic.partition(partition_id), total + 1
-            if p.leader < 0:
-                offline.append(f"{name}-{partition_id}")
-            if len(p.isr) < len(p.replicas):
-                under.append(f"{name}-{partition_id}")
-    report.partitions = {"total": total, "offline": offline, "under_replicated": under}
-    if offline:
-        report.reasons.append(f"offline partitions: {_listed(offline)}")
-    if under:
-        report.reasons.append(f"under-replicated partitions (ISR smaller than replicas): {_listed(under)}")
+def _check_partitions(counts, image, output: str, report: Report) -> None:
+    """Name the offline and under-replicated partitions: all of them for JSON/YAML, the first LISTED for text."""
+    from ..common.output import structured
+
+    names = {t.topic_id: t.name for t in image.topics.by_id.values()}
+    limit = None if structured(output) else LISTED
+    offline, under = counts.names(names, True, limit), counts.names(names, False, limit)
+    report.partitions = {"total": counts.total, "offline": offline, "under_replicated": under}
+    report.counts = (counts.offline, counts.under_replicated)
+    if counts.offline:
+        report.reasons.append(f"offline partitions: {_listed(offline, counts.offline)}")
+    if counts.under_replicated:
+        report.reasons.append(f"under-replicated partitions (ISR smaller than replicas): "
+                              f"{_listed(under, counts.under_replicated)}")
 
 
-def _listed(names: list[str], most: int = 10) -> str:
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+def _listed(names: list[str], count: int) -> str:
+    shown = ", ".join(names[:LISTED])
+    return shown + (f" and {count - LISTED} more" if count > LISTED else "")
 
 
-def format_report(report: Report) -> str:
-    """Return the text verdict: a Healthy line, what was seen and the reasons."""
+def format_report(report: Report, stamped: bool = False) -> str:
+    """Return the text verdict: a Healthy line, what was seen and the reasons (first the check's time, stamped)."""
+    from .brokers import iso_time
+
     lagging = [v["id"] for v in report.voters if v["lagging"]]
     leader = f"{report.leader_id} (epoch {report.leader_epoch})" if report.leader_id >= 0 else "none"
     rows = [("Healthy:", str(report.healthy).lower()), ("Quorum leader:", leader),
@@ -167,60 +191,12 @@ def format_report(report: Report) -> str:
         rows += [("Fenced brokers:", str(report.brokers["fenced"])),
                  ("Brokers in controlled shutdown:", str(report.brokers["in_controlled_shutdown"]))]
     if report.partitions:
-        rows += [("Offline partitions:", str(len(report.partitions["offline"]))),
-                 ("Under-replicated partitions:", str(len(report.partitions["under_replicated"])))]
+        offline, under = report.counts or (len(report.partitions["offline"]),
+                                           len(report.partitions["under_replicated"]))
+        rows += [("Offline partitions:", str(offline)), ("Under-replicated partitions:", str(under))]
+    if stamped:
+        rows.insert(0, ("Checked at:", iso_time(report.checked_at_ms)))
     width = max(len(label) for label, _ in rows) + 1
     lines = [f"{label:<{width}}{value}" for label, value in rows]
     lines += [f"Reason: {reason}" for reason in report.reasons]
     return "\n".join(lines) + "\n"
-
-
-def health(args, ctx) -> int:
-    """Check the cluster once, or again and again (--watch, --exit-when-healthy); exit 0 healthy, 5 not."""
-    if not ctx.controllers:
-        raise Failure("health reads the quorum and the metadata log: it needs --bootstrap-controller")
-    repeat = args.watch or args.exit_when_healthy
-    round_s = ctx.config.request_timeout_ms / 1000           # --timeout, else request.timeout.ms
-    end = ctx.deadline if args.timeout is not None or not repeat else float("inf")
-    while True:
-        report = _one_check(args, ctx, min(end, time.monotonic() + round_s), repeat)
-        done = not repeat or (args.exit_when_healthy and report.healthy) or time.monotonic() >= end
-        if args.watch or done:
-            _show(report, ctx, redraw=args.watch)
-        if done:
-            return ExitStatus.OK if report.healthy else UNHEALTHY
-        time.sleep(max(0.0, min(args.interval, end - time.monotonic())))
-
-
-def _one_check(args, ctx, deadline: float, repeat: bool) -> Report:
-    """Run one check; when repeating, a cluster that cannot be reached is one more reason, not the end."""
-    try:
-        return check(args, ctx, deadline)
-    except Failure as e:
-        if not repeat or e.status != ExitStatus.UNAVAILABLE:
-            raise
-        return Report(reasons=[f"cannot reach the cluster: {e}"])
-
-
-def _show(report: Report, ctx, redraw: bool) -> None:
-    """Print one verdict: text (redrawn on a terminal, coloured when allowed) or one JSON/YAML object."""
-    from ..common.output import structured
-
-    env = ctx.env
-    if structured(ctx.args.output):
-        ctx.emit("", status=ExitStatus.OK if report.healthy else UNHEALTHY, **report.data())
-        return
-    text = format_report(report)
-    if redraw and env.stdout_isatty:
-        env.stdout.write("\x1b[H\x1b[2J")
-    if env.stdout_isatty and not env.env.get("NO_COLOR"):
-        from rich.console import Console
-        from rich.text import Text
-
-        first, rest = text.split("\n", 1)
-        Console(file=env.stdout, highlight=False).print(Text(first, style="bold green" if report.healthy
-                                                             else "bold red"))
-        env.stdout.write(rest)
-    else:
-        env.stdout.write(text)
-    env.stdout.flush()

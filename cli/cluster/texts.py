@@ -18,10 +18,10 @@ def server_words(error) -> str:
     return f"{error.name}: {error.message or default_message(error.code) or 'no message'}"
 
 
-def describe_cluster(ctx, controllers: bool, deadline: float | None = None):
-    """Return DescribeCluster's ClusterInfo of the controllers (or the brokers), before `deadline` (the run's by
-    default), failures worded as kafka-cluster words them."""
+def describe_cluster(ctx, controllers: bool, deadline: float | None = None, include_fenced: bool = False):
+    """Return DescribeCluster's ClusterInfo of the controllers (or the brokers, the fenced ones too when asked and
+    the server speaks v2), before `deadline` (the run's by default), failures worded as kafka-cluster words them."""
     from kraftsman.controller.client.admin import BROKERS, CONTROLLERS
 
-    return admin_call(ctx.admin(deadline).describe_cluster, CONTROLLERS if controllers else BROKERS,
+    return admin_call(ctx.admin(deadline).describe_cluster, CONTROLLERS if controllers else BROKERS, include_fenced,
                       wording=server_words)

@@ -21,7 +21,7 @@ Exit codes (kraftsman additions marked *):
 The command line is a typer app (one definition: help, man page, completion and KRAFTSMAN_CLUSTER_* variables
 come from it); connection profiles fill what the flags leave out (admin_options). Each sub-command is one typer
 function (flags and help) calling its implementation through admin_options.admin_command: Kafka's verbs here
-(commands.py), kraftsman's in verbs.py (brokers.py, wait.py, health.py).
+(commands.py), kraftsman's in verbs.py (commands.py, wait.py, health_run.py).
 """
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ def unregister(ctx: typer.Context,
                    "--require-fenced", help="kraftsman: refuse (exit 4) to unregister a broker that is still "
                                             "active.")] = False,
                dry_run: Annotated[bool, typer.Option(
-                   "--dry-run", help="kraftsman: only tell whether the broker is active; change nothing.")] = False,
+                   "--dry-run", help="kraftsman: tell what the run would do under --require-fenced and --missing-ok "
+                              "and exit with the code it would exit with; change nothing.")] = False,
                output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                client_property: ClientProperty = None) -> int:
     return admin_command(ctx, locals(), commands.unregister)

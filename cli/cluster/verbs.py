@@ -2,7 +2,7 @@
 
 Rules:
 - Each verb is one function with the shared connection options (admin_options) and its own, calling its
-  implementation (brokers.describe_brokers, wait.wait, health.health, imported when the verb runs: --help stays
+  implementation (commands.describe_brokers, wait.wait, health_run.health, imported when the verb runs: --help stays
   light) through admin_options.admin_command, as Kafka's verbs do; `add_to(app)` registers them on
   kafka-cluster's app after Kafka's.
 - Combinations the flags alone cannot refuse are usage errors here, with argparse's words (exit 1, whatever
@@ -34,7 +34,8 @@ BrokerId = Annotated[int, typer.Option("--id", "-i", help="The ID of the broker 
                                        autocompletion=completers.broker_ids)]
 RestartedAfter = Annotated[Optional[str], typer.Option(
     "--restarted-after", metavar="TIME",
-    help="Also require the broker's start time to be later than TIME: an ISO 8601 time (local time without an "
+    help="Also require the broker to have restarted after TIME: its start time later than TIME, or, from a server "
+         "that tells no start time, a restart seen by the wait. TIME is an ISO 8601 time (local time without an "
          "offset) or milliseconds since the Unix epoch.")]
 IncarnationFrom = Annotated[Optional[str], typer.Option(
     "--incarnation-changed-from", metavar="ID",
@@ -49,10 +50,12 @@ MaxLagMs = Annotated[int, typer.Option(
     "--max-voter-lag-ms", metavar="MS", min=0,
     help="A voter not caught up with the leader for more than MS milliseconds is lagging.")]
 Watch = Annotated[bool, typer.Option("--watch", "-w", help="Check again every --interval seconds, redrawing the "
-                                                            "verdict, until Ctrl-C (or --timeout).")]
+                                                            "verdict with the time it was checked, until Ctrl-C (or "
+                                                            "--timeout).")]
 ExitWhenHealthy = Annotated[bool, typer.Option(
     "--exit-when-healthy", "-e", help="Check again every --interval seconds until the cluster is healthy, then exit "
-                                      "0 (prints every check with --watch, the last one otherwise).")]
+                                      "0 (prints every check with --watch, the last one otherwise, with a progress "
+                                      "line on a terminal meanwhile).")]
 Interval = Annotated[float, typer.Option("--interval", metavar="SECONDS", min=0.1,
                                          help="Seconds between checks with --watch or --exit-when-healthy.")]
 
@@ -60,11 +63,11 @@ Interval = Annotated[float, typer.Option("--interval", metavar="SECONDS", min=0.
 def add_to(app: typer.Typer) -> None:
     """Register describe-brokers, wait and health on `app`."""
     app.command("describe-brokers", help="kraftsman: describe every registered broker: endpoint, rack, fenced, "
-                                         "controlled shutdown, epoch, incarnation, start time and age (fenced "
-                                         "brokers need --bootstrap-controller).")(describe_brokers)
+                                         "controlled shutdown, epoch, incarnation, start time and age (a server "
+                                         "without DescribeCluster v2 lists unfenced brokers only).")(describe_brokers)
     app.command("wait", help="kraftsman: wait until broker --id reaches --state (exit 0), polling with a backoff; "
-                             "exit 75 when --timeout (default 300 s) passes first. Without --bootstrap-controller "
-                             "only --state unfenced can be told.")(wait)
+                             "exit 75 when --timeout (default 300 s) passes first. A server without DescribeCluster "
+                             "v2 can tell only --state unfenced.")(wait)
     app.command("health", help="kraftsman: tell whether the cluster is healthy (exit 0) or not (exit 5) and why: a "
                                "quorum leader, voters within the lag bounds, no fenced or shutting-down brokers, no "
                                "offline or under-replicated partitions. Needs --bootstrap-controller.")(health)
@@ -76,7 +79,7 @@ def describe_brokers(ctx: typer.Context, bootstrap_server: BootstrapServer = Non
                      client_property: ClientProperty = None) -> int:
     """Run describe-brokers."""
     values = dict(locals())
-    from .brokers import describe_brokers as implementation
+    from .commands import describe_brokers as implementation
 
     return admin_command(ctx, values, implementation)
 
@@ -112,6 +115,6 @@ def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
            client_property: ClientProperty = None) -> int:
     """Run health."""
     values = dict(locals())
-    from .health import health as implementation
+    from .health_run import health as implementation
 
     return admin_command(ctx, values, implementation)

@@ -67,6 +67,12 @@ TIMEOUT_EXCEPTION = "org.apache.kafka.common.errors.TimeoutException"
 UNSUPPORTED_EXCEPTION = "org.apache.kafka.common.errors.UnsupportedVersionException"
 CONFIG_EXCEPTION = "org.apache.kafka.common.config.ConfigException"
 
+# the ZooKeeper TLS properties --zk-tls-config-file's help names (ZkConfigs.ZK_SSL_CONFIG_TO_SYSTEM_PROPERTY_MAP)
+ZK_TLS_KEYS = ", ".join("zookeeper." + k for k in (
+    "clientCnxnSocket", "ssl.cipher.suites", "ssl.client.enable", "ssl.crl.enable", "ssl.enabled.protocols",
+    "ssl.endpoint.identification.algorithm", "ssl.keystore.location", "ssl.keystore.password", "ssl.keystore.type",
+    "ssl.ocsp.enable", "ssl.protocol", "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.type"))
+
 __all__ = ["ClientProperty", "Output", "Profile", "Timeout"]     # re-exported for the tools' signatures
 
 
@@ -90,11 +96,12 @@ def flag(name: str, text: str):
     return Annotated[bool, typer.Option(name, help=_kafka_help(text))]
 
 
-def valued(name: str, text: str, argument: str, *, completer=None, multiple: bool = False):
-    """Return a jopt-simple option with a required argument, shown as `<argument>` ("String: topic")."""
+def valued(name: str, text: str, argument: str, *, completer=None, multiple: bool = False, optional: bool = False):
+    """Return a jopt-simple option with an argument, shown as `<argument>` ("String: topic"), or `[argument]` when
+    Kafka declares it optional (withOptionalArg; here a value is still required)."""
     kind = Optional[list[str]] if multiple else Optional[str]
-    return Annotated[kind, typer.Option(name, help=_kafka_help(text), metavar=f"<{argument}>",
-                                        autocompletion=completer)]
+    metavar = f"[{argument}]" if optional else f"<{argument}>"
+    return Annotated[kind, typer.Option(name, help=_kafka_help(text), metavar=metavar, autocompletion=completer)]
 
 
 HelpFlag = flag("--help", "Print usage information.")
@@ -124,14 +131,16 @@ def table(command: click.Command, additions: bool = False) -> str:
         if text.startswith(ADDITION) != additions:
             continue
         names = ", ".join(sorted(param.opts, key=lambda o: (o.startswith("--"), o)))     # jopt: -X, --long
-        rows.append((option_display(names, None if param.is_flag else _argument(param)), text))
+        optional = bool(param.metavar) and param.metavar.startswith("[") and param.metavar.endswith("]")
+        rows.append((option_display(names, None if param.is_flag else _argument(param), optional), text))
     return render(sorted(rows, key=lambda r: r[0].lstrip("-").lower()))
 
 
 def _argument(param: click.Option) -> str:
-    """Return an option's argument display: its metavar ("String: topic"), its choices, or its name."""
+    """Return an option's argument display: its metavar ("String: topic", without its <> or, for an optional
+    argument, [] brackets), its choices, or its name."""
     if param.metavar:
-        return param.metavar.strip("<>")
+        return param.metavar[1:-1] if param.metavar[:1] in "<[" else param.metavar
     if isinstance(param.type, click.Choice):
         return "|".join(map(str, param.type.choices))
     return param.name.upper()
@@ -148,18 +157,18 @@ class KafkaError(Exception):
     """A failure as Kafka reports it: message, Java exception class, whether a stack trace is printed (client-side
     exceptions have one, the server's errors none), exit status, and the form to print it in (None: the tool's)."""
 
-    def __init__(self, message: str, java_class: str = ILLEGAL_ARGUMENT, *, traced: bool = True,
+    def __init__(self, message: str | None, java_class: str = ILLEGAL_ARGUMENT, *, traced: bool = True,
                  status: int = ExitStatus.ERROR, form: Callable | None = None, cause: "KafkaError | None" = None,
                  suppressed: tuple = ()):
-        super().__init__(message)
-        self.message, self.java_class, self.traced = message, java_class, traced
+        super().__init__(message or "")
+        self.message, self.java_class, self.traced = message, java_class, traced     # message None: Java's null
         self.status, self.form, self.cause = int(status), form, cause
         self.suppressed = list(suppressed)     # Throwable.addSuppressed's, printed after the frames
         self.fields: dict = {}             # added to the json/yaml failure object (what was applied, ...)
 
     def java_string(self) -> str:
-        """Return Java's Throwable.toString(): `class: message` (the class alone without a message)."""
-        return f"{self.java_class}: {self.message}" if self.message else self.java_class
+        """Return Java's Throwable.toString(): `class: message` (the class alone when the message is null)."""
+        return self.java_class if self.message is None else f"{self.java_class}: {self.message}"
 
 
 def wrapped(java_class: str, cause: KafkaError) -> KafkaError:
@@ -393,7 +402,8 @@ def _fail(current: Run, error: KafkaError) -> int:
     """Print a failure: one JSON/YAML object when asked, else in its Kafka form (a usage failure exits 1 either way)."""
     status = ExitStatus.ERROR if error.status == ExitStatus.USAGE else error.status
     if current.structured:
-        obj = {"command": current.args.command, "status": status, "error": " ".join(error.message.split())}
+        message = error.message if error.message is not None else error.java_class
+        obj = {"command": current.args.command, "status": status, "error": " ".join(message.split())}
         current.env.stdout.write(render(obj | error.fields, current.args.output))
         return status
     (error.form or current.tool.form)(current, error)
@@ -451,8 +461,10 @@ def usage_error(error: click.UsageError, prog: str, tool: Tool | None = None) ->
     return f"{failure.message}\n{stack_trace(failure)}\n"
 
 
-def run_tool(app, argv: list[str], env: Environment, tool: Tool, tool_env_name: str) -> int:
-    """Run a jopt tool's typer `app` on `argv` (its run(argv, env)); return the exit status."""
+def run_tool(app, argv: list[str], env: Environment, tool: Tool, tool_env_name: str,
+             usage_error: Callable[[click.UsageError, str], str] = usage_error) -> int:
+    """Run a jopt tool's typer `app` on `argv` (its run(argv, env)); return the exit status. `usage_error` prints a
+    bad command line (Kafka's uncaught jopt-simple exception, unless the tool's main catches it)."""
     from .typer_app import run_app
 
     # a bad command line is Kafka's 1 whatever --output asks (the suite's one rule, issue 31)

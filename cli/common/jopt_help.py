@@ -39,8 +39,9 @@ def words(line: str) -> list[str]:
 
     A word ends after its run of spaces (a tab too), right after a hyphen that follows a letter, digit or
     hyphen of the same word and precedes a letter (`print-data-log` -> `print-`, `data-`, `log`; `--create` ->
-    `--`, `create`), or right after a period between a letter or digit and a letter (`e.g.` -> `e.`, `g.`), as
-    Java's line BreakIterator cuts them (Kafka's kafka-topics and kafka-acls help shows each).
+    `--`, `create`), or right after a period, comma or colon between a letter or digit and a letter (`e.g.` ->
+    `e.`, `g.`; `READ,DESCRIBE` -> `READ,`, `DESCRIBE`; `host2:port2` -> `host2:`, `port2`), as Java's line
+    BreakIterator cuts them (Kafka's kafka-topics and kafka-acls help shows each).
     """
     out, i, n = [], 0, len(line)
     while i < n:
@@ -60,7 +61,7 @@ def _breaks_after(before: str, char: str) -> bool:
     """Tell whether a line may break after `char` (preceded by `before`) when a letter follows."""
     if char == "-":
         return before.isalnum() or before == "-"
-    return char == "." and before.isalnum()
+    return char in ".,:" and before.isalnum()
 
 
 def pieces(raw: str, width: int) -> list[str]:

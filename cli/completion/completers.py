@@ -22,7 +22,7 @@ LOAD_SECONDS = 5.0
 TIMEOUT_ENV = "KRAFTSMAN_COMPLETE_TIMEOUT"
 
 
-def _silent(completer):
+def silent(completer):
     """Wrap `completer(values, incomplete)` as a (ctx, incomplete) callback: any failure (or Ctrl-C) completes
     nothing, and only candidates starting with `incomplete` are kept."""
     def wrapper(ctx: click.Context, incomplete: str) -> list[str]:
@@ -44,7 +44,7 @@ def typed(ctx: click.Context) -> dict:
 # ---------------------------------------------------------------- metadata
 
 
-@_silent
+@silent
 def metadata_paths(values: dict, incomplete: str) -> list[str]:
     """Complete kafka-metadata-shell's command words against the image of --snapshot / --directory."""
     if not (values.get("snapshot") or values.get("directory")):
@@ -76,13 +76,13 @@ def _quote(word: str) -> str:
 # ---------------------------------------------------------------- node ids
 
 
-@_silent
+@silent
 def broker_ids(values: dict, incomplete: str) -> list[str]:
     """Complete a broker id: every registered broker, fenced ones included (from the metadata log)."""
     return node_ids(values, controllers=False)
 
 
-@_silent
+@silent
 def controller_ids(values: dict, incomplete: str) -> list[str]:
     """Complete a controller id (DescribeCluster's controllers)."""
     return node_ids(values, controllers=True)
@@ -126,17 +126,13 @@ def _admin(values: dict):
 # ---------------------------------------------------------------- topics and configs
 
 
-@_silent
+@silent
 def topic_names(values: dict, incomplete: str) -> list[str]:
     """Complete a topic name from the cluster the line names (Metadata: every topic, internal ones too)."""
-    found = _admin(values)
-    if found is None:
-        return []
-    with found[0] as admin:
-        return [t.name for t in admin.list_topics()]
+    return live_topics(values)
 
 
-@_silent
+@silent
 def topic_config_pairs(values: dict, incomplete: str) -> list[str]:
     """Complete `--config NAME=VALUE` of a topic: the topic config names with '=' (Kafka 3.9's LogConfig)."""
     return [f"{name}=" for name in topic_config_names()]
@@ -149,17 +145,54 @@ def topic_config_names() -> list[str]:
     return sorted(TOPIC_CONFIGS)
 
 
-@_silent
-def config_keys(values: dict, incomplete: str) -> list[str]:
-    """Complete a config name (kafka-configs --delete-config, --add-config's keys): topic configs, or broker
-    configs when the line's --entity-type names brokers."""
-    from kraftsman.controller.quorum.broker_configs_schema import BROKER_CONFIGS
+def live_topics(values: dict) -> list[str]:
+    """Return the cluster's topic names (Metadata), or [] when the line names no cluster."""
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        return [t.name for t in admin.list_topics()]
 
-    kinds = values.get("entity_type") or []
-    kinds = [kinds] if isinstance(kinds, str) else kinds
-    if any(k.startswith("broker") for k in kinds):
-        return sorted(BROKER_CONFIGS)
-    return topic_config_names()
+
+def quota_names(values: dict, entity_type: str) -> list[str]:
+    """Return the names of the quota entities of one type (DescribeClientQuotas), defaults left out."""
+    from kraftsman.controller.client.admin.quotas import SPECIFIED, QuotaFilterComponent
+
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        entries = admin.describe_client_quotas([QuotaFilterComponent(entity_type, SPECIFIED)], strict=False)
+    return sorted({name for e in entries for kind, name in e.entity if kind == entity_type and name})
+
+
+def scram_users(values: dict) -> list[str]:
+    """Return the users with SCRAM credentials (DescribeUserScramCredentials)."""
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        return sorted({r.user for r in admin.describe_user_scram_credentials() if not r.error_code})
+
+
+@silent
+def users(values: dict, incomplete: str) -> list[str]:
+    """Complete kafka-configs --user: the users with SCRAM credentials or quotas."""
+    return sorted({*scram_users(values), *quota_names(values, "user")})
+
+
+@silent
+def principals(values: dict, incomplete: str) -> list[str]:
+    """Complete a kafka-acls principal: those the cluster's ACLs name, and User:<name> of each SCRAM user."""
+    from kraftsman.controller.client.admin.acls import ANY_ENTRY, ANY_PATTERN, ANY_TYPE, ResourcePattern
+
+    found = _admin(values)
+    if found is None:
+        return []
+    with found[0] as admin:
+        named = {b.entry.principal for b in admin.describe_acls(ResourcePattern(ANY_TYPE, None, ANY_PATTERN),
+                                                                ANY_ENTRY)}
+    return sorted(named | {f"User:{u}" for u in scram_users(values)})
 
 
 def connection(values: dict) -> tuple[str | None, dict, bool]:
@@ -249,7 +282,7 @@ class _time_limit:
 # ---------------------------------------------------------------- static tables and profiles
 
 
-@_silent
+@silent
 def release_versions(values: dict, incomplete: str) -> list[str]:
     """Complete a release version (metadata.version names a KRaft cluster can use, e.g. 3.9-IV0)."""
     from kraftsman.storage import features
@@ -257,7 +290,7 @@ def release_versions(values: dict, incomplete: str) -> list[str]:
     return [mv.version for mv in features.VERSIONS]
 
 
-@_silent
+@silent
 def feature_levels(values: dict, incomplete: str) -> list[str]:
     """Complete `--feature NAME=LEVEL`: the feature names with '=', then that feature's known levels."""
     name, sep, _ = incomplete.partition("=")
@@ -266,7 +299,7 @@ def feature_levels(values: dict, incomplete: str) -> list[str]:
     return [f"{name}={level}" for level in _levels(name)]
 
 
-@_silent
+@silent
 def feature_names(values: dict, incomplete: str) -> list[str]:
     """Complete a feature name (kafka-features disable --feature)."""
     return _feature_names()
@@ -287,7 +320,7 @@ def _levels(name: str) -> list[int]:
     return [fl.level for fl in found.levels] if found else []
 
 
-@_silent
+@silent
 def profile_names(values: dict, incomplete: str) -> list[str]:
     """Complete a connection profile's name (from the profile file)."""
     from ..common import profiles

@@ -80,6 +80,26 @@ EXAMPLES = {
                       "kafka-topics --bootstrap-server localhost:9092 --describe --under-replicated-partitions"),
                      ("Delete the topics a regular expression matches:",
                       "kafka-topics --bootstrap-server localhost:9092 --delete --topic 'test-.*'")),
+    "kafka-configs": (("Show a topic's dynamic configs with their synonyms:",
+                       "kafka-configs --bootstrap-server localhost:9092 --describe --entity-type topics --entity-name "
+                       "orders"),
+                      ("Set a cluster-wide broker default through the controllers:",
+                       "kafka-configs --bootstrap-controller localhost:9093 --alter --entity-type brokers "
+                       "--entity-default --add-config log.retention.ms=604800000"),
+                      ("Give a user a SCRAM credential from a playbook (exit 0 changed):",
+                       "kafka-configs --bootstrap-server localhost:9092 --alter --entity-type users --entity-name "
+                       "alice --add-config 'SCRAM-SHA-256=[password=secret]' --output json"),
+                      ("Limit a client's produce rate, or find it already so (exit 6 with --output json):",
+                       "kafka-configs --bootstrap-server localhost:9092 --alter --entity-type clients --entity-name "
+                       "app --add-config producer_byte_rate=1048576 --output json")),
+    "kafka-acls": (("Let a user read a topic:",
+                    "kafka-acls --bootstrap-server localhost:9092 --add --allow-principal User:alice --operation Read "
+                    "--topic orders"),
+                   ("List the ACLs that affect every topic starting with t-:",
+                    "kafka-acls --bootstrap-server localhost:9092 --list --topic t- --resource-pattern-type match"),
+                   ("Remove a producer's ACLs without a question, from a playbook (exit 6: none were there):",
+                    "kafka-acls --bootstrap-server localhost:9092 --remove --force --allow-principal User:app "
+                    "--producer --topic orders --output json")),
     "kafka-leader-election": (("Move every partition's leadership back to its preferred replica after a rolling "
                                "restart:", "kafka-leader-election --bootstrap-server localhost:9092 --election-type "
                                            "preferred --all-topic-partitions"),

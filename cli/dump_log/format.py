@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import itertools
 
+from kraftsman.storage.protocol.render_runs import json_run_writer
 from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import TIMESTAMP_TYPE_MASK
 from kraftsman.storage.records.metadata_json import MetadataParser, RecordError, compression_name, control_json
+from kraftsman.storage.records.runs import FRAME_HEAD, metadata_runs
 
 RECORD_INDENT = "|"
 _CONTROL_LABELS = {control.SNAPSHOT_HEADER: "SnapshotHeader", control.SNAPSHOT_FOOTER: "SnapshotFooter",
@@ -156,19 +158,43 @@ class RecordFormatter:
                 out.append(self.line(batch, record))
 
     def _raft_shaped(self, batch, out: list) -> int:
-        """Print the leading records shaped as the raft writes them straight from the batch buffer (storage's
-        RecordBatch.raft_value_spans: null key, no headers, timestamp delta 0, offsets base + index); return
-        how many."""
-        spans = batch.raft_value_spans()
-        if not spans:
+        """Print the leading records shaped as the raft writes them straight from the batch buffer, a run of one
+        value layout at a time (storage's metadata_runs and render_runs: null key, no headers, timestamp delta 0,
+        offsets base + index); return how many."""
+        runs = metadata_runs(batch, self.parser.layouts)
+        if not runs:
             return 0
-        data, json_at = batch.buffer, self.parser.json_at
+        for run in runs:
+            lines = self._run_lines(batch, run) if run.layout is not None else None
+            out += lines if lines is not None else self._record_lines(batch, run)
+        self._track(batch.base_offset)  # the runs' offsets follow each other: only the first may leave a gap
+        last = runs[-1]
+        self.last_offset = batch.base_offset + last.index + last.count - 1
+        return last.index + last.count
+
+    def _run_lines(self, batch, run) -> list | None:
+        """Return the lines of a run of one layout in one go, or None when it must go record by record."""
+        data, size = batch.buffer, run.size
+        value_at = run.pos + run.head - FRAME_HEAD
+        try:
+            kind = self.parser.entry(run.api_key, run.version, data[value_at:run.pos + size - 1])
+            if self.skip_metadata:
+                return json_run_writer(run.layout, run.head, False)(
+                    data, run.pos, run.stop, 0, "", " payload: " + kind.prefix, "}")
+            middle = (f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: {run.pos + size - 1 - value_at} "
+                      f"sequence: -1 headerKeys: [] payload: {kind.prefix}")
+            return json_run_writer(run.layout, run.head)(data, run.pos, run.stop, batch.base_offset + run.index,
+                                                         "| offset: ", middle, "}")
+        except Exception:  # a value the run writer cannot render: the record path reports it as Kafka does
+            return None
+
+    def _record_lines(self, batch, run) -> list:
+        """Return the lines of a run's records one by one (the parser's fused writer or its general path)."""
+        data, size, json_at = batch.buffer, run.size, self.parser.json_at
+        spans = [(batch.base_offset + run.index + k, run.pos + k * size + run.head - FRAME_HEAD,
+                  run.pos + (k + 1) * size - 1) for k in range(run.count)]
         if self.skip_metadata:
-            out += [" payload: " + json_at(offset, data, start, end) for offset, start, end in spans]
-        else:
-            mid = f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: "
-            out += [f"| offset: {offset}{mid}{end - start} sequence: -1 headerKeys: [] payload: "
-                    + json_at(offset, data, start, end) for offset, start, end in spans]
-        self._track(batch.base_offset)  # the spans' offsets follow each other: only the first may leave a gap
-        self.last_offset = spans[-1][0]
-        return len(spans)
+            return [" payload: " + json_at(offset, data, start, end) for offset, start, end in spans]
+        mid = f" CreateTime: {batch.base_timestamp} keySize: -1 valueSize: "
+        return [f"| offset: {offset}{mid}{end - start} sequence: -1 headerKeys: [] payload: "
+                + json_at(offset, data, start, end) for offset, start, end in spans]

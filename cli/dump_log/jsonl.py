@@ -14,10 +14,11 @@ Records whose type or version is newer than the schemas get type "UNKNOWN", data
 """
 from __future__ import annotations
 
+import itertools
 import json
 
 from kraftsman.storage.protocol.javafmt import java_path
-from kraftsman.storage.records.metadata_json import RecordError, compression_name
+from kraftsman.storage.records.metadata_json import MetadataParser, RecordError, compression_name
 
 from ..common.record_fields import b64, control_fields, metadata_fields
 
@@ -125,7 +126,9 @@ def _emit_batch(session, arg: str, batch, parser) -> bool:
         return True
     corrupt = not batch.is_valid()
     try:
-        for record in batch.records():
+        done = _emit_runs(session, arg, batch, parser) if _raft_written(batch, parser) else 0
+        rest = itertools.islice(batch.records(), done, None) if done < batch.records_count else ()
+        for record in rest:
             line, failed = record_object(arg, batch, record, parser)
             corrupt |= failed
             session.emit(line)
@@ -133,3 +136,39 @@ def _emit_batch(session, arg: str, batch, parser) -> bool:
         session.emit(_obj("error", arg, position=batch.position, message=f"records cannot be read: {e}"))
         corrupt = True
     return corrupt
+
+
+def _raft_written(batch, parser) -> bool:
+    """Tell whether the batch may hold records as the raft writes them (metadata decoded, not control, no
+    producer sequence, CreateTime): their lines are then written a run of one layout at a time."""
+    return (isinstance(parser, MetadataParser) and not batch.is_control and batch.base_sequence == -1
+            and batch.timestamp_type == "CreateTime")
+
+
+def _emit_runs(session, arg: str, batch, parser) -> int:
+    """Emit the `record` lines of the batch's leading raft-shaped records, a run of one value layout at a time
+    (the same text record_object gives); return how many records were emitted."""
+    from kraftsman.storage.protocol.render_runs import json_run_writer
+    from kraftsman.storage.records.runs import FRAME_HEAD, metadata_runs
+
+    data, done = batch.buffer, 0
+    before = (f'{{"kind":"record","schema":{SCHEMA_VERSION},"file":{json.dumps(arg)},'
+              f'"batch_position":{batch.position},"offset":')
+    for run in metadata_runs(batch, parser.layouts):
+        if run.layout is None:
+            break
+        value = data[run.pos + run.head - FRAME_HEAD:run.pos + run.size - 1]
+        try:
+            kind = parser.entry(run.api_key, run.version, value)
+            if kind.type_name == "REGISTER_BROKER_RECORD":  # carries start_time_ms: record_object writes it
+                break
+            middle = (f',"timestamp":{batch.base_timestamp},"key_size":-1,"value_size":{len(value)},"sequence":-1,'
+                      f'"headers":[],"key":null,"control":false,"control_type":null,"type":"{kind.type_name}",'
+                      f'"api_key":{run.api_key},"version":{run.version},"value":null,"error":null,"data":')
+            lines = json_run_writer(run.layout, run.head)(data, run.pos, run.stop, batch.base_offset + run.index,
+                                                          before, middle, "}")
+        except Exception:  # noqa: BLE001 (record_object reports what a run cannot render)
+            break
+        session.emit_lines(lines)
+        done += run.count
+    return done

@@ -29,7 +29,7 @@ from ..common.environment import Environment
 from ..common.status import ExitStatus, ToolError
 from .options import INT_MAX, DumpOptions
 
-_FLUSH_LINES = 20000
+_FLUSH_LINES = 2000
 _YAML_FLUSH_LINES = 500
 _PROGRESS_BYTES = 64 << 20
 _LISTED = 5  # positions named per file in the summary
@@ -66,13 +66,20 @@ class DumpSession:
         if len(self.out) >= self.flush_lines:
             self.flush()
 
+    def emit_lines(self, lines: list) -> None:
+        """Queue stdout lines."""
+        self.out += lines
+        if len(self.out) >= self.flush_lines:
+            self.flush()
+
     def flush(self) -> None:
         """Write the queued stdout lines in one chunk (--output yaml: each JSON line as a YAML document)."""
         if self.out:
             if self.opts.output == "yaml":
                 self.env.stdout.write(_as_yaml(self.out))
             else:
-                self.env.stdout.write("\n".join(self.out) + "\n")
+                self.out.append("")  # the last line's newline, without copying the chunk once more
+                self.env.stdout.write("\n".join(self.out))
             self.out.clear()
 
     def report(self, message: str, corrupt: bool = True) -> None:

@@ -38,10 +38,15 @@ def execution_error(error) -> KafkaError:
 
 
 def alter_configs(admin, changes: dict) -> None:
-    """Apply config changes as Kafka's incrementalAlterConfigs(...).all().get(): the first failure is thrown."""
-    for error in admin.incremental_alter_configs(changes).values():
-        if error is not None:
-            raise execution_error(error)
+    """Apply config changes ({resource: [(key, value, operation)]}), one resource after the other, as Kafka's
+    incrementalAlterConfigs(...).all().get(): the first failure is thrown."""
+    from kraftsman.controller.client.admin.configs import AlterConfigOp
+
+    for resource, ops in changes.items():
+        try:
+            admin.incremental_alter_configs(resource, [AlterConfigOp(key, op, value) for key, value, op in ops])
+        except ServerError as error:
+            raise execution_error(error) from None
 
 
 def refuse_log_dir_moves(plan: plan_files.Plan) -> None:

@@ -13,7 +13,7 @@ Rules:
   throttle sets replica.alter.log.dirs.io.max.bytes.per.second on the brokers named with a log directory.
 - Clearing (--verify once done, --cancel) deletes the three broker rates on every broker of the cluster and of the
   plan, and the two replica lists on every topic of the plan.
-- Changes are {(resource type, name): [(key, value or None, operation)]} for Admin.incremental_alter_configs.
+- Changes are {(resource type, name): [(key, value or None, operation)]}, applied by actions.alter_configs.
 """
 from __future__ import annotations
 

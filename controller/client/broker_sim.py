@@ -14,7 +14,8 @@ Rules:
   process on the same broker id: a new incarnation id and start time, registered again (retried while the
   controller still holds the old incarnation's live session: DUPLICATE_BROKER_REGISTRATION).
 - Its registration tells the controller when it started (kraftsman's tagged StartTimeMs); the controller keeps
-  it in the metadata.
+  it in the metadata. With send_start_time=False it sends none, as a Kafka broker (the controller then records
+  the registration time).
 - Counters (heartbeats sent, late heartbeats, errors) let benchmarks check that no lease was missed.
 - `log_dirs` log directories (random ids) are registered, as a JBOD broker does (KIP-858); 1 by default.
   assign_replicas() sends AssignReplicasToDirs as a broker does once a replica's log lives in a directory;
@@ -57,13 +58,15 @@ class SimulatedBroker:
 
     def __init__(self, broker_id: int, controllers, cluster_id: str, *, rack: str | None = None,
                  heartbeat_interval_ms: int = 2000, fetch: bool = True, port: int | None = None,
-                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, host: str = "localhost"):
+                 timeout_ms: int = 10_000, security=None, log_dirs: int = 1, host: str = "localhost",
+                 send_start_time: bool = True):
         self.broker_id, self.cluster_id, self.rack, self.host = broker_id, cluster_id, rack, host
         # controllers: {node id: (host, port)}, or a list of (host, port)
         controllers = dict(controllers) if isinstance(controllers, dict) else dict(enumerate(controllers))
         self.controller_ids = list(controllers)
         self.controllers = list(controllers.values())
         self.heartbeat_interval_ms, self.fetch_enabled = heartbeat_interval_ms, fetch
+        self.send_start_time = send_start_time
         self.port = port if port is not None else 19000 + broker_id
         self.security = security
         client_class = ActiveControllerClient if security is None else _SecureControllerClient
@@ -106,7 +109,8 @@ class SimulatedBroker:
                    features=[Reg.Feature(name=n, min_supported_version=lo, max_supported_version=hi)
                              for n, lo, hi in FEATURES],
                    rack=self.rack, is_migrating_zk_broker=False, log_dirs=list(self.directory_ids),
-                   previous_broker_epoch=self.broker_epoch, start_time_ms=self.start_time_ms)
+                   previous_broker_epoch=self.broker_epoch,
+                   start_time_ms=self.start_time_ms if self.send_start_time else -1)
         response = await self.client.request("BrokerRegistration", 4, body)
         if response.error_code == 0:
             self.broker_epoch = response.broker_epoch

@@ -4,11 +4,23 @@ Rules:
 - Read-only by construction: `_request` sends only READ_ONLY_APIS (ApiVersions, DescribeQuorum, DescribeCluster,
   Fetch, FetchSnapshot; SaslHandshake/SaslAuthenticate come from sync_client when SASL is configured) and
   raises ObserverError for anything else, before a byte leaves.
-- An observer never votes and never counts toward the high watermark: Fetch with replica_id -1 and a
-  ReplicaState id far above any node id (a broker's metadata fetcher does the same with its own id).
+- It leaves no trace on the quorum: it fetches as a non-replica, replica id -1 (ReplicaId below Fetch v15,
+  ReplicaState.ReplicaId from v15, and FetchSnapshot's ReplicaId), which Kafka's leader (LeaderState.
+  updateReplicaState, 3.9 and 4.x) and kraftsman's serve without keeping any state: no observer row in
+  DescribeQuorum, no vote, no say in the high watermark. (A broker's metadata fetcher sends its own id instead,
+  and is listed as an observer.)
+- A non-replica's parked fetch is not owed a high watermark the leader moved before it arrived (the leader keeps
+  nothing about it): while fetched records wait for the high watermark, a fetch waits at most PENDING_WAIT_MS.
 - Only committed records reach the image: fetched batches wait in `pending` until the high watermark
   passes them (a diverging epoch truncates them); a SnapshotId in a Fetch answer (the log start moved)
   makes the observer download that snapshot with FetchSnapshot and start again from it.
+- Committed batches feed `builder`: an ImageBuilder (the whole image) by default, or anything fed the same way
+  (image.summary.SummaryBuilder: kafka-cluster's reads, no PartitionRegistration). An observer kept across
+  catch_up calls fetches only what was committed since the last one.
+- While catching up (committed records left to fetch), the next Fetch is sent before a fetched answer's records
+  are replayed, so the leader reads while the observer replays; the next round takes its answer (one in flight).
+- Snapshots are loaded batch by batch as their chunks arrive; a transfer that fails midway leaves the builder
+  reset and the next fetch starting from offset 0.
 - Blocking sockets (sync_client), no asyncio: one follower thread calls `poll()`; readers take
   `view`, an immutable View swapped in one assignment.
 - Finding the leader, as a Kafka 3.9 observer does: Fetch from any controller; one that does not lead answers
@@ -25,7 +37,6 @@ Rules:
 """
 from __future__ import annotations
 
-import random
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -38,17 +49,18 @@ from kraftsman.controller.raft.records import InvalidRecords, split_batches
 from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.errors import Errors, error_name
 from kraftsman.storage.protocol.uuids import METADATA_TOPIC_ID
-from kraftsman.storage.records import control
 from kraftsman.storage.records.batch import RecordBatch
 
 from . import sync_client as sc
+from .snapshot_loader import SnapshotLoader
 
 READ_ONLY_APIS = frozenset({"ApiVersions", "DescribeQuorum", "DescribeCluster", "Fetch", "FetchSnapshot",
                             "SaslHandshake", "SaslAuthenticate"})
 TOPIC = "__cluster_metadata"
 LEADER_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_LEADER_EPOCH)
 MAX_BYTES = 8 << 20
-OBSERVER_IDS = (2_000_000_000, 2_100_000_000)
+NON_REPLICA = -1                # Kafka's replica id of a fetch from a non-replica (a consumer)
+PENDING_WAIT_MS = 50
 VERSIONS = {"Fetch": 17, "FetchSnapshot": 1, "DescribeQuorum": 2, "DescribeCluster": 1}
 CONTROLLER_ENDPOINTS = 2
 
@@ -99,16 +111,15 @@ class Observer:
     """Follow the metadata log of a quorum from its leader, read-only."""
 
     def __init__(self, config: sc.ClientConfig, *, voters: dict | None = None, bootstrap=None,
-                 stop_offset: int | None = None, observer_id: int | None = None, fetch_max_wait_ms: int = 500,
-                 fetch_timeout_ms: int = 2000, backoff_ms: int = 100, on_event=None, on_fault=None):
+                 stop_offset: int | None = None, fetch_max_wait_ms: int = 500,
+                 fetch_timeout_ms: int = 2000, backoff_ms: int = 100, on_event=None, on_fault=None, builder=None):
         self.config, self.stop_offset = config, stop_offset
         self.endpoints = dict(voters or {})              # node id -> (host, port)
         self.addresses = list(bootstrap or self.endpoints.values())
         self.learn_endpoints = not voters
-        self.observer_id = observer_id if observer_id is not None else random.randint(*OBSERVER_IDS)
         self.fetch_max_wait_ms, self.fetch_timeout_ms, self.backoff_ms = fetch_max_wait_ms, fetch_timeout_ms, backoff_ms
         self.on_event = on_event or (lambda message: None)
-        self.builder = ImageBuilder(on_fault=on_fault)
+        self.builder = builder if builder is not None else ImageBuilder(on_fault=on_fault)
         self.pending: list = []
         self.fetch_offset = self.fetch_epoch = self.applied = self.applied_epoch = 0
         self.leader_id, self.epoch, self.high_watermark = -1, 0, -1
@@ -116,14 +127,17 @@ class Observer:
         self.conn: sc.SyncConnection | None = None
         self.contacted, self.failures, self.last_error = False, 0, ""
         self.fetched, self.refused_by = False, None     # a Fetch was served; the last leader-less refusal
+        self.served = 0                                  # Fetch answers taken (catch_up's target is a fresh one)
+        self.ahead = None                                # (fetch offset, sent) of a Fetch sent before its round
         self._next = 0
 
     # ------------------------------------------------------------ driving
     def catch_up(self, deadline: float) -> View:
-        """Poll until every record committed at the first leader answer is in the image (or time travel stopped)."""
-        target, started = None, time.monotonic()
+        """Poll until every record committed at the first leader answer of this call is in the image (or time
+        travel stopped); called again, it fetches only what was committed since."""
+        target, started, served = None, time.monotonic(), self.served
         while not self.view.stopped:
-            if target is None and self.contacted and self.leader_id >= 0 and self.high_watermark >= 0:
+            if target is None and self.served > served and self.leader_id >= 0 and self.high_watermark >= 0:
                 target = self.high_watermark
             if target is not None and self.applied >= target:
                 break
@@ -175,7 +189,8 @@ class Observer:
             self.on_event(f"no controller answers: {message}; retrying")
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (a fetch sent ahead on it is dropped with it)."""
+        self.ahead = None
         if self.conn is not None:
             self.conn.close()
             self.conn = None
@@ -187,10 +202,27 @@ class Observer:
             self._describe(conn, deadline)
             if self._target() != (conn.host, conn.port):
                 return          # the leader is elsewhere: the next poll fetches from it
-        response = self._request(conn, "Fetch", self._fetch_body, self._fetch_deadline(max_wait_ms, deadline),
-                                 max_wait_ms)
+        if self.pending:
+            max_wait_ms = min(max_wait_ms, PENDING_WAIT_MS)
+        ahead, self.ahead = self.ahead, None
+        if ahead is not None and ahead[0] == self.fetch_offset:
+            response = conn.receive(ahead[1], self._fetch_deadline(0, deadline))
+        else:
+            if ahead is not None:           # sent for another offset: read it off the connection, unused
+                conn.receive(ahead[1], self._fetch_deadline(0, deadline))
+            response = self._request(conn, "Fetch", self._fetch_body, self._fetch_deadline(max_wait_ms, deadline),
+                                     max_wait_ms)
         self.contacted = True
         self._on_fetch(conn, response, deadline)
+
+    def _fetch_ahead(self, conn: sc.SyncConnection, high_watermark: int, deadline: float) -> None:
+        """Send the next Fetch before applying this answer's records, while committed records remain to be fetched:
+        the leader reads them while these are replayed (its answer is taken by the next round)."""
+        if self.fetch_offset >= high_watermark or self.view.stopped or \
+                (self.stop_offset is not None and self.fetch_offset > self.stop_offset):
+            return
+        self.ahead = (self.fetch_offset, self._send(conn, "Fetch", self._fetch_body, self._fetch_deadline(0, deadline),
+                                                    0))
 
     def _fetch_deadline(self, max_wait_ms: int, deadline: float) -> float:
         return min(deadline, time.monotonic() + (max_wait_ms + self.fetch_timeout_ms) / 1000)
@@ -211,10 +243,15 @@ class Observer:
 
     def _request(self, conn: sc.SyncConnection, api: str, body, deadline: float, *args):
         """Send one read-only request at the highest version both sides speak; `body(version, *args)` builds it."""
+        sent = self._send(conn, api, body, deadline, *args)
+        return conn.receive(sent, deadline)
+
+    def _send(self, conn: sc.SyncConnection, api: str, body, deadline: float, *args):
+        """Send one read-only request (see _request) without waiting for its answer; return conn.send's handle."""
         if api not in READ_ONLY_APIS:
             raise ObserverError(f"the observer may not send {api}: it is read-only")
         version = conn.pick_version(api, VERSIONS.get(api))
-        return conn.request(api, version, body(version, *args), deadline)
+        return conn.send(api, version, body(version, *args), deadline)
 
     # ------------------------------------------------------------ leader discovery
     def _learn(self, leader_id: int, epoch: int) -> bool:
@@ -255,8 +292,7 @@ class Observer:
         part = cls.FetchPartition(partition=0, current_leader_epoch=self.epoch, fetch_offset=self.fetch_offset,
                                   last_fetched_epoch=self.fetch_epoch, log_start_offset=-1,
                                   partition_max_bytes=MAX_BYTES)
-        return cls(cluster_id=None, replica_id=self.observer_id if version < 15 else -1,
-                   replica_state=cls.ReplicaState(replica_id=self.observer_id, replica_epoch=-1),
+        return cls(cluster_id=None, replica_id=NON_REPLICA, replica_state=cls.ReplicaState(replica_id=NON_REPLICA),
                    max_wait_ms=max_wait_ms, min_bytes=0, max_bytes=MAX_BYTES, isolation_level=0,
                    topics=[cls.FetchTopic(topic=TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
@@ -272,7 +308,7 @@ class Observer:
         if part.error_code:
             self._next += part.error_code == Errors.NOT_LEADER_OR_FOLLOWER
             raise _Retry(f"Fetch from {conn.name} answered {_name(part.error_code)}")
-        self.fetched, self.refused_by = True, None
+        self.fetched, self.refused_by, self.served = True, None, self.served + 1
         self.high_watermark = max(self.high_watermark, part.high_watermark)
         if part.snapshot_id is not None and part.snapshot_id.end_offset >= 0:
             self._fetch_snapshot(conn, part.snapshot_id.end_offset, part.snapshot_id.epoch, deadline)
@@ -280,6 +316,7 @@ class Observer:
             self._truncate(part.diverging_epoch.epoch, part.diverging_epoch.end_offset)
         else:
             self._append(split_batches(part.records or b""))
+            self._fetch_ahead(conn, part.high_watermark, deadline)
         self._commit()
 
     def _learn_leader_endpoints(self, node_endpoints) -> None:
@@ -343,7 +380,7 @@ class Observer:
     def _apply(self, batch) -> None:
         if not batch.is_control:
             rb = RecordBatch(batch.data)
-            self.builder.load_batch(rb.raft_values(), batch.epoch, rb.max_timestamp, self.stop_offset)
+            self.builder.load_record_batch(rb, batch.epoch, self.stop_offset)
         self.applied, self.applied_epoch = batch.next_offset, batch.epoch
         if self.stop_offset is not None and self.applied > self.stop_offset:
             self.view = replace(self.view, stopped=True)
@@ -358,44 +395,51 @@ class Observer:
             raise ObserverError(f"offset {self.stop_offset} is no longer in the log: the leader's log starts at "
                                 f"offset {end_offset}, after its newest snapshot")
         self.on_event(f"fetching snapshot {end_offset:020d}-{epoch:010d} from node {self.leader_id}")
-        chunks, position, size = [], 0, None
+        loader = SnapshotLoader(self.builder)
+        try:
+            with bulk_loading():
+                self._snapshot_chunks(conn, (end_offset, epoch), deadline, loader)
+        except BaseException:
+            if loader.started:          # the builder holds part of a snapshot: read everything again from offset 0
+                self._start_over()
+            raise
+        self.builder.last = Provenance(end_offset - 1, epoch, loader.header_time)
+        self.pending.clear()
+        self.fetch_offset = self.applied = end_offset
+        self.fetch_epoch = self.applied_epoch = epoch
+        self._publish()
+
+    def _snapshot_chunks(self, conn: sc.SyncConnection, snapshot_id: tuple, deadline: float, loader) -> None:
+        """Fetch the snapshot chunk by chunk into `loader` (its complete batches loaded as they arrive)."""
+        position, size = 0, None
         while size is None or position < size:
             by = min(deadline, time.monotonic() + self.config.request_timeout_ms / 1000)
-            response = self._request(conn, "FetchSnapshot", self._snapshot_body, by, (end_offset, epoch), position)
+            response = self._request(conn, "FetchSnapshot", self._snapshot_body, by, snapshot_id, position)
             part = _snapshot_partition(response)
             if part is None or response.error_code or part.error_code:
                 if part is not None:
                     self._learn(part.current_leader.leader_id, part.current_leader.leader_epoch)
                 code = response.error_code or (part.error_code if part is not None else -1)
                 raise _Retry(f"FetchSnapshot from {conn.name} answered {_name(code)}")
-            chunks.append(part.unaligned_records or b"")
-            position, size = position + len(chunks[-1]), part.size
-            if not chunks[-1] and position < size:
+            chunk = part.unaligned_records or b""
+            position, size = position + len(chunk), part.size
+            if not chunk and position < size:
                 raise _Retry(f"FetchSnapshot from {conn.name} sent an empty chunk at {position} of {size}")
-        self._install(b"".join(chunks), end_offset, epoch)
+            loader.feed(chunk)
+        loader.finish()
+
+    def _start_over(self) -> None:
+        """Forget everything read: the next fetch starts from offset 0 (a snapshot again, or the log)."""
+        self.builder.start_snapshot()
+        self.pending.clear()
+        self.fetch_offset = self.applied = self.fetch_epoch = self.applied_epoch = 0
 
     def _snapshot_body(self, version: int, snapshot_id: tuple, position: int):
         cls = codec.message_class("FetchSnapshotRequest")
         part = cls.PartitionSnapshot(partition=0, current_leader_epoch=self.epoch, position=position,
                                      snapshot_id=cls.SnapshotId(end_offset=snapshot_id[0], epoch=snapshot_id[1]))
-        return cls(cluster_id=None, replica_id=self.observer_id, max_bytes=MAX_BYTES,
+        return cls(cluster_id=None, replica_id=NON_REPLICA, max_bytes=MAX_BYTES,
                    topics=[cls.TopicSnapshot(name=TOPIC, partitions=[part])])
-
-    def _install(self, data: bytes, end_offset: int, epoch: int) -> None:
-        builder, header_time = self.builder, -1
-        with bulk_loading():
-            builder.start_snapshot()
-            for batch in split_batches(data):
-                if batch.is_control:
-                    header_time = _header_time(batch, header_time)
-                    continue
-                rb = RecordBatch(batch.data)
-                builder.load_batch(rb.raft_values(), batch.epoch, rb.max_timestamp)
-            builder.last = Provenance(end_offset - 1, epoch, header_time)
-            self.pending.clear()
-            self.fetch_offset = self.applied = end_offset
-            self.fetch_epoch = self.applied_epoch = epoch
-            self._publish()
 
 
 def _describe_body(version: int):
@@ -412,13 +456,6 @@ def _snapshot_partition(response):
         for part in topic.partitions:
             return part
     return None
-
-
-def _header_time(batch, default: int) -> int:
-    for kind, message in batch.control_records():
-        if kind == control.SNAPSHOT_HEADER and message is not None:
-            return message.last_contained_log_timestamp
-    return default
 
 
 def _name(code: int) -> str:

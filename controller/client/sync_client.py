@@ -238,16 +238,30 @@ class SyncConnection:
     # ------------------------------------------------------------ requests
     def request(self, api_name: str, version: int, body, deadline: float):
         """Send one request and return its decoded response body."""
+        return self.receive(self.send(api_name, version, body, deadline), deadline)
+
+    def send(self, api_name: str, version: int, body, deadline: float) -> tuple:
+        """Send one request without waiting; return what receive() reads its answer with (a server answers a
+        connection's requests in the order they came, so several may be in flight)."""
         info = api_by_name(api_name)
         cid = next(self._cids) & 0x7FFFFFFF
         frame = encode_request(info, version, cid, self.config.client_id, body)
-        started = time.monotonic()
         try:
             self.sock.settimeout(_remaining(deadline))
             self.sock.sendall(frame)
+        except socket.timeout:
+            raise RequestTimeout(f"{api_name} v{version} to {self.name} got no response in time") from None
+        except OSError as e:
+            raise NotKafka(f"the connection to {self.name} broke during {api_name}: {_reason(e)}") from None
+        return info, api_name, version, cid, len(frame), time.monotonic()
+
+    def receive(self, sent: tuple, deadline: float):
+        """Read and decode the answer to a request send() sent."""
+        info, api_name, version, cid, size, started = sent
+        try:
             response = self._read_frame(deadline)
             if TRACE is not None:
-                TRACE(f"{api_name} v{version} to {self.name} (correlation id {cid}, {len(frame)} bytes): "
+                TRACE(f"{api_name} v{version} to {self.name} (correlation id {cid}, {size} bytes): "
                       f"{len(response) + 4} bytes back in {(time.monotonic() - started) * 1000:.1f} ms")
         except socket.timeout:
             raise RequestTimeout(f"{api_name} v{version} to {self.name} got no response in time") from None

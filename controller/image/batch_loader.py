@@ -65,6 +65,10 @@ class ImageBuilder:
         self._advance(last, epoch, append_time, count)
         return True
 
+    def load_record_batch(self, batch, epoch: int, stop_offset: int | None = None) -> bool:
+        """Replay a RecordBatch's records (load_batch, its max timestamp as append time)."""
+        return self.load_batch(batch.raft_values(), epoch, batch.max_timestamp, stop_offset)
+
     def load_runs(self, runs, chunk_of, values_of, base_offset: int, epoch: int, append_time: int) -> None:
         """Replay a batch given as runs: [start, stop, topic id or None, (offset, value) pairs when None];
         `chunk_of(start, stop)` names a keyed run's records in their file, `values_of(start, stop)` reads them."""

@@ -1,9 +1,10 @@
 """Partition records left in their file: a topic loaded in bulk keeps where its records are, not the records.
 
 Rules:
-- A FileChunk names records [start, stop) of the batch at `position` of `path`, all PartitionRecords of one
-  topic whose batch CRC was `crc` when loaded; reading it again checks that CRC, so a file changed since the
-  load is an error (ChunkReadError), never a different image.
+- A FileChunk names records [start, stop) of the batch at `position` of a file pinned open at load time
+  (storage.log's PinnedFile: this layer opens no file), all PartitionRecords of one topic whose batch CRC was
+  `crc` when loaded; reading it again checks that CRC, so a file changed since the load is an error
+  (ChunkReadError), never a different image.
 - Reading chunks gives {partition id: raw value} in record order (a later record of a partition wins), as
   TopicsDelta.replay_partition_raw would have built it.
 - `recent` keeps the partitions of the last few topics read, so that a reader going partition by partition
@@ -11,17 +12,15 @@ Rules:
 """
 from __future__ import annotations
 
-import os
 import struct
 from collections import OrderedDict
 
-from kraftsman.storage.records.batch import LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, RecordBatch
+from kraftsman.storage.log.metadata_files import PinnedFileError
 
 from .errors import ImageReplayError
 
 RECENT_TOPICS = 8
 _PARTITION_ID = struct.Struct(">i").unpack_from
-_BATCH_LENGTH = struct.Struct(">i").unpack_from
 
 
 class ChunkReadError(ImageReplayError):
@@ -29,38 +28,36 @@ class ChunkReadError(ImageReplayError):
 
 
 class FileChunk:
-    """Records [start, stop) of the batch at `position` in `path`, whose CRC was `crc`."""
+    """Records [start, stop) of the batch at `position` in a pinned file, whose CRC was `crc`."""
 
-    __slots__ = ("path", "position", "crc", "start", "stop")
+    __slots__ = ("file", "position", "crc", "start", "stop")
 
-    def __init__(self, path, position: int, crc: int, start: int, stop: int):
-        self.path, self.position, self.crc, self.start, self.stop = path, position, crc, start, stop
+    def __init__(self, file, position: int, crc: int, start: int, stop: int):
+        self.file, self.position, self.crc, self.start, self.stop = file, position, crc, start, stop
 
-    def values(self) -> list:
-        """Read the batch again and return the chunk's raw record values."""
-        batch = _read_batch(self.path, self.position)
+    @property
+    def path(self):
+        """Return the path of the file the chunk is in."""
+        return self.file.path
+
+    def batch(self):
+        """Read the chunk's batch again, checking that it is the batch loaded (same CRC)."""
+        try:
+            batch = self.file.read_batch(self.position)
+        except PinnedFileError as e:
+            raise ChunkReadError(str(e)) from None
         if batch is None or batch.crc != self.crc or batch.compute_crc() != self.crc:
             raise ChunkReadError(f"{self.path}: the batch at position {self.position} changed since the file was "
                                  f"loaded; load it again")
+        return batch
+
+    def values_of(self, batch) -> list:
+        """Return the chunk's raw record values from its batch (as batch() gave it)."""
         return [value for _, value in batch.raft_values()][self.start:self.stop]
 
-
-def _read_batch(path, position: int) -> RecordBatch | None:
-    """Return the batch at `position` of `path` (two reads of just its bytes), or None when none is there."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as e:
-        raise ChunkReadError(f"{path}: cannot read the batch at position {position} again: {e}") from None
-    try:
-        head = os.pread(fd, LOG_OVERHEAD, position)
-        if len(head) < LOG_OVERHEAD:
-            return None
-        size = LOG_OVERHEAD + _BATCH_LENGTH(head, 8)[0]
-        buffer = head + os.pread(fd, size - LOG_OVERHEAD, position + LOG_OVERHEAD) if size >= RECORD_BATCH_OVERHEAD \
-            else b""
-    finally:
-        os.close(fd)
-    return RecordBatch(buffer, position) if len(buffer) == size else None
+    def values(self) -> list:
+        """Read the batch again and return the chunk's raw record values."""
+        return self.values_of(self.batch())
 
 
 def read_chunks(chunks) -> dict:

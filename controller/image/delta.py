@@ -43,29 +43,12 @@ class MetadataDelta:
         self.acls = AclsDelta(image.acls)
         self.scram = ScramDelta(image.scram)
         self.delegation_tokens = DelegationTokensDelta(image.delegation_tokens)
-        self._handlers = self._build_handlers()
-
-    def _build_handlers(self) -> dict:
-        c, t, f = self.cluster, self.topics, self.features
-        return {
-            0: lambda m, v: c.replay_register_broker(m, v), 1: lambda m, v: c.replay_unregister_broker(m),
-            2: lambda m, v: t.replay_topic(m), 3: lambda m, v: t.replay_partition(m, v),
-            4: lambda m, v: self.configs.replay(m), 5: lambda m, v: t.replay_partition_change(m),
-            7: lambda m, v: c.replay_fence(m, True), 8: lambda m, v: c.replay_fence(m, False),
-            9: self._replay_remove_topic, 10: self.delegation_tokens.replay_token,
-            11: self.scram.replay_credential, 12: lambda m, v: f.replay_feature_level(m),
-            14: lambda m, v: self.client_quotas.replay(m), 15: self._replay_producer_ids,
-            17: lambda m, v: c.replay_registration_change(m), 18: self.acls.replay_acl,
-            19: lambda m, v: self.acls.replay_remove(m), 21: lambda m, v: f.replay_zk_migration_state(m),
-            22: lambda m, v: self.scram.replay_remove(m), 26: lambda m, v: self.delegation_tokens.replay_remove(m),
-            27: c.replay_register_controller, 28: lambda m, v: t.replay_clear_elr(m),
-        }
 
     def replay(self, record: ApiMessageAndVersion) -> None:
         """Apply one decoded metadata record."""
-        handler = self._handlers.get(record.api_key)
+        handler = _REPLAY.get(record.api_key)
         if handler is not None:
-            handler(record.message, record.version)
+            handler(self, record.message, record.version)
 
     def replay_value(self, value: bytes) -> None:
         """Apply one raw metadata record value (frame version 1); partition records stay lazy."""
@@ -102,6 +85,21 @@ class MetadataDelta:
     def _replay_producer_ids(self, message, version: int) -> None:
         self.producer_ids = ProducerIdsImage(message, version)
 
+    def _replay_configs(self, message, version: int) -> None:
+        self.configs.replay(message)
+
+    def _replay_quotas(self, message, version: int) -> None:
+        self.client_quotas.replay(message)
+
+    def _replay_remove_acl(self, message, version: int) -> None:
+        self.acls.replay_remove(message)
+
+    def _replay_remove_scram(self, message, version: int) -> None:
+        self.scram.replay_remove(message)
+
+    def _replay_remove_token(self, message, version: int) -> None:
+        self.delegation_tokens.replay_remove(message)
+
     def apply(self, provenance: Provenance | None = None) -> MetadataImage:
         """Return the image with every replayed change; share the areas that did not change."""
         return MetadataImage(
@@ -109,3 +107,19 @@ class MetadataDelta:
             cluster=self.cluster.apply(), topics=self.topics.apply(), configs=self.configs.apply(),
             client_quotas=self.client_quotas.apply(), producer_ids=self.producer_ids, acls=self.acls.apply(),
             scram=self.scram.apply(), delegation_tokens=self.delegation_tokens.apply())
+
+
+# api key -> fn(delta, message, version), one table for every delta (none is built per delta)
+_REPLAY = {
+    0: lambda d, m, v: d.cluster.replay_register_broker(m, v), 1: lambda d, m, v: d.cluster.replay_unregister_broker(m),
+    2: lambda d, m, v: d.topics.replay_topic(m), 3: lambda d, m, v: d.topics.replay_partition(m, v),
+    4: MetadataDelta._replay_configs, 5: lambda d, m, v: d.topics.replay_partition_change(m),
+    7: lambda d, m, v: d.cluster.replay_fence(m, True), 8: lambda d, m, v: d.cluster.replay_fence(m, False),
+    9: MetadataDelta._replay_remove_topic, 10: lambda d, m, v: d.delegation_tokens.replay_token(m, v),
+    11: lambda d, m, v: d.scram.replay_credential(m, v), 12: lambda d, m, v: d.features.replay_feature_level(m),
+    14: MetadataDelta._replay_quotas, 15: MetadataDelta._replay_producer_ids,
+    17: lambda d, m, v: d.cluster.replay_registration_change(m), 18: lambda d, m, v: d.acls.replay_acl(m, v),
+    19: MetadataDelta._replay_remove_acl, 21: lambda d, m, v: d.features.replay_zk_migration_state(m),
+    22: MetadataDelta._replay_remove_scram, 26: MetadataDelta._replay_remove_token,
+    27: lambda d, m, v: d.cluster.replay_register_controller(m, v), 28: lambda d, m, v: d.topics.replay_clear_elr(m),
+}

@@ -1,7 +1,8 @@
 """Build metadata images from files: a snapshot (.checkpoint), a log segment (.log) or a log directory.
 
 Rules:
-- Files are read through storage.log (BatchReader); control batches are skipped, as Kafka's shell does.
+- Files are found, read and pinned by storage.log (metadata_files, BatchReader, SnapshotReader): this module
+  opens no file itself. Control batches are skipped, as Kafka's shell does.
 - A directory loads its newest snapshot (at or before `offset`, when given), then replays the log
   segments after it; `offset` stops the replay after that offset (time travel). A freshly formatted
   directory (no snapshot, no segment) loads its bootstrap.checkpoint.
@@ -10,26 +11,27 @@ Rules:
   position, stored and computed CRC) and skipped, or stops the load (CorruptBatchError) when `strict`.
 - Bulk loads run with the garbage collector off and freeze what they built; memory stays
   proportional to the metadata (partitions stay raw until read), not to the log size.
-- load_file() leaves runs of PartitionRecords of one topic in the file (chunks.py): the image keeps where they
-  are and reads them when a path under the topic is read. Directories (whose segments a running
-  controller may still truncate or delete) keep every record in memory.
+- Every load leaves runs of PartitionRecords of one topic in their file (chunks.py): the image keeps where they
+  are and reads them when a path under the topic is read. The files stay pinned open (PinnedFile) while the
+  image may read them, so a segment a running node deletes meanwhile is still read as it was loaded.
 """
 from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from kraftsman.storage.log.segment import BatchReader, parse_segment_offset
-from kraftsman.storage.log.snapshot import BOOTSTRAP_FILE, SnapshotReader, list_snapshots, parse_snapshot_name
+from kraftsman.storage.log import metadata_files as files
+from kraftsman.storage.log.metadata_files import MetadataFilesError, PinnedFile, PinnedFileError
+from kraftsman.storage.log.segment import BatchReader
+from kraftsman.storage.log.snapshot import SnapshotReader, parse_snapshot_name
 
 from .batch_loader import ImageBuilder
 from .chunks import FileChunk
 from .image import MetadataImage
 from .producer_ids import Provenance
 
-METADATA_PARTITION = "__cluster_metadata-0"
+METADATA_PARTITION = files.METADATA_PARTITION
 PROGRESS_EVERY = 256
 PARTITION_RECORD_HEAD, TOPIC_ID_AT, TOPIC_ID_SIZE = b"\x01\x03", 7, 16
 
@@ -79,17 +81,17 @@ class _Feeder:
     """Feed the batches of files into an ImageBuilder, reporting progress."""
 
     def __init__(self, builder: ImageBuilder, stop_offset: int | None, progress, total_bytes: int,
-                 checks: "CrcChecks | None" = None, in_file: bool = False):
-        self.builder, self.stop_offset, self.progress, self.in_file = builder, stop_offset, progress, in_file
+                 checks: "CrcChecks | None" = None):
+        self.builder, self.stop_offset, self.progress = builder, stop_offset, progress
         self.total_bytes, self.done_bytes, self.warnings = total_bytes, 0, []
         self.checks = checks or CrcChecks()
 
-    def feed_file(self, path: Path, start_offset: int = 0, strict: bool = False) -> bool:
+    def feed_file(self, path, start_offset: int = 0, strict: bool = False) -> bool:
         """Replay one file's data batches from `start_offset`; return False once past the stop offset."""
         reader = BatchReader(path, strict=strict, verify_crc=False)
         return self.feed_batches(reader, reader, start_offset)
 
-    def feed_snapshot(self, path: Path, snapshot_id) -> None:
+    def feed_snapshot(self, path, snapshot_id) -> None:
         """Replay a directory's snapshot, then date the image at the snapshot's end offset."""
         reader = SnapshotReader(path)
         reader.reader.verify_crc = False      # checked batch by batch below, so that a bad one is skipped
@@ -100,16 +102,17 @@ class _Feeder:
 
     def feed_batches(self, batches, reader, start_offset: int) -> bool:
         """Replay data batches, skipping control batches and offsets before `start_offset`."""
-        count, base = 0, self.done_bytes
-        chunk_path = Path(reader.path).absolute() if self.in_file else None
+        count, base, pinned = 0, self.done_bytes, None
         for batch in batches:
             count += 1
             if self.progress is not None and count % PROGRESS_EVERY == 0:
                 self.progress(base + batch.position, self.total_bytes, self.builder.records)
             if batch.is_control or batch.last_offset < start_offset or not self.checks.accept(reader.path, batch):
                 continue
-            if self.in_file and batch.base_offset >= start_offset and self._feed_runs(chunk_path, batch):
-                continue
+            if batch.base_offset >= start_offset and not batch.compression:
+                pinned = pinned or _pin(reader.path)
+                if self._feed_runs(pinned, batch):
+                    continue
             values = batch_values(batch)
             if batch.base_offset < start_offset:
                 values = ((o, v) for o, v in values if o >= start_offset)
@@ -121,8 +124,7 @@ class _Feeder:
             self.warnings.append(f"{reader.path}: stopped at byte {reader.valid_bytes}: {reader.stop_reason}")
         return True
 
-
-    def _feed_runs(self, path, batch) -> bool:
+    def _feed_runs(self, pinned: PinnedFile, batch) -> bool:
         """Replay a whole batch leaving its PartitionRecord runs in the file; False when it cannot be (compressed,
         not shaped as the raft writes, past the stop offset)."""
         if self.stop_offset is not None and batch.last_offset > self.stop_offset:
@@ -133,13 +135,21 @@ class _Feeder:
         position, crc, base = batch.position, batch.crc, batch.base_offset
 
         def chunk_of(start: int, stop: int) -> FileChunk:
-            return FileChunk(path, position, crc, start, stop)
+            return FileChunk(pinned, position, crc, start, stop)
 
         def values_of(start: int, stop: int):
             return list(batch_values(batch))[start:stop]
 
         self.builder.load_runs(runs, chunk_of, values_of, base, batch.partition_leader_epoch, batch.max_timestamp)
         return True
+
+
+def _pin(path) -> PinnedFile:
+    """Return `path` pinned open for the chunks read from it later."""
+    try:
+        return files.pin(path)
+    except PinnedFileError as e:
+        raise LoadError(str(e)) from None
 
 
 class CrcChecks:
@@ -166,74 +176,50 @@ class CrcChecks:
 
 def load_file(path, *, offset: int | None = None, progress=None, on_fault=None, checks=None) -> LoadResult:
     """Load the image held by one file of batches (a .checkpoint snapshot or a .log segment)."""
-    path = Path(path)
+    path = files.as_path(path)
     builder = ImageBuilder(on_fault=on_fault)
-    feeder = _Feeder(builder, offset, progress, _size(path), checks, in_file=True)
+    feeder = _Feeder(builder, offset, progress, files.file_size(path), checks)
     with bulk_loading():
-        feeder.feed_file(path, strict=path.suffix == ".checkpoint")
+        feeder.feed_file(path, strict=files.is_checkpoint(path))
         image = builder.image()
     if feeder.warnings and not builder.records and feeder.total_bytes:
         raise LoadError(f"{path} holds no readable metadata: {feeder.warnings[0].removeprefix(f'{path}: ')}")
     return LoadResult(image, builder.records, [path], builder.faults, feeder.warnings, feeder.checks.corrupt)
 
 
-def partition_directory(directory) -> Path:
+def partition_directory(directory):
     """Return the __cluster_metadata-0 folder of a log directory (or the folder itself)."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise LoadError(f"{directory}: {'not a directory' if directory.exists() else 'No such file or directory'}")
-    inner = directory / METADATA_PARTITION
-    return inner if inner.is_dir() else directory
-
-
-def _plan(pdir: Path, offset: int | None):
-    snapshots = [s for s in list_snapshots(pdir) if offset is None or s.end_offset <= offset + 1]
-    snapshot = snapshots[-1] if snapshots else None
-    segments = sorted(pdir.glob("*.log"), key=parse_segment_offset)
-    start = snapshot.end_offset if snapshot else 0
-    if snapshot is None and (not segments or parse_segment_offset(segments[0]) > 0):
-        first = parse_segment_offset(segments[0]) if segments else None
-        where = "no log segment" if first is None else f"the log starts at offset {first}"
-        raise LoadError(f"{pdir}: no snapshot at or before offset {offset if offset is not None else 'end'} "
-                        f"and {where}")
-    keep = [s for i, s in enumerate(segments)
-            if i + 1 >= len(segments) or parse_segment_offset(segments[i + 1]) > start]
-    return snapshot, keep, start
-
-
-def _bootstrap_only(directory: Path, pdir: Path) -> Path | None:
-    """Return the bootstrap.checkpoint of a freshly formatted directory (no snapshot, no segment), or None."""
-    if list_snapshots(pdir) or any(pdir.glob("*.log")):
-        return None
-    for folder in (directory, pdir, pdir.parent):
-        if (folder / BOOTSTRAP_FILE).is_file():
-            return folder / BOOTSTRAP_FILE
-    return None
+    try:
+        return files.partition_directory(directory)
+    except MetadataFilesError as e:
+        raise LoadError(str(e)) from None
 
 
 def load_directory(directory, *, offset: int | None = None, progress=None, on_fault=None, checks=None) -> LoadResult:
     """Load a metadata log directory: newest usable snapshot, then the log segments after it."""
     pdir = partition_directory(directory)
-    bootstrap = _bootstrap_only(Path(directory), pdir)
+    bootstrap = files.bootstrap_only(directory, pdir)
     if bootstrap is not None:
         return load_file(bootstrap, offset=offset, progress=progress, on_fault=on_fault, checks=checks)
-    snapshot, segments, start = _plan(pdir, offset)
-    files = ([pdir / snapshot.file_name] if snapshot else []) + segments
+    try:
+        plan = files.plan_directory(pdir, offset)
+    except MetadataFilesError as e:
+        raise LoadError(str(e)) from None
     builder = ImageBuilder(on_fault=on_fault)
-    feeder = _Feeder(builder, offset, progress, sum(_size(f) for f in files), checks)
+    feeder = _Feeder(builder, offset, progress, sum(files.file_size(f) for f in plan.files), checks)
     with bulk_loading():
         going = True
-        if snapshot is not None:
-            feeder.feed_snapshot(files[0], snapshot)
-        for segment in segments:
+        if plan.snapshot is not None:
+            feeder.feed_snapshot(plan.snapshot_path, plan.snapshot)
+        for segment in plan.segments:
             if not going:
                 break
-            going = feeder.feed_file(segment, start_offset=start)
+            going = feeder.feed_file(segment, start_offset=plan.start)
         image = builder.image()
     if offset is not None and image.provenance.offset < offset and going:
         feeder.warnings.append(f"offset {offset} is past the end of the log "
                                f"(last offset {image.provenance.offset})")
-    return LoadResult(image, builder.records, files, builder.faults, feeder.warnings, feeder.checks.corrupt)
+    return LoadResult(image, builder.records, plan.files, builder.faults, feeder.warnings, feeder.checks.corrupt)
 
 
 def load(path=None, *, directory=None, offset: int | None = None, progress=None, on_fault=None,
@@ -244,17 +230,9 @@ def load(path=None, *, directory=None, offset: int | None = None, progress=None,
         return load_directory(directory, **options)
     if path is None:
         raise LoadError("nothing to load: give a snapshot file or a directory")
-    path = Path(path)
-    if path.is_dir():
+    if files.is_directory(path):
         return load_directory(path, **options)
     return load_file(path, **options)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 __all__ = ["CorruptBatchError", "CrcChecks", "LoadError", "LoadResult", "load", "load_directory", "load_file",

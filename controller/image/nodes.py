@@ -156,6 +156,22 @@ def _topics(image: MetadataImage) -> Directory:
     })
 
 
+class TopicDirectory(Directory):
+    """A topic's directory, which can also give its whole subtree's text at once (tree_text)."""
+
+    __slots__ = ("topic",)
+
+    def tree_text(self, indent: int) -> str:
+        """Return what printing this directory child by child gives: each child, sorted, as '<name>:' at `indent`
+        and its leaf's text a level deeper; the partitions' texts come straight from their records."""
+        topic = self.topic
+        pad, inner = "  " * indent, "  " * (indent + 1)
+        lines = topic.partition_lines(pad, ":\n" + inner, "\n")
+        lines["name"] = f"{pad}name:\n{inner}{topic.name}\n"
+        lines["id"] = f"{pad}id:\n{inner}{uuid_str(topic.topic_id)}\n"
+        return "".join([lines[name] for name in sorted(lines)])
+
+
 def topic_node(topic) -> Directory:
     """Return a topic's directory: name, id and one leaf per partition."""
     def names():
@@ -170,7 +186,9 @@ def topic_node(topic) -> Directory:
             registration = topic.view_partition(int(name))
             return Leaf(str(registration), (lambda: partition(registration, int(name))) if name.isdigit() else None)
         return None
-    return Directory(names, make, lambda: topic_data(topic))
+    node = TopicDirectory(names, make, lambda: topic_data(topic))
+    node.topic = topic
+    return node
 
 
 # ---------------------------------------------------------------- typed data (--output json|yaml)

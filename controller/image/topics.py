@@ -7,6 +7,8 @@ Rules:
   lazily (partition id at bytes 3-7, topic id at 7-23 of the frame) and decoded on first read.
 - Replaying a partition record for an unknown topic raises ImageReplayError, as Kafka's TopicsDelta.
 - partition() keeps what it decodes (readers come back); write() does not (a snapshot reads everything once).
+- Each TopicsImage answers which partitions have no leader and which a broker is in the ISR of or leads
+  (partition_index), derived from the image it was made from: fencing reads those, not every partition.
 - A topic loaded in bulk from a file may keep its partitions in that file (chunks: see chunks.py) until a
   change to it is replayed; readers see the same `partitions` mapping either way, read from the file and kept
   only among the recently read topics.
@@ -19,8 +21,10 @@ from kraftsman.storage.protocol import codec
 from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metadata_record
 
+from . import partition_text
 from .chunks import recent
 from .errors import ImageReplayError
+from .partition_index import PartitionIndex
 from .partitions import PartitionRegistration, is_minimal, materialize, merge_raw, record_as_written
 
 _PARTITION_ID = struct.Struct(">i").unpack_from
@@ -80,6 +84,13 @@ class TopicImage:
             return materialize(entry)
         return entry
 
+    def partition_lines(self, before: str, middle: str, after: str) -> dict:
+        """Return {partition name: f"{before}{name}{middle}{PartitionRegistration text}{after}"} of every partition
+        without keeping decoded ones (the shell's tree), read straight from the records (partition_text)."""
+        if self._partitions is None:
+            return partition_text.chunk_lines(self.chunks, before, middle, after)
+        return partition_text.lines(self._partitions, before, middle, after)
+
     def _topic_record(self) -> ApiMessageAndVersion:
         return ApiMessageAndVersion(codec.message_class("TopicRecord")(name=self.name, topic_id=self.topic_id), 0)
 
@@ -115,13 +126,37 @@ class TopicImage:
 
 
 class TopicsImage:
-    """All topics, indexed by id and by name."""
+    """All topics, indexed by id and by name; `index` says which partitions have no leader and where each broker is
+    in an ISR or leads (partition_index), built when first read."""
 
-    __slots__ = ("by_id", "by_name")
+    __slots__ = ("by_id", "by_name", "_index", "_derive")
 
-    def __init__(self, by_id: dict | None = None, by_name: dict | None = None):
+    def __init__(self, by_id: dict | None = None, by_name: dict | None = None, derive=None):
         self.by_id = by_id if by_id is not None else {}
         self.by_name = by_name if by_name is not None else {}
+        self._index = None
+        self._derive = derive  # (an earlier image's index or None, topic ids changed since, ids removed since)
+
+    @property
+    def index(self) -> PartitionIndex:
+        """Return the partition index of these topics (derived from an earlier image's when there is one)."""
+        if self._index is None:
+            base, changed, removed = self._derive or (None, (), ())
+            self._index = PartitionIndex.build(self.by_id, base, changed, removed)
+            self._derive = None
+        return self._index
+
+    def derived(self, changed, removed) -> tuple:
+        """Return what an image made from this one by changing and removing these topic ids derives its index from:
+        this index, or what this image would derive its own from; nothing once most topics changed."""
+        if self._index is not None:
+            base, before_changed, before_removed = self._index, (), ()
+        elif self._derive is not None:
+            base, before_changed, before_removed = self._derive
+        else:
+            return None
+        changed, removed = set(before_changed) | set(changed), set(before_removed) | set(removed)
+        return None if len(changed) > max(64, len(self.by_id) // 2) else (base, changed, removed)
 
     def is_empty(self) -> bool:
         """Tell whether there is no topic."""
@@ -259,4 +294,4 @@ class TopicsDelta:
             if old is not None and old.name != topic.name and by_name.get(old.name) is old:
                 del by_name[old.name]
             by_id[topic_id] = by_name[topic.name] = topic
-        return TopicsImage(by_id, by_name)
+        return TopicsImage(by_id, by_name, self.image.derived(self.changed, self.removed))

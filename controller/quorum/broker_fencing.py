@@ -92,9 +92,13 @@ def directories_offline(ctx: ControllerContext, broker_id: int, offline_log_dirs
 
 
 def has_leaderships(image, broker_id: int) -> bool:
-    """Tell whether `broker_id` leads any partition (Kafka's brokersToIsrs.hasLeaderships)."""
-    for topic in image.topics.by_id.values():
-        for partition_id in topic.partitions:
-            if topic.partition(partition_id).leader == broker_id:
+    """Tell whether `broker_id` leads any partition (Kafka's brokersToIsrs.hasLeaderships), among the partitions the
+    image's partition index says it leads."""
+    by_id = image.topics.by_id
+    for topic_id, entry in image.topics.index.entries.items():
+        topic = by_id.get(topic_id)
+        for partition_id in entry.leaders.get(broker_id, ()) if topic is not None else ():
+            registration = topic.partition(partition_id)
+            if registration is not None and registration.leader == broker_id:
                 return True
     return False

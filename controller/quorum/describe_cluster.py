@@ -1,4 +1,4 @@
-"""DescribeCluster (v0-v1) as a controller answers it (Kafka's computeDescribeClusterResponse), read-only.
+"""DescribeCluster (v0-v2) as a controller answers it (Kafka's computeDescribeClusterResponse), read-only.
 
 Rules:
 - cluster_control registers it (DescribeCluster reads the cluster's registrations).
@@ -8,10 +8,14 @@ Rules:
 - EndpointType 1 (brokers, kraftsman's addition: Kafka's controller answers MISMATCHED_ENDPOINT_TYPE):
   the unfenced brokers, as a Kafka broker lists them, at the endpoint named like the request's listener
   (else their first endpoint); ControllerId is a random unfenced broker (ctx.rng), as a broker answers.
+  v2 (Kafka 4.0, KIP-1073): IncludeFencedBrokers lists the fenced brokers too, and IsFenced tells them apart, as
+  a Kafka 4.x broker answers; controllers are never fenced. IsFenced is not sent below v2 (not ignorable).
 - Other types: UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST at v0) with Kafka's message.
 - kraftsman's tagged StartTimeMs (tag 10000) carries a broker's start time from the metadata (the
-  registration's kraftsman tag, image/start_time.py), -1 when unknown; controllers get -1. Real frames
-  decode unchanged.
+  registration's kraftsman tag, image/start_time.py), -1 when unknown; controllers get -1. Tags 10001-10003
+  carry the rest of the registration a reader needs without the log (kafka-cluster describe-brokers, wait,
+  health): BrokerEpoch, IncarnationId and InControlledShutdown; a broker epoch of -1 (the default, a Kafka server)
+  means none of them was sent. Real frames decode unchanged.
 - ClusterAuthorizedOperations stays -2147483648 unless asked; without an authorizer every cluster
   operation is allowed: CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE,
   ALTER, DESCRIBE (AclOperation codes 5, 7, 10, 11, 12, 4, 8).
@@ -40,15 +44,19 @@ def _endpoint(registration, listener: str):
     return next((e for e in endpoints if e.name == listener), endpoints[0] if endpoints else None)
 
 
-def _broker_nodes(ctx: ControllerContext, cls) -> list:
+def _broker_nodes(ctx: ControllerContext, cls, include_fenced: bool) -> list:
     nodes = []
     for broker_id in sorted(ctx.image.cluster.brokers):
         registration = ctx.image.cluster.brokers[broker_id]
-        endpoint = _endpoint(registration, ctx.listener)
-        if not registration.record.fenced and endpoint is not None:
-            nodes.append(cls.DescribeClusterBroker(broker_id=broker_id, host=endpoint.host, port=endpoint.port,
-                                                   rack=registration.record.rack,
-                                                   start_time_ms=registration.start_time_ms))
+        record, endpoint = registration.record, _endpoint(registration, ctx.listener)
+        if (include_fenced or not record.fenced) and endpoint is not None:
+            node = cls.DescribeClusterBroker(broker_id=broker_id, host=endpoint.host, port=endpoint.port,
+                                             rack=record.rack, start_time_ms=registration.start_time_ms,
+                                             broker_epoch=record.broker_epoch, incarnation_id=record.incarnation_id,
+                                             in_controlled_shutdown=bool(record.in_controlled_shutdown))
+            if ctx.api_version >= 2:
+                node.is_fenced = bool(record.fenced)
+            nodes.append(node)
     return nodes
 
 
@@ -62,7 +70,7 @@ def _error(cls, code: int, message: str) -> ControllerResult:
 
 
 def describe_cluster(ctx: ControllerContext, request) -> ControllerResult:
-    """Handle DescribeCluster (v0-v1)."""
+    """Handle DescribeCluster (v0-v2)."""
     cls = codec.message_class("DescribeClusterResponse")
     if fc.metadata_version(ctx.image) < fc.CONTROLLER_REGISTRATION_LEVEL:
         return _error(cls, E.UNSUPPORTED_VERSION, "Direct-to-controller communication is not supported with the "
@@ -75,8 +83,9 @@ def describe_cluster(ctx: ControllerContext, request) -> ControllerResult:
         nodes = _controller_nodes(ctx, cls)
         controller_id = ctx.leader_id
     else:
-        nodes = _broker_nodes(ctx, cls)
-        controller_id = ctx.rng.choice(nodes).broker_id if nodes else -1
+        nodes = _broker_nodes(ctx, cls, ctx.api_version >= 2 and request.include_fenced_brokers)
+        alive = [n.broker_id for n in nodes if not n.is_fenced]
+        controller_id = ctx.rng.choice(alive) if alive else -1
     if controller_id not in {n.broker_id for n in nodes}:
         controller_id = -1
     operations = authorized_operations() if request.include_cluster_authorized_operations else NOT_REQUESTED

@@ -10,6 +10,8 @@ Rules:
 - Fenced or shutting-down broker: it leaves every ISR it is in (never emptying one: the last member stays,
   the leader becomes -1) and loses leadership to the first acceptable ISR replica in replica order.
 - Unfenced broker: every leaderless partition whose ISR holds an acceptable replica elects it.
+- The hooks read the partitions the image's partition index names (leaderless ones, a broker's ISRs), as Kafka
+  reads its BrokersToIsrs, not every partition.
 """
 from __future__ import annotations
 
@@ -64,12 +66,19 @@ def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:
     return ControllerResult(records, cls(throttle_time_ms=0, error_code=0, replica_election_results=out))
 
 
-def _updates(ctx: ControllerContext, remove: int, add: int, wanted) -> list:
-    """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects, by topic name."""
+def _updates(ctx: ControllerContext, remove: int, add: int, wanted, candidates: dict) -> list:
+    """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects among `candidates`
+    ({topic id: partition ids} from the image's partition index), by topic name then partition id."""
+    topics = ctx.image.topics
+    named = sorted((topics.by_id[t].name, t) for t in candidates if t in topics.by_id)
     selected = []
-    for name in sorted(ctx.image.topics.by_name):
-        topic = ctx.image.topics.by_name[name]
-        selected += [(topic, pid) for pid in sorted(topic.partitions) if wanted(topic.partition(pid))]
+    for name, topic_id in named:
+        topic = topics.by_id[topic_id]
+        if topics.by_name.get(name) is not topic:
+            continue
+        partitions = topic.partitions
+        selected += [(topic, pid) for pid in sorted(candidates[topic_id])
+                     if pid in partitions and wanted(topic.partition(pid))]
     return leave_isr(ctx, remove, add, selected)
 
 
@@ -96,14 +105,14 @@ def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions) -> list
 
 def on_broker_fenced(ctx: ControllerContext, broker_id: int) -> list:
     """Return the PartitionChangeRecords for a broker being fenced (Kafka's handleBrokerFenced)."""
-    return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr)
+    return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr, ctx.image.topics.index.in_isr(broker_id))
 
 
 def on_controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:
     """Return the PartitionChangeRecords for a broker entering controlled shutdown."""
-    return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr)
+    return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr, ctx.image.topics.index.in_isr(broker_id))
 
 
 def on_broker_unfenced(ctx: ControllerContext, broker_id: int) -> list:
     """Return the PartitionChangeRecords for a broker being unfenced: leaderless partitions elect a leader."""
-    return _updates(ctx, NO_LEADER, broker_id, lambda p: p.leader == NO_LEADER)
+    return _updates(ctx, NO_LEADER, broker_id, lambda p: p.leader == NO_LEADER, ctx.image.topics.index.leaderless())

@@ -10,6 +10,13 @@ Rules:
   With high_watermark_linger_ms > 0 a change alone leaves parked fetches owed it for up to that long (the
   next records carry it: a single-record commit costs one fetch round, not two); drivers may answer sooner.
 - Check quorum: the leader resigns when no majority of voters fetched within 1.5 fetch timeouts.
+- A Fetch from a negative replica id (messages.fetch_replica_id: a non-replica such as kafka-cluster's reads or
+  the live shell) is served but leaves no state, as Kafka's LeaderState.updateReplicaState ignores it: no
+  replica row (DescribeQuorum lists no observer for it), no check-quorum or high-watermark effect. Parked, it
+  is keyed by its correlation id, and it is owed nothing when the high watermark moves alone (nothing says
+  what it knows): records, any high-watermark change or MaxWaitMs answer it.
+- Kafka's validation of a Fetch: MaxWaitMs, FetchOffset or LastFetchedEpoch negative, or LastFetchedEpoch
+  above CurrentLeaderEpoch -> INVALID_REQUEST.
 - The follower's side is follower.py; the two share nothing but the messages.
 """
 from __future__ import annotations
@@ -174,36 +181,46 @@ def on_fetch_request(node, env) -> None:
         node.reply(env, msg.fetch_response(Errors.INCONSISTENT_CLUSTER_ID))
         return
     part = msg.partition_of(body)
-    if part.fetch_offset < 0 or part.last_fetched_epoch < 0 or part.last_fetched_epoch > part.current_leader_epoch \
-            or body.replica_state.replica_id < 0:
+    if body.max_wait_ms < 0 or part.fetch_offset < 0 or part.last_fetched_epoch < 0 \
+            or part.last_fetched_epoch > part.current_leader_epoch:
         node.reply(env, msg.fetch_response(Errors.INVALID_REQUEST))
         return
     error = leader_only_error(node, part.current_leader_epoch)
     if error != Errors.NONE:
         _refuse_fetch(node, env, error, -1 if node.leader_id is None else node.leader_id)
         return
-    replica_id = body.replica_state.replica_id
-    _note_voter_fetch(node, replica_id)
+    replica_id = msg.fetch_replica_id(body)
+    if replica_id >= 0:
+        _note_voter_fetch(node, replica_id)
     status = validate_offset(node, part.fetch_offset, part.last_fetched_epoch)
     if status[0] != "valid":
         _reply_fetch(node, env, **{status[0] if status[0] == "diverging" else "snapshot_id": status[1]})
         return
-    rs = _record_replica(node, replica_id, part)
-    update_high_watermark(node)
-    if node.leader_state is None:  # the commit removed this leader, which resigned
-        _refuse_fetch(node, env, Errors.NOT_LEADER_OR_FOLLOWER, node.node_id)
-        return
-    hw_news = node.leader_state.shown_high_watermark(node.high_watermark) > rs.sent_hw
+    hw_news = False
+    if replica_id >= 0:
+        rs = _record_replica(node, replica_id, part)
+        update_high_watermark(node)
+        if node.leader_state is None:  # the commit removed this leader, which resigned
+            _refuse_fetch(node, env, Errors.NOT_LEADER_OR_FOLLOWER, node.node_id)
+            return
+        hw_news = node.leader_state.shown_high_watermark(node.high_watermark) > rs.sent_hw
     if part.fetch_offset >= node.log.end_offset and body.max_wait_ms > 0 and (
             not hw_news or node.cfg.high_watermark_linger_ms > 0):
-        old = node.leader_state.parked.pop(replica_id, None)
-        if old is not None:
-            _answer_fetch(node, old[0])
-        node.leader_state.parked[replica_id] = (env, node.now + body.max_wait_ms)
-        if hw_news:
-            _owe_high_watermark(node)
+        _park(node, env, replica_id if replica_id >= 0 else ("non-replica", env.correlation_id), hw_news)
         return
     _answer_fetch(node, env)
+
+
+def _park(node, env, key, hw_news: bool) -> None:
+    """Hold a fetch at the log end until records, a high-watermark change or its MaxWaitMs (a replica's newer
+    fetch answers its older one at once)."""
+    ls = node.leader_state
+    old = ls.parked.pop(key, None)
+    if old is not None:
+        _answer_fetch(node, old[0])
+    ls.parked[key] = (env, node.now + env.body.max_wait_ms)
+    if hw_news:
+        _owe_high_watermark(node)
 
 
 def _record_replica(node, replica_id: int, part) -> None:
@@ -233,7 +250,9 @@ def _answer_fetch(node, env) -> None:
     """Answer a validated fetch with the records from its offset (maybe none)."""
     part = env.body.topics[0].partitions[0]
     ls = node.leader_state
-    ls.replica(env.body.replica_state.replica_id).sent_hw = ls.shown_high_watermark(node.high_watermark)
+    replica_id = msg.fetch_replica_id(env.body)
+    if replica_id >= 0:
+        ls.replica(replica_id).sent_hw = ls.shown_high_watermark(node.high_watermark)
     records = b""
     if part.fetch_offset < node.log.end_offset:
         limit = min(env.body.max_bytes, part.partition_max_bytes or env.body.max_bytes)
@@ -258,7 +277,8 @@ def on_fetch_snapshot_request(node, env) -> None:
     if error != Errors.NONE:
         node.reply(env, msg.fetch_snapshot_response(Errors.NONE, error, leader, node.epoch, sid))
         return
-    _note_voter_fetch(node, body.replica_id)
+    if body.replica_id >= 0:
+        _note_voter_fetch(node, body.replica_id)
     data = S.chunk(snap, part.position, min(body.max_bytes, node.cfg.snapshot_chunk_bytes))
     node.reply(env, msg.fetch_snapshot_response(Errors.NONE, Errors.NONE, leader, node.epoch, sid, len(snap.data),
                                                 part.position, data))

@@ -141,6 +141,12 @@ def fetch_request(cluster_id, replica_id, epoch, fetch_offset, last_fetched_epoc
                topics=[cls.FetchTopic(topic_id=METADATA_TOPIC_ID, partitions=[part])])
 
 
+def fetch_replica_id(body) -> int:
+    """Return the replica id a Fetch request names (Kafka's FetchRequest.replicaId): ReplicaId when it is not -1
+    (v0-v14 carry it), else ReplicaState.ReplicaId (v15+); negative means a non-replica (a consumer, a reader)."""
+    return body.replica_id if body.replica_id != -1 else body.replica_state.replica_id
+
+
 def fetch_response(error, part_error=Errors.NONE, leader_id=-1, leader_epoch=-1, high_watermark=-1, records=b"",
                    diverging=None, snapshot_id=None, log_start_offset=-1):
     cls = M["FetchResponse"]

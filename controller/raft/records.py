@@ -24,6 +24,7 @@ LeaderChangeMessage = codec.message_class("LeaderChangeMessage")
 KRaftVersionRecord = codec.message_class("KRaftVersionRecord")
 _PREFIX = struct.Struct(">qiib")  # base offset, batch length, partition leader epoch, magic
 _CRC = struct.Struct(">I")
+_LENGTH = struct.Struct(">i")
 _TABLE_SIZE = 1 << 14
 _VARINT = [varint_bytes(i) for i in range(_TABLE_SIZE)]
 
@@ -88,6 +89,20 @@ def split_batches(buf: bytes) -> list[Batch]:
         out.append(Batch(data))
         pos = stop
     return out
+
+
+def complete_batches_end(buf) -> int:
+    """Return where the last whole batch of `buf` ends (batches from byte 0; a batch cut short is left out, and a
+    length no batch can have ends it all, for split_batches to refuse)."""
+    pos, end = 0, len(buf)
+    while end - pos >= B.LOG_OVERHEAD:
+        length = _LENGTH.unpack_from(buf, pos + 8)[0]
+        if length < B.RECORD_BATCH_OVERHEAD - B.LOG_OVERHEAD:
+            return end
+        if pos + B.LOG_OVERHEAD + length > end:
+            break
+        pos += B.LOG_OVERHEAD + length
+    return pos
 
 
 def snapshot_timestamp(data: bytes) -> int | None:

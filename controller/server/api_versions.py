@@ -5,7 +5,8 @@ Rules:
   schema kraftsman does not carry yet is left out at import time (never a crash), so the list grows as
   schemas land. Kafka 3.9's own controller list (the golden ApiVersions frames) is the test oracle.
 - Metadata is served by kraftsman's controller for admin clients (KIP-919 style); Kafka 3.9's controller
-  does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1. Envelope (forwarding,
+  does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1, and DescribeCluster to
+  v2 (KIP-1073, Kafka 4.0's IncludeFencedBrokers) where 3.9 stops at v1. Envelope (forwarding,
   KIP-590) is unwrapped by the Listener itself. Not served, though Kafka 3.9's controller lists them:
   ControlledShutdown (ZooKeeper brokers during a migration) and DescribeDelegationToken (brokers answer it
   from their own token cache; no broker forwards it).

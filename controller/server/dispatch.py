@@ -10,7 +10,8 @@ Rules:
   would become the standby's, and a write a broker forwarded in an Envelope (Kafka's controllers never relay
   one; the broker finds the active controller itself): those are NOT_CONTROLLER.
 - An answer is returned at once when it is ready (a refusal, a read, a Raft request the core answers in the
-  same step), else as a future completed by the core's reply or the write's commit: no task per request.
+  same step), else as an answers.Reply completed by the core's reply or the write's commit: no task and no loop
+  hop per request.
 - The Dispatcher reads the process's parts (driver, quorum controller, authorizer, forwarder) through the
   server when a request arrives, since the server builds them in start(); it owns no state of its own.
 """
@@ -22,6 +23,7 @@ from kraftsman.controller.quorum import error_responses as errors
 from kraftsman.storage.protocol.errors import Errors
 
 from . import raft_wire, token_requests
+from .answers import Reply
 from .authorizer import filter_metadata, request_denial, request_principal
 
 RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
@@ -100,10 +102,9 @@ class Dispatcher:
         server.driver.request(env, reply)
         if now:
             return finish(now[0])
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        timer = loop.call_later((server.config.request_timeout_ms + 1000) / 1000,
-                                lambda: future.done() or future.set_result(None))
+        future = Reply()
+        timer = asyncio.get_running_loop().call_later((server.config.request_timeout_ms + 1000) / 1000,
+                                                      future.set_result, None)
         return future
 
     def write(self, name: str, version: int, body, client_id: str | None = None,
@@ -114,7 +115,7 @@ class Dispatcher:
         if not server.driver.is_active:
             return self.forward(name, version, body, client_id)
         result = server.quorum.handle(name, server.context(version, pending=True, principal=principal), body)
-        future = asyncio.get_running_loop().create_future()
+        future = Reply()
 
         def committed(error) -> None:
             if not future.done():

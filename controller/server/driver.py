@@ -5,9 +5,10 @@ Rules:
   send, load a snapshot, apply committed batches, write a snapshot if due, then advance().
 - A leader may fsync in a background thread (`background`), one job at a time: appends go on meanwhile
   and its log end counts once the job is done; followers always flush before they acknowledge.
-- Except that a leader sends before it flushes: its messages carry data to followers (and votes it
-  already persisted), and its own log end counts toward the high watermark only once flushed, so
-  replication and the leader's fsync overlap (as Raft allows) and a commit costs one fsync in series.
+- Except that a leader does not wait for its flush before it sends: it starts the fsync in the background, then
+  sends (its messages carry data to followers, and votes it already persisted), and its own log end counts
+  toward the high watermark only once flushed, so replication and the leader's fsync overlap (as Raft
+  allows) and a commit costs one fsync in series.
 - A high watermark the core leaves owed to parked fetches (RaftConfig.high_watermark_linger_ms) is
   released through `defer` once the linger runs out, unless records carried it before.
 - No asyncio here: time arrives through tick(), messages through step(), replies and commit
@@ -153,13 +154,16 @@ class RaftDriver:
             if rd.quorum_state is not None:
                 self._persist_qs(rd.quorum_state, rd.data_version)
             early = node.is_leader()  # a leader's data may travel before its own flush (see Rules)
-            if early:
-                self._send_all(rd.messages)
             if rd.flush and early and self._background is not None:
-                self._flush_in_background(rd)
-            elif rd.flush:
-                node.log.flush()
-            if not early:
+                self._flush_in_background(rd)  # first: the fsync thread starts while the messages are sent
+                self._send_all(rd.messages)
+            elif early:
+                self._send_all(rd.messages)
+                if rd.flush:
+                    node.log.flush()
+            else:
+                if rd.flush:
+                    node.log.flush()
                 self._send_all(rd.messages)
             if rd.load_snapshot is not None:
                 self.state.load_snapshot(rd.load_snapshot)

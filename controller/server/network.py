@@ -21,9 +21,10 @@ Rules:
   error NOT_CONTROLLER, as Kafka's RequestChannel does, so that the broker retries at the active controller.
 - Requests may be processed concurrently (up to `max_in_flight` per connection) but responses leave
   in request order; a handler returning None sends nothing for that request.
-- The handler is called as soon as its request is read. An answer it returns at once is written at once
-  when nothing is queued before it (no task, no hop through the write loop); an awaitable answer is
-  awaited by the write loop in its turn.
+- The handler is called as soon as its request is read. Each request takes a slot in the answer order; an
+  answer is written as soon as it and every answer before it are there: at once when the handler answered
+  at once or completes a Reply (set on the loop's thread, handed on without a loop hop), else when its
+  task or future is done. Reading pauses while max_in_flight answers wait or the socket's send buffer is full.
 - A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
   that connection.
 - A connection with no bytes either way and nothing in flight for idle_timeout_ms is closed.
@@ -37,6 +38,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import itertools
 import logging
@@ -49,9 +51,11 @@ from kraftsman.storage.protocol.errors import Errors
 
 from . import api_versions as api_versions_mod
 from . import sasl_server
+from .answers import Reply, Slot
 
 log = logging.getLogger("kraftsman.server")
 API_VERSIONS, ENVELOPE = framing.API_VERSIONS_KEY, 58
+_WRITE_BUFFER_HIGH = 1 << 20  # stop reading requests while more than this waits to be sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,24 +178,30 @@ class _ServerConnection:
         self.connection_id = f"{local[0]}:{local[1]}-{self.peer[0]}:{self.peer[1]}-{index}"
         self.loop = asyncio.get_running_loop()
         self.last_active = self.loop.time()
-        self.pending: asyncio.Queue = asyncio.Queue(maxsize=max(1, listener.max_in_flight))
+        self.slots: collections.deque[Slot] = collections.deque()  # requests not answered yet, in order
+        self.room = asyncio.Event()   # set while fewer than max_in_flight requests wait for their answers
+        self.room.set()
+        self.finished = self.loop.create_future()  # set when the connection must end (its last answer sent)
         self.done = self.loop.create_future()
-        self.in_flight = 0
-        self._writing = False  # the write loop holds an item (maybe awaiting its answer)
         self._tasks: list[asyncio.Task] = []
         security = listener.security
         self.sasl = security.session() if security is not None else None
         self.principal = security.principal(writer) if security is not None else "User:ANONYMOUS"
 
+    @property
+    def in_flight(self) -> int:
+        """Return how many requests wait for their answer."""
+        return len(self.slots)
+
     def idle_since(self, limit: float) -> bool:
         """Tell whether nothing moved since `limit` (loop time) and no request is in flight."""
-        return self.last_active < limit and self.in_flight == 0
+        return self.last_active < limit and not self.slots
 
     async def run(self) -> None:
         """Serve until the client leaves, a rule closes the connection, or the listener closes."""
-        self._tasks = [self.loop.create_task(self._read_loop()), self.loop.create_task(self._write_loop())]
+        self._tasks = [self.loop.create_task(self._read_loop())]
         try:
-            await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait([self._tasks[0], self.finished], return_when=asyncio.FIRST_COMPLETED)
         finally:
             self.close()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -199,13 +209,13 @@ class _ServerConnection:
                 self.done.set_result(None)
 
     def close(self) -> None:
-        """Cancel the read/write loops and in-flight handlers; close the socket."""
+        """Cancel the read loop and the answers not sent yet; close the socket."""
         for task in self._tasks:
             task.cancel()
-        while not self.pending.empty():
-            item = self.pending.get_nowait()
-            if isinstance(item, (asyncio.Future, _Pending)):
-                item.cancel()
+        while self.slots:
+            self.slots.popleft().cancel()
+        if not self.finished.done():
+            self.finished.set_result(None)
         self.writer.close()
 
     async def _read_frame(self) -> bytes | None:
@@ -230,23 +240,84 @@ class _ServerConnection:
 
     async def _read_loop(self) -> None:
         while True:
+            if len(self.slots) >= self.listener.max_in_flight:
+                self.room.clear()
+                await self.room.wait()
+            if self.writer.transport.get_write_buffer_size() > _WRITE_BUFFER_HIGH:
+                await self.writer.drain()
             frame = await self._read_frame()
             if frame is None:
                 return
             item = self._dispatch(frame)
             if item is None:
                 return
-            if isinstance(item, bytes) and self._write_now(item):
-                continue
-            self.in_flight += 1
-            try:
-                await self.pending.put(item)
-            except asyncio.CancelledError:
-                if isinstance(item, asyncio.Task):
-                    item.cancel()
-                raise
+            self._answer(item)
             if isinstance(item, _Last):
-                await asyncio.Event().wait()  # the write loop ends the connection after sending it
+                await asyncio.Event().wait()  # the connection ends once that answer is sent
+
+    def _answer(self, item) -> None:
+        """Give the request its slot in the answer order; the answer is written as soon as it and every answer
+        before it are there: at once when the handler answered at once, else when its Reply is set (no task, no
+        loop hop) or its task or future is done."""
+        slot = Slot(item)
+        self.slots.append(slot)
+        if isinstance(item, bytes):
+            slot.fill(item)
+            self._send_ready()
+        elif isinstance(item, _Pending) and isinstance(item.future, Reply):
+            item.future.when_done(lambda answer: self._settle(slot, item.ctx, answer))
+        elif isinstance(item, _Last):
+            slot.waiting = self.loop.create_task(asyncio.sleep(self.listener.security.failure_delay_ms / 1000))
+            slot.waiting.add_done_callback(lambda _: self._settle_data(slot, item.data))
+        else:
+            slot.waiting = item.future if isinstance(item, _Pending) else item
+            slot.waiting.add_done_callback(lambda f: self._settle_done(slot, item, f))
+
+    def _settle_done(self, slot: "Slot", item, future) -> None:
+        """Take the outcome of an answer's task or future (a failure closes the connection)."""
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            self._failed(error)
+            self.close()
+            return
+        ctx, answer = (item.ctx, future.result()) if isinstance(item, _Pending) else future.result()
+        self._settle(slot, ctx, answer)
+
+    def _settle(self, slot: "Slot", ctx: RequestContext, answer) -> None:
+        """Encode a request's answer into its slot and send what is ready (None: nothing to send)."""
+        if slot.cancelled:
+            return
+        try:
+            data = b"" if answer is None else framing.encode_response(ctx.api_key, ctx.api_version,
+                                                                       ctx.correlation_id, answer)
+        except Exception as e:
+            self._failed(e)
+            self.close()
+            return
+        self._settle_data(slot, data)
+
+    def _settle_data(self, slot: "Slot", data: bytes) -> None:
+        if not slot.cancelled:
+            slot.fill(data)
+            self._send_ready()
+
+    def _send_ready(self) -> None:
+        """Write the answers at the head of the order that are ready."""
+        slots, wrote = self.slots, False
+        while slots and slots[0].ready:
+            slot = slots.popleft()
+            if slot.data:
+                self.writer.write(slot.data)
+                wrote = True
+            if isinstance(slot.item, _Last):
+                self.close()
+                return
+        if wrote:
+            self.last_active = self.loop.time()
+        if len(slots) < self.listener.max_in_flight:
+            self.room.set()
 
     def _dispatch(self, frame: bytes):
         """Return bytes to send, a task producing (ctx, body), or None to close the connection."""
@@ -271,7 +342,7 @@ class _ServerConnection:
             return self.loop.create_task(self._handle(ctx, body))
         try:
             answer = self.listener.handler(ctx, body)
-            if isinstance(answer, asyncio.Future):
+            if isinstance(answer, (asyncio.Future, Reply)):
                 return _Pending(ctx, answer)
             if inspect.isawaitable(answer):
                 return self.loop.create_task(_settled(ctx, answer))
@@ -279,15 +350,6 @@ class _ServerConnection:
                                                                      ctx.correlation_id, answer)
         except Exception as e:
             return self._failed(e)
-
-    def _write_now(self, data: bytes) -> bool:
-        """Write an answer at once if nothing waits before it and the socket keeps up; return whether it did."""
-        if self._writing or not self.pending.empty() or self.writer.transport.get_write_buffer_size():
-            return False
-        if data:
-            self.writer.write(data)
-            self.last_active = self.loop.time()
-        return True
 
     def _failed(self, e: Exception) -> None:
         log.error("%s: closing %s: request failed: %s: %s", self.listener.name, self.connection_id,
@@ -350,44 +412,13 @@ class _ServerConnection:
         frame = framing.encode_response(info.api_key, header.request_api_version, header.correlation_id, response)
         return Envelope(response_data=frame[4:], error_code=0)
 
-    async def _write_loop(self) -> None:
-        while True:
-            item = await self.pending.get()
-            self._writing = True
-            try:
-                data = item if isinstance(item, bytes) else await self._response_bytes(item)
-                if data is None:
-                    continue
-                self.writer.write(data)
-                await self.writer.drain()
-                self.last_active = self.loop.time()
-                if isinstance(item, _Last):
-                    return
-            finally:
-                self.in_flight -= 1
-                self._writing = False
-
-    async def _response_bytes(self, task) -> bytes | None:
-        if isinstance(task, _Last):
-            await asyncio.sleep(self.listener.security.failure_delay_ms / 1000)  # Kafka's delayed failure
-            return task.data
-        try:
-            ctx, response = (task.ctx, await task.future) if isinstance(task, _Pending) else await task
-            if response is None:
-                return None
-            return framing.encode_response(ctx.api_key, ctx.api_version, ctx.correlation_id, response)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            self._failed(e)
-            raise _Close from None
 
 
 LISTENER_APIS = frozenset({API_VERSIONS, ENVELOPE, sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE})
 
 
 class _Pending:
-    """Pair a request with the future of its answer (awaited by the write loop in its turn)."""
+    """Pair a request with the Reply or future of its answer."""
 
     __slots__ = ("ctx", "future")
 
@@ -430,10 +461,6 @@ class _Last:
 
     def __init__(self, data: bytes):
         self.data = data
-
-
-class _Close(Exception):
-    """Stop a connection's write loop (the reason was logged)."""
 
 
 def _tells_not_controller(api_name: str, response) -> bool:

@@ -38,6 +38,7 @@ from . import controller_registration, local_storage
 from .config import ControllerConfig
 from .dispatch import Dispatcher
 from .driver import RaftDriver
+from .flusher import Flusher
 from .forwarding import WriteForwarder
 from .metadata_state import MetadataState
 from .peer_endpoints import PeerEndpoints
@@ -72,6 +73,7 @@ class ControllerServer:
         self._flush_scheduled = False
         self._stopping = False
         self.forwarder = None  # forwarding.WriteForwarder, once started
+        self._flusher = None  # flusher.Flusher: the fsync thread, once the first fsync job comes
         self.endpoints = None  # peer_endpoints.PeerEndpoints, once the node is open
         self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
         self.registration = None  # controller_registration.SelfRegistration, once the listeners are bound
@@ -103,19 +105,26 @@ class ControllerServer:
         return node
 
     def _background(self, fn, done, what: str = "job") -> None:
-        """Run fn() in the default thread pool, then done() on the event loop; a failed `what` (fsync,
-        snapshot) stops the node."""
+        """Run fn() in another thread, then done() on the event loop; a failed `what` (fsync, snapshot) stops
+        the node. Fsync jobs run on the flusher thread (one hop back), the others in the default thread pool."""
         loop = asyncio.get_running_loop()
+        if what == "fsync":
+            if self._flusher is None:
+                self._flusher = Flusher(loop, self._background_failed)
+            self._flusher.submit(fn, done, what)
+            return
         future = loop.run_in_executor(None, fn)
 
         def finished(f) -> None:
             if f.cancelled() or f.exception() is not None:
-                log.error("node %d: background %s failed: %s", self.config.node_id, what,
-                          "cancelled" if f.cancelled() else f.exception())
-                self._fail(f"background {what} failed")  # a log we cannot make durable must not serve
+                self._background_failed(what, "cancelled" if f.cancelled() else f.exception())
                 return
             done()
         future.add_done_callback(finished)
+
+    def _background_failed(self, what: str, error) -> None:
+        log.error("node %d: background %s failed: %s", self.config.node_id, what, error)
+        self._fail(f"background {what} failed")  # a log we cannot make durable must not serve
 
     def advertised_host(self) -> str:
         host = self.config.controller_listener().host
@@ -286,7 +295,7 @@ class ControllerServer:
             image=d.state.pending if pending else d.state.committed, now_ms=d.node.now, api_version=api_version,
             next_offset=d.next_offset(), cluster_id=self.identity.cluster_id, node_id=self.config.node_id,
             leader_id=d.node.leader_id if d.node.leader_id is not None else -1,
-            controllers=self.controller_nodes(listener), config=self.quorum.config, rng=self.rng,
+            controllers=_Controllers(lambda: self.controller_nodes(listener)), config=self.quorum.config, rng=self.rng,
             kraft_version=d.node.kraft_version, principal=principal)
 
     def controller_nodes(self, listener: str | None = None) -> tuple[ControllerNode, ...]:
@@ -351,3 +360,26 @@ class ControllerServer:
             task.cancel()
         if self.driver is not None and not self.driver.stopped:
             self.driver.stop()
+        if self._flusher is not None:
+            self._flusher.close()
+
+
+class _Controllers:
+    """ControllerContext.controllers, worked out when a handler first reads it (most never do: a write's context
+    is built for every request)."""
+
+    __slots__ = ("_make", "_nodes")
+
+    def __init__(self, make):
+        self._make, self._nodes = make, None
+
+    def _all(self) -> tuple:
+        if self._nodes is None:
+            self._nodes = tuple(self._make())
+        return self._nodes
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())

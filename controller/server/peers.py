@@ -156,9 +156,18 @@ class PeerLink:
 
     def _send(self, conn: Connection, env: Envelope) -> None:
         api = raft_wire.api_name(env)
+        waiting: list = []  # the timer, once the request counts as sent
+
+        def answered(body, error) -> None:
+            if waiting:
+                waiting[0].cancel()
+                self.sending -= 1
+                self.slot_free.set()
+            if error is None:
+                self.router._deliver(self.peer_id, env, body)
         try:
             version = conn.pick_version(api, self._wanted_version(api))
-            future = conn.send(api, version, raft_wire.wire_body(env, version))
+            answer = conn.send_to(api, version, raft_wire.wire_body(env, version), answered)
         except raft_wire.PreVoteUnsupported as e:
             self._answer_unsupported_pre_vote(env, str(e))
             return
@@ -166,9 +175,9 @@ class PeerLink:
             log.debug("raft %d: cannot send %r to node %d: %s", self.router.node_id, env, self.peer_id, e)
             self.router.dropped += 1
             return
-        self.sending += 1
-        timer = self.loop.call_later(self.router.request_timeout_ms / 1000, future.cancel)
-        future.add_done_callback(lambda f: self._done(f, env, timer))
+        if not answer.done():  # answered with the request's answer as the connection reads it (no loop hop)
+            self.sending += 1
+            waiting.append(self.loop.call_later(self.router.request_timeout_ms / 1000, answer.expire))
 
     def _wanted_version(self, api: str) -> int:
         wanted = raft_wire.WIRE_VERSIONS[api]
@@ -183,11 +192,3 @@ class PeerLink:
                      "the election runs without pre-vote, as Kafka 4.0 does", self.router.node_id, self.peer_id, reason)
         body = raft_wire.unsupported_vote_response()
         self.loop.call_soon(self.router._deliver, self.peer_id, env, body)
-
-    def _done(self, future: asyncio.Future, env: Envelope, timer: asyncio.TimerHandle) -> None:
-        timer.cancel()
-        self.sending -= 1
-        self.slot_free.set()
-        if future.cancelled() or future.exception() is not None:
-            return
-        self.router._deliver(self.peer_id, env, future.result())

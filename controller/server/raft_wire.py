@@ -7,8 +7,8 @@ Rules:
   into a real vote.
 - Inbound requests are accepted at any version our schemas decode: the generated class is one per
   message, so fields an older version lacks keep their defaults (as Kafka's generated Data classes do).
-- `src` comes from the body (Vote: candidate_id, Begin/EndQuorumEpoch: leader_id, Fetch:
-  replica_state.replica_id (v15+) else replica_id, FetchSnapshot: replica_id, others: -1); `dst` is us.
+- `src` comes from the body (Vote: candidate_id, Begin/EndQuorumEpoch: leader_id, Fetch: Kafka's
+  FetchRequest.replicaId rule, messages.fetch_replica_id; FetchSnapshot: replica_id, others: -1); `dst` is us.
 - Endpoints travel as Kafka sends them (KIP-853): every Raft response that names a leader carries that
   leader's endpoint in its NodeEndpoints tagged field (Fetch v16+, Vote/Begin/EndQuorumEpoch/FetchSnapshot
   v1+; Kafka's RaftUtil), and Begin/EndQuorumEpoch requests carry the leader's LeaderEndpoints. A replica
@@ -68,10 +68,7 @@ def request_src(api: str, body) -> int:
     if api in ("BeginQuorumEpoch", "EndQuorumEpoch"):
         return _first_partition(body, "leader_id")
     if api == "Fetch":
-        state = getattr(body, "replica_state", None)
-        if state is not None and state.replica_id >= 0:
-            return state.replica_id
-        return getattr(body, "replica_id", -1)
+        return messages.fetch_replica_id(body)
     if api == "FetchSnapshot":
         return body.replica_id
     return -1

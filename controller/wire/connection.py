@@ -7,6 +7,8 @@ Rules:
   its timeout raises RequestTimeout (an asyncio.TimeoutError); a dead socket fails every waiter with
   ConnectionClosed (a ConnectionError); pick_version raises UnsupportedVersion, and a body that does
   not encode raises FramingError before anything is sent.
+- send_to() hands a response to a callback as soon as it is read (an Answer: no future, no loop hop), for a
+  caller on the loop's thread that must act at once (the Raft peers).
 - `negotiate()` sends ApiVersions at our highest version with client software name/version; on
   UNSUPPORTED_VERSION it retries at the highest version the server's v0 answer lists (KIP-511).
 """
@@ -47,10 +49,47 @@ class UnsupportedVersion(ValueError):
 
 
 def _api_by_name(api_name: str) -> framing.ApiInfo:
-    for info in framing.api_registry().values():
-        if info.name == api_name:
-            return info
-    raise UnsupportedVersion(f"unknown API {api_name!r}")
+    info = _API_BY_NAME.get(api_name)
+    if info is None:
+        for info in framing.api_registry().values():
+            if info.name == api_name:
+                _API_BY_NAME[api_name] = info
+                return info
+        raise UnsupportedVersion(f"unknown API {api_name!r}")
+    return info
+
+
+_API_BY_NAME: dict[str, framing.ApiInfo] = {}
+
+
+class Answer:
+    """A request's answer handed to a callback as soon as it is read: callback(body, None), or callback(None,
+    error) when the connection fails or expire() runs first; no future, no loop hop (Connection.send_to)."""
+
+    __slots__ = ("_callback", "_drop")
+
+    def __init__(self, callback, drop):
+        self._callback, self._drop = callback, drop
+
+    def done(self) -> bool:
+        """Tell whether the answer was given (or the wait given up)."""
+        return self._callback is None
+
+    def set_result(self, body) -> None:
+        callback, self._callback = self._callback, None
+        if callback is not None:
+            callback(body, None)
+
+    def set_exception(self, error) -> None:
+        callback, self._callback = self._callback, None
+        if callback is not None:
+            callback(None, error)
+
+    def expire(self, error: Exception | None = None) -> None:
+        """Give up waiting: the callback gets `error` (a RequestTimeout by default), a late answer is dropped."""
+        if self._callback is not None:
+            self._drop()
+            self.set_exception(error or RequestTimeout("no response in time"))
 
 
 class Connection:
@@ -94,6 +133,19 @@ class Connection:
         future.add_done_callback(lambda _f: self._waiters.pop(cid, None))
         self.writer.write(frame)
         return future
+
+    def send_to(self, api_name: str, version: int, body, callback) -> Answer:
+        """Write a request now; callback(body, None) gets its response as soon as it is read (see Answer)."""
+        info = _api_by_name(api_name)
+        cid = next(self._cids) & 0x7FFFFFFF
+        answer = Answer(callback, lambda: self._waiters.pop(cid, None))
+        if self._closed:
+            answer.set_exception(ConnectionClosed(f"connection to {self.host}:{self.port} is closed"))
+            return answer
+        frame = framing.encode_request(info.api_key, version, cid, self.client_id, body)
+        self._waiters[cid] = (info.api_key, version, answer)
+        self.writer.write(frame)
+        return answer
 
     async def request(self, api_name: str, version: int, body, *, timeout_ms: int | None = None):
         """Send a request and return the decoded response body."""
@@ -185,6 +237,8 @@ class Connection:
         if waiter is None:
             return  # the waiter timed out or was cancelled: drop the late response
         api_key, version, future = waiter
+        if type(future) is Answer:
+            del self._waiters[cid]
         _header, body = framing.decode_response(api_key, version, frame)
         if not future.done():
             future.set_result(body)

@@ -109,7 +109,7 @@ def _flush(lines: list, run: list, started: bool) -> None:
     run.clear()
 
 
-def _helpers() -> dict:
+def writer_helpers() -> dict:
     """Return the names every generated writer sees."""
     return {"_U": QUOTED_UUIDS, "_qu": quoted_uuid, "_js": jackson_string, "_jd": java_double, "_qb64": base64_text,
             "_jb": bool_text, "_ZERO": ZERO_UUID}
@@ -124,7 +124,7 @@ def json_writer(name: str, version: int):
     for n in [spec.name] + reachable_structs(spec, version):
         fields = spec.fields if n == spec.name else spec.struct(n).fields
         _writer_struct(lines, n, fields, version, flexible)
-    ns = _helpers()
+    ns = writer_helpers()
     ns.update({f"_S_{n}": c for n, c in codec.struct_classes(name).items()})  # struct defaults of tagged fields
     exec(compile("\n".join(lines), f"<kraftsman json {name} v{version}>", "exec"), ns)
     return ns[f"_j_{spec.name}"]
@@ -141,7 +141,7 @@ class _Unsupported(Exception):
     """A spec shape the fused writer does not cover (the caller takes the ordinary path)."""
 
 
-def _array_memo(code: str):
+def array_memo(code: str):
     """Return (memo, fn(raw, n) -> JSON array text) for arrays of one fixed-width element type."""
     memo: dict = {}
     unpackers = {n: struct.Struct(f">{n}{code}").unpack_from for n in range(64)}
@@ -157,7 +157,7 @@ def _array_memo(code: str):
     return memo, text
 
 
-def _uuid_array_memo():
+def uuid_array_memo():
     """Return (memo, fn(raw, n) -> JSON array text) for arrays of uuids."""
     memo: dict = {}
 
@@ -306,11 +306,11 @@ def _fused_namespace(name: str, emitted: dict) -> dict:
     """Return the namespace a fused writer runs in: codec's generated helpers, the memos and its readers."""
     ns = codec.generated_namespace()
     ns.update(emitted)
-    ns.update(_helpers())
+    ns.update(writer_helpers())
     ns["_Err"] = codec.CodecError
     for code in {c for c, _ in _FIXED.values()}:
-        ns["_M" + code], ns["_T" + code] = _array_memo(code)
-    ns["_Mu"], ns["_Tu"] = _uuid_array_memo()
+        ns["_M" + code], ns["_T" + code] = array_memo(code)
+    ns["_Mu"], ns["_Tu"] = uuid_array_memo()
     ns.update({f"_S_{n}": c for n, c in codec.struct_classes(name).items()})
     return ns
 

@@ -17,6 +17,8 @@ Rules:
 """
 from __future__ import annotations
 
+import functools
+import re
 import struct
 from typing import NamedTuple
 
@@ -258,7 +260,7 @@ class RecordBatch:
         append, last = spans.append, self.records_count - 1
         for i in range(min(self.records_count, 8192)):  # 3-byte offset deltas are left to records()
             try:
-                at, stop = _raft_value_at(data, pos, i)
+                at, stop = raft_value_at(data, pos, i)
             except IndexError:
                 break
             if at is None or stop > end or (i == last and stop != end):
@@ -283,7 +285,7 @@ class RecordBatch:
         count, strided, i = self.records_count, True, 0
         try:
             while i < count:
-                value_at, stop = _raft_value_at(data, pos, i)
+                value_at, stop = raft_value_at(data, pos, i)
                 if value_at is None or stop > end:
                     return None
                 if stop - value_at > key_end and data.startswith(head, value_at) and data[value_at + head_size] < 128:
@@ -323,51 +325,48 @@ _DELTA_2_HIGH = bytes((d << 1) >> 7 for d in range(64, 8192))
 def _same_records(data, pos, size, value_at, fields, index, count):
     """Return how many records from `pos` (the first already checked, of `size` bytes, its value at `value_at`)
     have the same bytes as the first except their offset delta (which must be their index) and their value's
-    bytes outside `fields` (head size, key start, key end): the run is compared with the first record repeated,
-    as integers under a mask of the bytes that must be equal, so that Python does no work per record."""
+    bytes outside `fields` (head size, key start, key end): one regular expression of the layout matches the
+    first record and then repeats it through back-references, so that Python does no work per record."""
     width = 1 if index < 64 else 2
     limit = min(count, 64 if width == 1 else 8192) - index
     same = min(limit, (len(data) - pos) // size)
     if same <= 1:
         return 1
-    stop = pos + same * size
     delta_at = 2 + (1 if data[pos] < 128 else 2)
-    mask = _run_mask(size, delta_at, width, value_at, fields, same)
-    differ = (int.from_bytes(data[pos:stop], "big") ^ int.from_bytes(data[pos:pos + size] * same, "big")) & mask
-    if differ:
-        same = (same * size - (differ.bit_length() + 7) // 8) // size
-        if same <= 1:
-            return 1
-        stop = pos + same * size
-    if width == 1:
-        deltas_ok = data[pos + delta_at:stop:size] == _DELTA_1[index:index + same]
-    else:
-        at = index - 64
-        deltas_ok = (data[pos + delta_at:stop:size] == _DELTA_2_LOW[at:at + same]
-                     and data[pos + delta_at + 1:stop:size] == _DELTA_2_HIGH[at:at + same])
-    return same if deltas_ok else 1
+    match = _run_pattern(size, delta_at, width, value_at, fields).match(data, pos, pos + same * size)
+    same = 0 if match is None else (match.end() - pos) // size
+    if same <= 1:
+        return 1
+    return same if offset_deltas_are_indexes(data, pos, size, delta_at, index, same) else 1
 
 
-_MASKS: dict = {}
+def offset_deltas_are_indexes(data, pos: int, size: int, delta_at: int, index: int, count: int) -> bool:
+    """Tell whether the `count` records of `size` bytes from `pos`, the first at index `index` of its batch, hold
+    their index as offset delta (a one-byte zigzag varint below 64, two bytes from 64) at `delta_at` each."""
+    stop = pos + count * size
+    if index + count <= 64:
+        return data[pos + delta_at:stop:size] == _DELTA_1[index:index + count]
+    if index < 64:
+        return False
+    at = index - 64
+    return (data[pos + delta_at:stop:size] == _DELTA_2_LOW[at:at + count]
+            and data[pos + delta_at + 1:stop:size] == _DELTA_2_HIGH[at:at + count])
 
 
-def _run_mask(size, delta_at, width, value_at, fields, same) -> int:
-    """Return the integer mask with 0xFF at the bytes of `same` records of this layout that must be equal."""
-    key = (size, delta_at, width, value_at, fields, same)
-    mask = _MASKS.get(key)
-    if mask is None:
-        head, key_at, key_end = fields
-        record = bytearray(size)
-        for start, end in ((0, delta_at), (delta_at + width, value_at + head), (value_at + key_at, value_at + key_end),
-                           (size - 1, size)):
-            record[start:end] = b"\xff" * (end - start)
-        if len(_MASKS) > 1024:
-            _MASKS.clear()
-        mask = _MASKS[key] = int.from_bytes(bytes(record) * same, "big")
-    return mask
+@functools.lru_cache(maxsize=256)
+def _run_pattern(size, delta_at, width, value_at, fields):
+    """Return the pattern of a run of records of this layout: the first record's bytes that must be equal are
+    captured (before the offset delta, from it to the value's key head, the key, the last byte) and every
+    following record must repeat them, the other bytes being free."""
+    head, key_at, key_end = fields
+    gaps = (width, value_at + key_at - (value_at + head), size - 1 - (value_at + key_end))
+    spans = (delta_at, value_at + head - delta_at - width, key_end - key_at, 1)
+    first = b"(.{%d}).{%d}(.{%d}).{%d}(.{%d}).{%d}(.)" % (spans[0], gaps[0], spans[1], gaps[1], spans[2], gaps[2])
+    again = b"\\1.{%d}\\2.{%d}\\3.{%d}\\4" % gaps
+    return re.compile(b"(?s)" + first + b"(?:" + again + b")*")
 
 
-def _raft_value_at(data, pos, index):
+def raft_value_at(data, pos, index):
     """Return (where the value starts, where the record ends) of a record at `pos` shaped as the raft writes it
     (attributes 0, timestamp delta 0, offset delta `index`, null key, no headers, a value whose length ends right
     before the headers count), or (None, None)."""

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from ..errors import StorageError
 from ..protocol import codec
+from ..protocol.layout import Layouts
 from ..protocol.render import fused_json_writer, json_writer
 from . import control
 from .batch import COMPRESSION_MASK
@@ -73,6 +74,7 @@ class MetadataParser:
     def __init__(self):
         self.cache: dict = {}
         self.fused: dict = {}  # api key << 8 | version (both under 128) -> fused writer of the whole payload
+        self.layouts = Layouts()  # the value layouts of runs of records (storage.protocol.layout, records.runs)
         self.errors = 0
 
     def entry(self, api_key: int, version: int, value: bytes) -> RecordKind:

@@ -8,6 +8,8 @@ latency measures, with everything Kafka- and Raft-specific taken out):
     client --request--> leader --data--> follower 1 and 2 (each: write + fsync, then ack)
     leader (its own write + fsync in a thread, as the controller does) --first ack and own fsync--> client
 
+Run: python tests/bench/bench_commit_floor.py [--commits 500] [--rounds 4]
+
 Here four processes play it with bare asyncio Protocols, 100-byte payloads and 4-byte length frames: no
 codec, no Raft state, no metadata image, no logging. Its p50 is the least that any CPython asyncio
 implementation of the commit can cost on this host. The report prints it as a ratio to the same run's
@@ -15,12 +17,16 @@ baseline (fsync + loopback round trip, as bench_quorum.py measures them) beside 
 latency, so the two ratios can be compared within one run:
 
 - floor / baseline: how much of bench_quorum's 3x target the bare pattern already uses;
-- quorum / floor: what kraftsman's controller adds on top of the bare pattern.
+- quorum / floor: what kraftsman's controller adds on top of the bare pattern (target <= 1.5x).
+
+Both run side by side and take turns, round after round, so that each ratio is measured in one run on a shared
+machine; the voters' peak RSS and the load average are printed with them.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import struct
@@ -145,8 +151,9 @@ async def client_latencies(port: int, commits: int) -> list[float]:
     return times
 
 
-async def floor_latencies(directory: Path, commits: int) -> list[float]:
-    """Start two followers and a leader as processes, then time `commits` commits through them."""
+@contextlib.asynccontextmanager
+async def floor_pattern(directory: Path):
+    """Start two followers and a leader as processes; yield the leader's port."""
     procs = []
     try:
         ports = []
@@ -156,28 +163,40 @@ async def floor_latencies(directory: Path, commits: int) -> list[float]:
             ports.append(wait_port(port_file))
         leader_file = directory / "leader.port"
         procs.append(spawn("leader", str(directory), str(leader_file), *map(str, ports)))
-        port = wait_port(leader_file)
-        await client_latencies(port, 200)  # warm up
-        return await client_latencies(port, commits)
+        yield wait_port(leader_file)
     finally:
         for p in procs:
             p.kill()
             p.wait()
 
 
-async def quorum_latencies(commits: int) -> list[float]:
-    """Time `commits` single-record commits on a real kraftsman quorum with three simulated brokers, as
-    bench_quorum's commit latency does."""
-    with bq.fresh_quorum() as (quorum, _):
-        _, client = await bq.leader_client(quorum)
-        sims = await bq.unfenced_brokers(quorum)
-        await bq.check(client, "CreateTopics", 7, bq.create(["bench-0"], 1))
-        await bq.commit_latency(client, 200)  # warm up
-        times = await bq.commit_latency(client, commits)
-        for sim in sims:
-            await sim.stop()
-        await client.close()
-        return times
+def peak_rss_mb(pid: int) -> int:
+    """Return a process's peak resident memory (VmHWM), MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+async def interleaved(tmp: Path, commits: int, rounds: int):
+    """Run the floor pattern and a real quorum side by side; alternate `rounds` rounds of `commits` commits on
+    each; return (floor latencies per round, quorum latencies per round, the voters' peak RSS in MiB)."""
+    floors, quorums = [], []
+    async with floor_pattern(tmp) as port:
+        with bq.fresh_quorum() as (quorum, _):
+            _, client = await bq.leader_client(quorum)
+            sims = await bq.unfenced_brokers(quorum)
+            await bq.check(client, "CreateTopics", 7, bq.create(["bench-0"], 1))
+            await client_latencies(port, 200)       # warm up both
+            await bq.commit_latency(client, 200)
+            for _ in range(rounds):
+                floors.append(await client_latencies(port, commits))
+                quorums.append(await bq.commit_latency(client, commits))
+            rss = [peak_rss_mb(p.pid) for p in quorum.procs.values()]
+            for sim in sims:
+                await sim.stop()
+            await client.close()
+    return floors, quorums, rss
 
 
 async def main(args) -> None:
@@ -185,14 +204,21 @@ async def main(args) -> None:
         fsync, rtt = bq.fsync_p50(Path(tmp)), await bq.rtt_p50()
         base = fsync + rtt
         print(f"baseline: fsync p50 {fsync * 1e3:.3f} ms + loopback round trip p50 {rtt * 1e3:.3f} ms "
-              f"= {base * 1e3:.3f} ms; the 3x target is {3 * base * 1e3:.2f} ms")
-        floor = await floor_latencies(Path(tmp), args.commits)
-    quorum = await quorum_latencies(args.commits)
+              f"= {base * 1e3:.3f} ms; load average {os.getloadavg()[0]:.2f}")
+        floors, quorums, rss = await interleaved(Path(tmp), args.commits, args.rounds)
+    ratios = []
+    for n, (floor, quorum) in enumerate(zip(floors, quorums), 1):
+        f50, q50 = statistics.median(floor), statistics.median(quorum)
+        ratios.append(q50 / f50)
+        print(f"round {n}: floor p50 {f50 * 1e3:.3f} ms (p99 {bq.pct(floor, 0.99) * 1e3:.3f}), quorum p50 "
+              f"{q50 * 1e3:.3f} ms (p99 {bq.pct(quorum, 0.99) * 1e3:.3f}); quorum / floor = {q50 / f50:.2f}x")
+    floor, quorum = [t for r in floors for t in r], [t for r in quorums for t in r]
     f50, q50 = statistics.median(floor), statistics.median(quorum)
     print(f"floor (bare asyncio, 4 processes, same pattern): p50 {f50 * 1e3:.3f} ms, p99 "
           f"{bq.pct(floor, 0.99) * 1e3:.3f} ms; floor / baseline = {f50 / base:.2f}x")
     print(f"kraftsman quorum commit: p50 {q50 * 1e3:.3f} ms, p99 {bq.pct(quorum, 0.99) * 1e3:.3f} ms; "
-          f"quorum / baseline = {q50 / base:.2f}x; quorum / floor = {q50 / f50:.2f}x")
+          f"quorum / baseline = {q50 / base:.2f}x; quorum / floor = {statistics.median(ratios):.2f}x (median of the "
+          f"rounds; target <= 1.5x); voters' peak RSS {rss} MiB; load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
@@ -202,5 +228,6 @@ if __name__ == "__main__":
         run_leader(sys.argv[2], sys.argv[3], [int(p) for p in sys.argv[4:]])
     else:
         parser = argparse.ArgumentParser()
-        parser.add_argument("--commits", type=int, default=2000)
+        parser.add_argument("--commits", type=int, default=500, help="commits per round (default 500)")
+        parser.add_argument("--rounds", type=int, default=4, help="rounds on each side, interleaved (default 4)")
         asyncio.run(main(parser.parse_args(sys.argv[1:])))

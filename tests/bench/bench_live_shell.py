@@ -69,10 +69,11 @@ async def populate(quorum: LocalQuorum, partitions: int, per_topic: int) -> floa
     return created
 
 
-async def create(client, names: list[str], per_topic: int) -> None:
+async def create(client, names: list[str], per_topic: int, replication_factor: int = 1) -> None:
     """Create topics, retrying through a leader change (NOT_CONTROLLER); an existing topic is done."""
     for _attempt in range(100):
-        body = Create(topics=[Create.CreatableTopic(name=n, num_partitions=per_topic, replication_factor=1)
+        body = Create(topics=[Create.CreatableTopic(name=n, num_partitions=per_topic,
+                                                    replication_factor=replication_factor)
                               for n in names], timeout_ms=60_000, validate_only=False)
         response = await client.request("CreateTopics", 7, body)
         errors = [t.error_code for t in response.topics if t.error_code not in (0, TOPIC_ALREADY_EXISTS)]

@@ -26,8 +26,8 @@ from .quorum.test_tool import handler as quorum_handler
 from .shell.test_cli import shell
 from .storage.test_tool import CID, config, storage
 
-SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics",
-           "leader-election", "reassign-partitions"}
+SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics", "configs",
+           "acls", "leader-election", "reassign-partitions"}
 
 
 def schema(name: str) -> dict:
@@ -349,6 +349,10 @@ VALID = {
                               "error": None}]},
     "topics": {"command": "create", "status": 0, "changed": True, "topic": "t", "topic_id": "AAAAAAAAAAAAAAAAAAAAAA",
                "partitions": 1, "replication_factor": 1},
+    "configs": {"command": "alter", "status": 0, "changed": True, "entity_types": ["topics"], "entity_names": ["t"]},
+    "acls": {"command": "remove", "status": 0, "changed": True, "removed": [
+        {"resource_type": "TOPIC", "resource_name": "t", "pattern_type": "LITERAL", "principal": "User:a", "host": "*",
+         "operation": "READ", "permission_type": "ALLOW"}]},
     "leader-election": {"command": "kafka-leader-election", "status": 0, "election_type": "PREFERRED",
                         "elected": ["t-0"], "not_needed": [], "failed": []},
     "reassign-partitions": {"command": "cancel", "status": 0, "cancelled": ["t-1"], "cleared": None},

@@ -10,16 +10,18 @@ Rules:
 """
 from __future__ import annotations
 
+from .acls import AclCalls
 from .cluster import ClusterCalls
 from .configs import ConfigCalls
 from .core import AdminCore
 from .elections import ElectionCalls
 from .features import FeatureCalls
 from .quorum import QuorumCalls
+from .quotas import QuotaCalls
 from .reassignments import ReassignmentCalls
 from .topics import TopicCalls
 
 
 class Admin(ClusterCalls, QuorumCalls, FeatureCalls, TopicCalls, ConfigCalls, ReassignmentCalls, ElectionCalls,
-            AdminCore):
+            QuotaCalls, AclCalls, AdminCore):
     """Kafka's Admin calls to the servers at `addresses`, each before `deadline` (see Rules)."""

@@ -3,7 +3,10 @@
 
 Rules:
 - DescribeCluster: v1 with EndpointType 2 for controllers, else the highest both sides speak; Metadata (no
-  topics) for servers without DescribeCluster. Both go where active_controller routes them (the first address
+  topics) for servers without DescribeCluster. Brokers with the fenced ones (include_fenced): v2's
+  IncludeFencedBrokers where the server speaks v2 (ClusterInfo.fenced_included tells), each broker's IsFenced,
+  and kraftsman's tags (start time, broker epoch, incarnation, controlled shutdown) where a kraftsman controller
+  sends them (a broker epoch of -1: none sent). Both go where active_controller routes them (the first address
   that answers with bootstrap servers; the active controller with bootstrap controllers), as before issue 30.
 - api_versions_of_every_node: Metadata (every topic, as BrokerApiVersionsCommand asks) from a bootstrap address,
   then each node it lists is asked ApiVersions on a connection of its own (SyncConnection negotiates it); a node
@@ -22,10 +25,15 @@ from .results import ClusterInfo, Node, NodeApiVersions
 class ClusterCalls:
     """DescribeCluster, UnregisterBroker and ApiVersions of every node (a part of Admin)."""
 
-    def describe_cluster(self, endpoint_type: int = BROKERS) -> ClusterInfo:
-        """Describe the cluster's brokers (BROKERS) or controllers (CONTROLLERS)."""
-        return self._on_active_controller(lambda conn: _describe_cluster_on(conn, self.deadline, endpoint_type),
-                                          "DescribeCluster")
+    def describe_cluster(self, endpoint_type: int = BROKERS, include_fenced: bool = False) -> ClusterInfo:
+        """Describe the cluster's brokers (BROKERS; the fenced ones too when asked and served) or controllers
+        (CONTROLLERS)."""
+        return self._on_active_controller(
+            lambda conn: _describe_cluster_on(conn, self.deadline, endpoint_type, include_fenced), "DescribeCluster")
+
+    def serves(self, api: str) -> bool:
+        """Tell whether the server a request of `api` would go to advertises it in ApiVersions."""
+        return self._on_active_controller(lambda conn: conn.supports(api, 0), api)
 
     def unregister_broker(self, broker_id: int) -> None:
         """Remove a broker's registration (UnregisterBroker)."""
@@ -61,7 +69,8 @@ class ClusterCalls:
 # ---------------------------------------------------------------- DescribeCluster, Metadata
 
 
-def _describe_cluster_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int) -> ClusterInfo:
+def _describe_cluster_on(conn: sc.SyncConnection, deadline: float, endpoint_type: int,
+                         include_fenced: bool = False) -> ClusterInfo:
     from kraftsman.storage.protocol import codec
 
     try:
@@ -70,12 +79,24 @@ def _describe_cluster_on(conn: sc.SyncConnection, deadline: float, endpoint_type
         version = -1
     if version < (1 if endpoint_type == CONTROLLERS else 0):     # EndpointType needs v1 (KIP-919)
         return _metadata_on(conn, deadline)
-    body = codec.message_class("DescribeClusterRequest")(endpoint_type=endpoint_type if version >= 1 else 1)
+    fenced_included = include_fenced and version >= 2
+    body = codec.message_class("DescribeClusterRequest")(endpoint_type=endpoint_type if version >= 1 else 1,
+                                                         include_fenced_brokers=fenced_included)
     response = conn.request("DescribeCluster", version, body, deadline)
     if response.error_code:
         raise ServerError(response.error_code, response.error_message or f"error {response.error_code}")
-    nodes = [Node(b.broker_id, b.host, b.port, b.rack, start_time_ms=b.start_time_ms) for b in response.brokers]
-    return ClusterInfo(response.cluster_id, response.controller_id, nodes)
+    return ClusterInfo(response.cluster_id, response.controller_id, [_node(b) for b in response.brokers],
+                       fenced_included=fenced_included)
+
+
+def _node(b) -> Node:
+    """Return a DescribeCluster broker as a Node (kraftsman's tags only when its broker epoch says they came)."""
+    from kraftsman.storage.protocol.uuids import uuid_str
+
+    tagged = b.broker_epoch >= 0
+    return Node(b.broker_id, b.host, b.port, b.rack, bool(b.is_fenced), b.start_time_ms,
+                b.broker_epoch if tagged else None, uuid_str(b.incarnation_id) if tagged else None,
+                bool(b.in_controlled_shutdown) if tagged else None)
 
 
 def _metadata_on(conn: sc.SyncConnection, deadline: float) -> ClusterInfo:

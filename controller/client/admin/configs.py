@@ -1,4 +1,5 @@
-"""Kafka's config calls: describe_configs (DescribeConfigs) and incremental_alter_configs (IncrementalAlterConfigs).
+"""Kafka's config calls: describe_configs (DescribeConfigs), incremental_alter_configs (IncrementalAlterConfigs) and
+alter_configs (the legacy AlterConfigs).
 
 Rules:
 - Resources are (resource type, name) pairs with DescribeConfigs' ResourceType codes (TOPIC, BROKER, ...). As
@@ -8,25 +9,43 @@ Rules:
   (results.Config), or its error (a ServerError, Kafka's message rule) instead.
 - Synonyms (v1+) and documentation (v3+) only when asked; v0 answers carry IsDefault, read as source 5
   (DEFAULT_CONFIG) or 0 (UNKNOWN), as Kafka's client reads them.
-- incremental_alter_configs takes {(type, name): [(key, value or None, SET/DELETE/APPEND/SUBTRACT)]} and returns
-  {(type, name): None or ServerError}. Routing as Kafka's: a named BROKER or BROKER_LOGGER resource at that node,
-  the others in one request to any node; with bootstrap controllers every resource but a BROKER_LOGGER goes to
-  the active controller (kraftsman's controllers take broker configs; Kafka 3.9's admin client would look for the
-  broker among the controllers and time out). A resource the answer leaves out fails; NOT_CONTROLLER is a refusal.
+- Writes, one resource per call: an incremental alter of a broker named by id goes to that node with bootstrap
+  servers (a BROKER_LOGGER's always), every other one to the controller (core.on_controller); a legacy
+  AlterConfigs of a broker id goes to that broker with bootstrap servers and to the active controller with
+  bootstrap controllers (Kafka's ConstantBrokerOrActiveKController). The resource's error is a ServerError.
+- source_name(id) is Kafka's public ConfigEntry.ConfigSource name of a wire ConfigSource id (TOPIC_CONFIG is
+  DYNAMIC_TOPIC_CONFIG; an unknown id is UNKNOWN, as ConfigSource.forId answers).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import sync_client as sc
-from .core import ServerError, error_message
+from .core import ServerError, error_message, raise_for
 from .results import Config, ConfigEntry, ConfigSynonym
 
-TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8          # DescribeConfigs' ResourceType
+TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS = 2, 4, 8, 16      # ConfigResource.Type
 DEFAULT_CONFIG = 5
-SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3      # IncrementalAlterConfigs' ConfigOperation
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3                      # AlterConfigOp.OpType
+SOURCES = ("UNKNOWN", "DYNAMIC_TOPIC_CONFIG", "DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG",
+           "STATIC_BROKER_CONFIG", "DEFAULT_CONFIG", "DYNAMIC_BROKER_LOGGER_CONFIG", "DYNAMIC_CLIENT_METRICS_CONFIG")
+
+
+class AlterConfigOp(NamedTuple):
+    """One incremental change: SET, APPEND or SUBTRACT a value, or DELETE the key."""
+
+    name: str
+    op: int
+    value: str | None = None
+
+
+def source_name(source_id: int) -> str:
+    """Return Kafka's ConfigEntry.ConfigSource name of a wire ConfigSource id."""
+    return SOURCES[source_id] if 0 <= source_id < len(SOURCES) else "UNKNOWN"
 
 
 class ConfigCalls:
-    """DescribeConfigs and IncrementalAlterConfigs (a part of Admin)."""
+    """DescribeConfigs (a part of Admin)."""
 
     def describe_configs(self, resources: list[tuple[int, str]], include_synonyms: bool = False,
                          include_documentation: bool = False) -> dict[tuple[int, str], Config]:
@@ -42,22 +61,41 @@ class ConfigCalls:
             found.update(self.on_node(int(resource[1]), ask([resource]), "DescribeConfigs"))
         return {r: found.get(r) or _missing(r) for r in resources}
 
-    def incremental_alter_configs(self, changes: dict, validate_only: bool = False) -> dict:
-        """Apply {(type, name): [(key, value, operation)]}; return {(type, name): None or ServerError} (see Rules)."""
-        def send(group: dict):
-            return lambda conn: _alter_on(conn, group, validate_only, self.deadline)
+    def incremental_alter_configs(self, resource: tuple[int, str], ops: list[AlterConfigOp],
+                                  validate_only: bool = False) -> None:
+        """Apply `ops` to one resource (IncrementalAlterConfigs); raise its ServerError."""
+        from kraftsman.storage.protocol import codec
 
-        controllers = self.config.bootstrap_controllers
-        at_node = {r: ops for r, ops in changes.items()
-                   if _node_bound(r) and (r[0] == BROKER_LOGGER or not controllers)}
-        shared = {r: ops for r, ops in changes.items() if r not in at_node}
-        outcome: dict = {}
-        if shared:
-            route = self.on_controller if controllers else self.any_node
-            outcome.update(route(send(shared), "IncrementalAlterConfigs"))
-        for resource, ops in at_node.items():
-            outcome.update(self.on_node(int(resource[1]), send({resource: ops}), "IncrementalAlterConfigs"))
-        return {r: outcome[r] if r in outcome else _missing(r).error for r in changes}
+        cls = codec.message_class("IncrementalAlterConfigsRequest")
+        configs = [cls.AlterableConfig(name=o.name, config_operation=o.op, value=o.value) for o in ops]
+        body = cls(resources=[cls.AlterConfigsResource(resource_type=resource[0], resource_name=resource[1],
+                                                       configs=configs)], validate_only=validate_only)
+        direct = _node_bound(resource) and (resource[0] == BROKER_LOGGER or not self.config.bootstrap_controllers)
+        self._alter(resource, "IncrementalAlterConfigs", body, direct)
+
+    def alter_configs(self, resource: tuple[int, str], entries: list[tuple[str, str | None]],
+                      validate_only: bool = False) -> None:
+        """Replace every dynamic config of one resource by `entries` (the legacy AlterConfigs: keys left out are
+        deleted); raise its ServerError."""
+        from kraftsman.storage.protocol import codec
+
+        cls = codec.message_class("AlterConfigsRequest")
+        configs = [cls.AlterableConfig(name=name, value=value) for name, value in entries]
+        body = cls(resources=[cls.AlterConfigsResource(resource_type=resource[0], resource_name=resource[1],
+                                                       configs=configs)], validate_only=validate_only)
+        self._alter(resource, "AlterConfigs", body, _node_bound(resource) and not self.config.bootstrap_controllers)
+
+    def _alter(self, resource: tuple[int, str], api: str, body, direct: bool) -> None:
+        def attempt(conn: sc.SyncConnection) -> None:
+            response = conn.request(api, conn.pick_version(api), body, self.deadline)
+            result = next((r for r in response.responses if (r.resource_type, r.resource_name) == resource), None)
+            if result is None:
+                raise ServerError(-1, f"The {api} response did not contain a result for the resource")
+            raise_for(result.error_code, result.error_message)
+
+        if direct:
+            return self.on_node(int(resource[1]), attempt, api)
+        return self.on_controller(attempt, api)
 
 
 def _node_bound(resource: tuple[int, str]) -> bool:
@@ -103,21 +141,3 @@ def _entry(c) -> ConfigEntry:
     synonyms = [ConfigSynonym(s.name, s.value, s.source) for s in getattr(c, "synonyms", None) or []]
     return ConfigEntry(c.name, c.value, source, bool(c.read_only), bool(c.is_sensitive), synonyms,
                        getattr(c, "config_type", 0) or 0, getattr(c, "documentation", None))
-
-
-def _alter_on(conn: sc.SyncConnection, changes: dict, validate_only: bool, deadline: float) -> dict:
-    from kraftsman.storage.protocol import codec
-    from kraftsman.storage.protocol.errors import Errors
-
-    from ..active_controller import Refused
-
-    cls = codec.message_class("IncrementalAlterConfigsRequest")
-    resources = [cls.AlterConfigsResource(resource_type=kind, resource_name=name, configs=[
-        cls.AlterableConfig(name=key, config_operation=op, value=value) for key, value, op in ops])
-        for (kind, name), ops in changes.items()]
-    body = cls(resources=resources, validate_only=validate_only)
-    response = conn.request("IncrementalAlterConfigs", conn.pick_version("IncrementalAlterConfigs"), body, deadline)
-    if any(r.error_code == Errors.NOT_CONTROLLER for r in response.responses):
-        raise Refused(Errors.NOT_CONTROLLER.name)
-    return {(r.resource_type, r.resource_name): ServerError(r.error_code, error_message(r.error_code, r.error_message))
-            if r.error_code else None for r in response.responses}

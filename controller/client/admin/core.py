@@ -11,7 +11,8 @@ Rules:
     A refusal (the attempt raises Refused: NOT_CONTROLLER) asks the metadata again and retries, until the deadline.
   - on_node (ConstantNodeIdProvider) for a request to one node by id: its endpoint in the metadata (brokers, or
     controllers with bootstrap controllers). A node the metadata does not list is waited for, asking again,
-    until the deadline (RequestTimeout naming it and the call), as Kafka's client waits for a node assignment.
+    until the deadline (NodeUnavailable, a RequestTimeout naming it and the call), as Kafka's client waits for a
+    node assignment.
 - Connections are kept for the Admin's life, one per address, and closed by close() (or `with Admin(...)`); one
   that breaks during an attempt (NotKafka) is dropped and the attempt retried on a new one until the deadline.
 - The routing metadata (nodes by id, controller id) comes from Metadata with no topics (bootstrap servers) or
@@ -60,6 +61,10 @@ def raise_for(code: int, message: str | None) -> None:
         raise Refused(Errors.NOT_CONTROLLER.name)
     if code:
         raise ServerError(code, error_message(code, message))
+
+
+class NodeUnavailable(sc.RequestTimeout):
+    """A request for one node by id found no such node in the metadata before the deadline."""
 
 
 @dataclass
@@ -168,10 +173,10 @@ class AdminCore:
             address = self.routing().nodes.get(node_id)
             if address is not None:
                 return self._try(address, attempt)
-            if time.monotonic() >= self.deadline:
-                raise sc.RequestTimeout(f"node {node_id} is not in the cluster's metadata (call: {api})")
             self._routing = None
             delay = self._pause(delay)
+            if time.monotonic() >= self.deadline:    # checked before asking the metadata again, which would fail
+                raise NodeUnavailable(f"node {node_id} is not in the cluster's metadata (call: {api})")
 
     def routing(self) -> Routing:
         """Return the cached routing metadata, asking any node for it when there is none."""

@@ -21,6 +21,9 @@ class Node:
     rack: str | None = None
     fenced: bool = False
     start_time_ms: int = -1        # kraftsman's DescribeCluster tag; -1 when unknown (Kafka, Metadata, controllers)
+    epoch: int | None = None       # kraftsman's tags: None when the server sends none (Kafka)
+    incarnation_id: str | None = None
+    in_controlled_shutdown: bool | None = None
 
     def __str__(self) -> str:
         """Return Kafka's Node.toString: `host:port (id: N rack: R)`."""
@@ -35,6 +38,7 @@ class ClusterInfo:
     controller_id: int
     nodes: list[Node] = field(default_factory=list)
     source: str = "DescribeCluster"
+    fenced_included: bool = False          # the answer lists fenced brokers too (DescribeCluster v2)
 
 
 @dataclass

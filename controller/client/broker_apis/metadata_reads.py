@@ -4,7 +4,8 @@
 Rules:
 - A broker is alive when registered and unfenced; its node is its endpoint on the request's listener. Metadata and
   DescribeCluster list the alive brokers (by id), and name a random alive broker as the controller (KIP-590:
-  clients send controller-bound requests to any broker, which forwards them).
+  clients send controller-bound requests to any broker, which forwards them). A broker knows no start time:
+  DescribeCluster carries none of kraftsman's tags.
 - Partition state comes from the image: leader -1 or an unregistered leader -> LEADER_NOT_AVAILABLE (leader -1),
   a leader with no endpoint on the listener -> LISTENER_NOT_FOUND (v6+); v0 lists only alive replicas in
   replicas/ISR and answers REPLICA_NOT_AVAILABLE when that hid any. A replica is offline when its broker is
@@ -230,8 +231,7 @@ def describe_cluster(image, request, *, version: int, listener: str, cluster_id:
                    error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of "
                                  "type CONTROLLER")
     brokers = alive_brokers(image, listener)
-    nodes = [cls.DescribeClusterBroker(broker_id=b, host=h, port=p, rack=r,
-                                       start_time_ms=image.cluster.brokers[b].start_time_ms) for b, h, p, r in brokers]
+    nodes = [cls.DescribeClusterBroker(broker_id=b, host=h, port=p, rack=r) for b, h, p, r in brokers]
     operations = authorized_operations() if request.include_cluster_authorized_operations else NOT_ASKED
     return cls(throttle_time_ms=0, error_code=0, error_message=None, endpoint_type=BROKER_ENDPOINTS,
                cluster_id=cluster_id, controller_id=rng.choice(brokers)[0] if brokers else -1, brokers=nodes,

@@ -1,6 +1,6 @@
 """The Admin calls of the leader-election and reassignment tools (controller.client.admin: elections,
-reassignments, configs' incremental_alter_configs, topics' describe_topics(each=True)) against in-test servers:
-what each request carries, where it goes, and how the answers are read."""
+reassignments, topics' describe_topics(each=True)) against in-test servers: what each request carries, where it
+goes, and how the answers are read."""
 from __future__ import annotations
 
 import time
@@ -9,7 +9,6 @@ import pytest
 
 from kraftsman.controller.client import sync_client as sc
 from kraftsman.controller.client.admin import Admin, ServerError
-from kraftsman.controller.client.admin.configs import BROKER, DELETE, SET, TOPIC
 
 from ..server.sync_fakes import FakeServer, body
 
@@ -99,25 +98,3 @@ def test_describe_topics_each_keeps_a_missing_topics_error():
         assert got["a"].partitions[0].replicas == [4] and got["nope"].code == 3
         with pytest.raises(ServerError):
             admin.describe_topics(["a", "nope"])
-
-
-def _alter_answer(header, request):
-    cls = body("IncrementalAlterConfigsResponse").__class__
-    return cls(responses=[cls.AlterConfigsResourceResponse(error_code=40 if r.resource_name == "bad" else 0,
-                                                           error_message=None, resource_type=r.resource_type,
-                                                           resource_name=r.resource_name) for r in request.resources])
-
-
-def test_broker_configs_go_to_that_broker_and_the_others_to_any_node():
-    with serve(_alter_answer, node_id=5) as broker5, serve(_alter_answer, nodes={5: broker5}) as first:
-        with admin_for(first) as admin:
-            got = admin.incremental_alter_configs({
-                (BROKER, "5"): [("leader.replication.throttled.rate", "1000", SET)],
-                (TOPIC, "t"): [("leader.replication.throttled.replicas", None, DELETE)],
-                (TOPIC, "bad"): [("x", "y", SET)]})
-        assert got[(BROKER, "5")] is None and got[(TOPIC, "t")] is None
-        assert (got[(TOPIC, "bad")].code, got[(TOPIC, "bad")].message) == (40, "Configuration is invalid.")
-        at_first, at_broker = requests_of(first, 44), requests_of(broker5, 44)
-        assert [(r.resource_type, r.resource_name) for r in at_first[0].resources] == [(TOPIC, "t"), (TOPIC, "bad")]
-        assert [(r.resource_type, r.resource_name) for r in at_broker[0].resources] == [(BROKER, "5")]
-        assert at_first[0].resources[0].configs[0].config_operation == DELETE

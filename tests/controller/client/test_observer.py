@@ -41,12 +41,17 @@ class Controller:
             return cls(error_code=0, topics=[cls.TopicData(topic_name="__cluster_metadata", partitions=[part])],
                        nodes=[])
         if api == "FetchSnapshot":
+            c.snapshot_replica_ids.add(body.replica_id)
             part = body.topics[0].partitions[0]
+            if c.snapshot_fails_at is not None and part.position >= c.snapshot_fails_at:
+                c.snapshot_fails_at = None
+                return msg.fetch_snapshot_response(0, 75, c.leader, c.epoch)      # SNAPSHOT_NOT_FOUND, once
             data = c.snapshot.data[part.position:part.position + c.chunk]
             sid = (c.snapshot.snapshot_id.end_offset, c.snapshot.snapshot_id.epoch)
             return msg.fetch_snapshot_response(0, 0, c.leader, c.epoch, sid, len(c.snapshot.data), part.position, data)
         part = body.topics[0].partitions[0]
-        c.fetches.append((self.node_id, part.fetch_offset, part.last_fetched_epoch, body.replica_state.replica_id))
+        c.fetches.append((self.node_id, part.fetch_offset, part.last_fetched_epoch, msg.fetch_replica_id(body)))
+        c.waits.append(body.max_wait_ms)
         if not leads or part.current_leader_epoch != c.epoch:
             return msg.fetch_response(0, 6 if not leads else 74, c.leader, c.epoch)
         start = c.snapshot.snapshot_id.end_offset if c.snapshot else 0
@@ -55,8 +60,8 @@ class Controller:
         if c.diverging is not None:
             diverging, c.diverging = c.diverging, None
             return msg.fetch_response(0, 0, c.leader, c.epoch, c.hw, diverging=diverging)
-        records = R.join_batches(b for b in c.log if b.base_offset >= part.fetch_offset)
-        return msg.fetch_response(0, 0, c.leader, c.epoch, c.hw, records)
+        batches = [b for b in c.log if b.base_offset >= part.fetch_offset][:c.max_batches]
+        return msg.fetch_response(0, 0, c.leader, c.epoch, c.hw, R.join_batches(batches))
 
 
 class Cluster:
@@ -66,6 +71,8 @@ class Cluster:
         self.leader, self.epoch, self.hw = 2, 3, 0
         self.log, self.snapshot, self.chunk, self.diverging = [], None, 100, None
         self.fetches, self.apis, self.down = [], [], set()
+        self.waits, self.snapshot_replica_ids = [], set()
+        self.max_batches, self.snapshot_fails_at = None, None
 
     def append(self, *names, epoch=None):
         base = self.log[-1].next_offset if self.log else (self.snapshot.snapshot_id.end_offset if self.snapshot else 0)
@@ -93,6 +100,12 @@ class FakeConnection:
         if self.node.node_id in self.cluster.down:
             raise sc.NotKafka(f"{self.name} closed the connection")
         return self.node.answer(api, body)
+
+    def send(self, api, version, body, deadline):
+        return api, version, body
+
+    def receive(self, sent, deadline):
+        return self.request(*sent, deadline)
 
     def close(self):
         pass
@@ -152,13 +165,35 @@ def test_only_records_below_the_high_watermark_reach_the_image(cluster):
     assert names(o.view) == ["a", "b", "uncommitted"] and o.view.applied == 3
 
 
-def test_fetches_as_an_observer_never_as_a_voter(cluster):
+def test_fetches_as_a_non_replica_so_that_no_leader_keeps_a_row_for_it(cluster):
     cluster.hw = cluster.append("a")
     o = observer(cluster)
     o.catch_up(soon())
     replica_ids = {replica for _node, _offset, _epoch, replica in cluster.fetches}
-    assert replica_ids == {o.observer_id} and o.observer_id >= ob.OBSERVER_IDS[0]
+    assert replica_ids == {-1} == {ob.NON_REPLICA}
     assert set(cluster.apis) <= ob.READ_ONLY_APIS
+
+
+@pytest.mark.parametrize("version", [12, 17])
+def test_the_fetch_names_no_replica_at_any_version(version):
+    o = ob.Observer(sc.ClientConfig(), voters={1: ("x", 1)})
+    raw = codec.encode("FetchRequest", version, o._fetch_body(version, 500))
+    assert msg.fetch_replica_id(codec.decode("FetchRequest", version, raw)) == -1
+
+
+def test_records_waiting_for_the_high_watermark_shorten_the_long_poll(cluster):
+    cluster.hw = cluster.append("a")
+    cluster.append("uncommitted")
+    o = observer(cluster, fetch_max_wait_ms=500)
+    o.catch_up(soon())
+    cluster.waits.clear()
+    o.poll(soon())
+    assert o.pending and cluster.waits == [ob.PENDING_WAIT_MS]
+    cluster.hw = 2
+    o.poll(soon())
+    assert not o.pending and names(o.view) == ["a", "uncommitted"]
+    o.poll(soon())
+    assert cluster.waits[-1] == 500
 
 
 def test_finds_the_leader_from_a_non_leader_answer(cluster):
@@ -217,6 +252,32 @@ def test_a_moved_log_start_makes_it_fetch_the_snapshot_in_chunks(cluster):
     assert names(view) == sorted([f"s{i}" for i in range(20)] + ["after"])
     assert cluster.apis.count("FetchSnapshot") > 2 and view.applied == 51
     assert cluster.fetches[-1][1:3] == (50, 2)  # from the snapshot's end, in the snapshot's epoch
+    assert cluster.snapshot_replica_ids == {-1}  # FetchSnapshot names no replica either
+
+
+def test_a_snapshot_transfer_that_fails_midway_starts_over_from_offset_zero(cluster):
+    values = [topic(f"s{i}", 100 + i) for i in range(20)]
+    cluster.snapshot = S.build_snapshot(SnapshotId(50, 2), values, timestamp=1234)
+    cluster.hw = cluster.append("after")
+    cluster.snapshot_fails_at = 300                     # the leader refuses a chunk once, after loading began
+    view = observer(cluster).catch_up(soon())
+    assert names(view) == sorted([f"s{i}" for i in range(20)] + ["after"]) and view.applied == 51
+    assert [f[1] for f in cluster.fetches if f[0] == cluster.leader] == [0, 0, 50]  # from 0 again: builder reset
+
+
+def test_while_catching_up_the_next_fetch_goes_out_before_the_records_are_replayed(cluster, monkeypatch):
+    for name in "abcdef":
+        cluster.append(name)
+    cluster.hw, cluster.max_batches = 6, 2
+    o = observer(cluster)
+    order = []
+    real_send, real_commit = FakeConnection.send, ob.Observer._commit
+    monkeypatch.setattr(FakeConnection, "send", lambda self, *a: (order.append("send"), real_send(self, *a))[1])
+    monkeypatch.setattr(ob.Observer, "_commit", lambda self: (order.append("commit"), real_commit(self))[0])
+    view = o.catch_up(soon())
+    assert names(view) == list("abcdef") and [f[1] for f in cluster.fetches if f[0] == cluster.leader] == [0, 2, 4]
+    # node 1's refusal, the leader's first fetch, then the second one before the first answer's records are replayed
+    assert order[:4] == ["send", "send", "send", "commit"]
 
 
 def test_offset_stops_the_replay_there(cluster):
@@ -264,6 +325,9 @@ class _Recorder:
     def pick_version(self, api, wanted_max=None):
         return 0
 
+    def send(self, api, version, body, deadline):
+        self.sent.append(api)
+
     def request(self, api, version, body, deadline):
         self.sent.append(api)
 
@@ -282,11 +346,11 @@ def test_request_refuses_any_api_outside_the_whitelist():
 def test_the_module_names_only_whitelisted_apis_in_its_requests():
     tree = ast.parse(MODULE.read_text())
     sent = {call.args[1].value for call in ast.walk(tree) if isinstance(call, ast.Call)
-            and getattr(call.func, "attr", None) == "_request" and isinstance(call.args[1], ast.Constant)}
+            and getattr(call.func, "attr", None) in ("_request", "_send") and isinstance(call.args[1], ast.Constant)}
     assert sent == {"Fetch", "FetchSnapshot", "DescribeQuorum", "DescribeCluster"}
     raw = [call for call in ast.walk(tree) if isinstance(call, ast.Call)
            and getattr(call.func, "attr", None) in ("request", "send")]
-    assert len(raw) == 1  # the one conn.request inside _request
+    assert len(raw) == 1  # the one conn.send inside _send
 
 
 # ---------------------------------------------------------------- security settings through -c/--config

@@ -98,3 +98,47 @@ def test_start_time_is_a_tagged_field_kafka_frames_do_not_carry():
                                "80000000" "00")
     _, real = wire("msgs/001088_c1_resp_DescribeCluster_v1_c1.bin")
     assert {b.start_time_ms for b in real.brokers} == {-1}
+
+
+def test_v2_include_fenced_brokers_lists_them_with_is_fenced_as_a_4x_broker_does():
+    image = image_of(broker_record(1, 10), broker_record(2, 20, fenced=True), broker_record(3, 30))
+    req = M("DescribeClusterRequest", endpoint_type=1, include_fenced_brokers=True)
+    response = describe_cluster(ctx(image, version=2), req).response
+    assert [(b.broker_id, b.is_fenced) for b in response.brokers] == [(1, False), (2, True), (3, False)]
+    assert response.controller_id in (1, 3)                 # a random unfenced broker, never a fenced one
+    without = describe_cluster(ctx(image, version=2), request(endpoint_type=1)).response
+    assert [(b.broker_id, b.is_fenced) for b in without.brokers] == [(1, False), (3, False)]
+
+
+def test_v1_ignores_include_fenced_brokers_and_sends_no_is_fenced():
+    from kraftsman.storage.protocol import codec
+
+    image = image_of(broker_record(1, 10), broker_record(2, 20, fenced=True))
+    req = M("DescribeClusterRequest", endpoint_type=1, include_fenced_brokers=True)
+    response = describe_cluster(ctx(image, version=1), req).response
+    assert [b.broker_id for b in response.brokers] == [1]
+    codec.encode("DescribeClusterResponse", 1, response)     # IsFenced left at its default: encodable at v1
+
+
+def test_v2_controllers_are_never_fenced():
+    req = M("DescribeClusterRequest", endpoint_type=2, include_fenced_brokers=True)
+    response = describe_cluster(at(ctx(image_of(), version=2), leader_id=2), req).response
+    assert [(b.broker_id, b.is_fenced) for b in response.brokers] == [(1, False), (2, False), (3, False)]
+    assert response.controller_id == 2
+
+
+def test_kraftsman_tags_carry_epoch_incarnation_and_controlled_shutdown_for_brokers_only():
+    from kraftsman.storage.protocol import codec
+
+    image = image_of(broker_record(1, 10), broker_record(2, 20, fenced=True))
+    req = M("DescribeClusterRequest", endpoint_type=1, include_fenced_brokers=True)
+    brokers = describe_cluster(ctx(image, version=2), req).response.brokers
+    records = {r.broker_id: r for r in (image.cluster.brokers[i].record for i in (1, 2))}
+    assert [(b.broker_epoch, bytes(b.incarnation_id), b.in_controlled_shutdown) for b in brokers] == \
+        [(records[i].broker_epoch, bytes(records[i].incarnation_id), False) for i in (1, 2)]
+    back = codec.decode("DescribeClusterResponse", 2, codec.encode("DescribeClusterResponse", 2,
+                                                                    codec.message_class("DescribeClusterResponse")(
+                                                                        brokers=brokers)))
+    assert [b.broker_epoch for b in back.brokers] == [records[1].broker_epoch, records[2].broker_epoch]
+    controllers = describe_cluster(ctx(image, version=2), request(endpoint_type=2)).response.brokers
+    assert {b.broker_epoch for b in controllers} == {-1}

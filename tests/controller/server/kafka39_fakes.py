@@ -5,7 +5,7 @@ Rules:
   an Admin client's ApiVersions and DescribeCluster v1, and a broker's Fetch v17), with only the controllers'
   ports changed to the fakes'; the tests skip when those fixtures are absent.
 - As in Kafka 3.9: DescribeCluster (EndpointType 2) names the active controller (ControllerId) and lists every
-  controller's endpoint; UnregisterBroker and UpdateFeatures answer NOT_CONTROLLER with no message;
+  controller's endpoint, and EndpointType 1 (brokers) is MISMATCHED_ENDPOINT_TYPE with Kafka's message; UnregisterBroker and UpdateFeatures answer NOT_CONTROLLER with no message;
   DescribeQuorum answers NOT_LEADER_OR_FOLLOWER with the schema's defaults (LeaderId 0, LeaderEpoch 0, no
   Nodes: DescribeQuorumResponse.singletonErrorResponse); Fetch answers NOT_LEADER_OR_FOLLOWER naming the leader
   and its endpoint. With `election=True` (no leader yet) ControllerId is -1 and Fetch names no leader (LeaderId -1
@@ -34,7 +34,7 @@ FRAMES = {"ApiVersions": ("001085_c1_resp_ApiVersions_v4_c0.bin", 4),
           "FetchElection": ("004190_c2_resp_Fetch_v17_c621.bin", 17)}
 FIXTURE_PORTS = {1: 29093, 2: 29094, 3: 29095}
 ACTIVE, STANDBYS, ACTIVE_EPOCH = 3, (1, 2), 9
-NOT_LEADER_OR_FOLLOWER, NOT_CONTROLLER = 6, 41
+NOT_LEADER_OR_FOLLOWER, NOT_CONTROLLER, MISMATCHED_ENDPOINT_TYPE = 6, 41, 114
 
 
 def real_body(name: str):
@@ -74,7 +74,7 @@ class Kafka39Quorum:
         if api == 18:
             return real_body("ApiVersions")
         if api == 60:
-            return self.describe_cluster()
+            return self.describe_cluster(request)
         if api == 55:
             cls = codec.message_class("DescribeQuorumResponse")
             part = cls.PartitionData(partition_index=0, error_code=NOT_LEADER_OR_FOLLOWER)
@@ -87,7 +87,12 @@ class Kafka39Quorum:
             return self.fetch_refusal()
         raise AssertionError(f"a standby got api {api}")
 
-    def describe_cluster(self):
+    def describe_cluster(self, request=None):
+        if request is not None and request.endpoint_type != 2:
+            return codec.message_class("DescribeClusterResponse")(
+                error_code=MISMATCHED_ENDPOINT_TYPE, endpoint_type=request.endpoint_type, cluster_id="",
+                error_message="The request was sent to an endpoint of type CONTROLLER, but we wanted an endpoint of "
+                              "type BROKER")
         answer = real_body("DescribeCluster")
         for node in answer.brokers:
             node.port = self.servers[node.broker_id].port
@@ -112,7 +117,7 @@ class Kafka39Quorum:
             answer.finalized_features_epoch = ACTIVE_EPOCH
             return answer
         if api == 60:
-            return self.describe_cluster()
+            return self.describe_cluster(request)
         if api == 55:
             return self.describe_quorum()
         if api == 64:

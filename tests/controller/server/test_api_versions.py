@@ -12,7 +12,7 @@ from kraftsman.storage.protocol import codec, framing
 
 REPO = Path(__file__).resolve().parents[3]
 WIRE = REPO.parent / "shared" / "fixtures" / "kafka-wire-3.9"
-METADATA, VOTE = 3, 52
+METADATA, VOTE, DESCRIBE_CLUSTER = 3, 52, 60
 
 
 def _controller_answers() -> list[dict]:
@@ -60,6 +60,8 @@ def test_our_table_is_kafkas_where_both_know_the_api(kafka_controller):
             assert key not in theirs  # KIP-919 style: kraftsman's controller serves Metadata, 3.9's does not
         elif key == VOTE:
             assert (lo, hi) == (0, 2) and theirs[key] == (0, 1)  # KIP-996 Vote v2 is Kafka 4.0's
+        elif key == DESCRIBE_CLUSTER:
+            assert (lo, hi) == (0, 2) and theirs[key] == (0, 1)  # KIP-1073 DescribeCluster v2 is Kafka 4.0's
         else:
             assert theirs[key] == (lo, hi), framing.api_info(key).name
 

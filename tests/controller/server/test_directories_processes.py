@@ -79,6 +79,21 @@ def _partitions(broker, loop, name: str) -> dict:
     return {p.partition_index: (p.leader_id, list(p.isr_nodes), list(p.offline_replicas)) for p in topic.partitions}
 
 
+def _health(quorum) -> dict:
+    """Return `kafka-cluster health --output json` against the quorum, parsed, with its exit status."""
+    import io
+    import json
+
+    from kraftsman.cli.cluster import tool as cluster_tool
+    from kraftsman.cli.common.boundary import run_command
+    from kraftsman.cli.common.environment import Environment
+
+    out = io.StringIO()
+    status = run_command(cluster_tool.run, ["health", "-C", quorum.bootstrap(), "--output", "json"],
+                         Environment(stdout=out, stderr=io.StringIO(), env={}), prog="kafka-cluster")
+    return json.loads(out.getvalue()) | {"status": status}
+
+
 def test_a_jbod_broker_that_loses_a_directory_gives_up_its_partitions_there(quorum, loop):
     from kraftsman.controller.image.loader import load_directory
 
@@ -100,6 +115,10 @@ def test_a_jbod_broker_that_loses_a_directory_gives_up_its_partitions_there(quor
         loop.run(jbod.heartbeat())                                # it keeps listing it: nothing more changes
         assert _partitions(jbod, loop, "disks") == expected
         assert not jbod.fenced and jbod.errors == 0
+        report = _health(quorum)                                  # kafka-cluster health names what the disk took
+        assert (report["status"], report["healthy"]) == (5, False)
+        assert {"disks-0", "disks-2"} <= set(report["partitions"]["under_replicated"])
+        assert "disks-1" not in report["partitions"]["under_replicated"]
 
     with stopped_follower(quorum, loop) as follower:
         image = load_directory(quorum.partition_dir(follower)).image

@@ -123,10 +123,11 @@ def test_unknown_tagged_fields_survive(name, version, data):
 
 def test_case_lists_cover_every_spec():
     assert {n for n, _ in CASES} == set(schema.names())
-    assert len(CASES) == 362  # 230 + AlterConfigs v0-v2, DescribeConfigs v0-v4, Vote v2, Envelope v0,
+    assert len(CASES) == 364  # 230 + AlterConfigs v0-v2, DescribeConfigs v0-v4, Vote v2, Envelope v0,
     # AllocateProducerIds v0 (req + resp); 26 coordinator record versions (dump-log offsets/txn decoders);
     # SaslHandshake v0-v1, SaslAuthenticate v0-v2 (req + resp; kafka-cluster's client)
     # + UpdateFeatures v0-v1, Describe/Create/DeleteAcls v0-v3 (req + resp; controller admin APIs)
+    # + DescribeCluster v2 (req + resp; Kafka 4.0, KIP-1073)
     # + AlterClientQuotas v0-v1, Alter/DescribeUserScramCredentials v0 (req + resp; controller admin APIs)
     # + CreateDelegationToken v0-v3, Renew/ExpireDelegationToken v0-v2 (req + resp; controller token APIs)
     # + AssignReplicasToDirs v0 (req + resp; KIP-858 JBOD directory assignment)

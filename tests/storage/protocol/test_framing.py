@@ -17,7 +17,7 @@ from kraftsman.storage.protocol.framing import FramingError, UnsupportedVersionE
 # (Kafka 4.0's KIP-996 PreVote) where the 3.9 reference stops at v1
 API_TABLE = {
     1: (17, 12), 3: (12, 9), 18: (4, 3), 19: (7, 5), 20: (6, 4), 37: (3, 2), 43: (2, 2), 44: (1, 1), 45: (0, 0),
-    46: (0, 0), 52: (2, 0), 53: (1, 1), 54: (1, 1), 55: (2, 0), 56: (3, 0), 59: (1, 0), 60: (1, 0), 62: (4, 0),
+    46: (0, 0), 52: (2, 0), 53: (1, 1), 54: (1, 1), 55: (2, 0), 56: (3, 0), 59: (1, 0), 60: (2, 0), 62: (4, 0),
     63: (1, 0), 64: (0, 0), 70: (0, 0), 80: (0, 0), 81: (0, 0), 82: (0, 0),
     58: (0, 0),  # Envelope (KIP-590), not in the reference table
     32: (4, 4), 33: (2, 2),  # DescribeConfigs and AlterConfigs (Kafka 3.9's specs, not in the reference table)

@@ -404,6 +404,16 @@ HAND = [
         02 00000004 02 68 00002384 00 00  # Brokers [4 h:9092 rack null]
         00000003 00
     """),
+    Body("DescribeClusterRequest", 2, lambda: M(
+        "DescribeClusterRequest", endpoint_type=1, include_fenced_brokers=True), "00 01 01 00"),
+    Body("DescribeClusterResponse", 2, lambda: M(
+        "DescribeClusterResponse", endpoint_type=1, cluster_id="c", controller_id=-1,
+        brokers=[S("DescribeClusterResponse", "DescribeClusterBroker", broker_id=4, host="h", port=9092,
+                   is_fenced=True)]), """
+        00000000 0000 00 01 02 63 ffffffff   # throttle, error, ErrorMessage null, EndpointType, ClusterId, ControllerId
+        02 00000004 02 68 00002384 00 01 00  # Brokers [4 h:9092 rack null IsFenced true]
+        80000000 00
+    """),
     # ---- BrokerRegistration (62)
     Body("BrokerRegistrationRequest", 0, lambda: M(
         "BrokerRegistrationRequest", broker_id=4, cluster_id="c", incarnation_id=U1, rack=None,
@@ -981,7 +991,8 @@ def _spot(file_prefix: str):
     return register
 
 
-KAFKA_39_MAX = {"Vote": 1}  # APIs whose specs go past Kafka 3.9 (Vote v2 is Kafka 4.0's KIP-996)
+KAFKA_39_MAX = {"Vote": 1, "DescribeCluster": 1}  # specs past Kafka 3.9: Kafka 4.0's Vote v2 (KIP-996) and
+# DescribeCluster v2 (KIP-1073)
 
 
 @_spot("msgs/000002")

@@ -53,10 +53,13 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeClientQuotasRequest",
              "DescribeClientQuotasResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse"}
 # Specs we carry past the reference (Kafka 3.9): spec -> our validVersions, and the fields only those versions add.
-NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2"}  # Kafka 4.0, KIP-996 pre-vote
+NEWER_THAN_REFERENCE = {"VoteRequest": "0-2", "VoteResponse": "0-2",  # Kafka 4.0, KIP-996 pre-vote
+                        "DescribeClusterRequest": "0-2", "DescribeClusterResponse": "0-2"}  # 4.0, KIP-1073
+KRAFTSMAN_TAGS = {"DescribeClusterResponse.Brokers." + name   # kraftsman tagged extensions (tags 10000-10003)
+                  for name in ("StartTimeMs", "BrokerEpoch", "IncarnationId", "InControlledShutdown")}
 ADDED_FIELDS = {"VoteRequest.Topics.Partitions.PreVote",
-                "DescribeClusterResponse.Brokers.StartTimeMs",      # kraftsman tagged extensions (tag 10000)
-                "BrokerRegistrationRequest.StartTimeMs"}
+                "DescribeClusterRequest.IncludeFencedBrokers", "DescribeClusterResponse.Brokers.IsFenced",
+                *KRAFTSMAN_TAGS, "BrokerRegistrationRequest.StartTimeMs"}
 
 
 def strip_comments(text: str) -> str:
