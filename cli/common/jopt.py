@@ -461,12 +461,15 @@ def usage_error(error: click.UsageError, prog: str, tool: Tool | None = None) ->
     return f"{failure.message}\n{stack_trace(failure)}\n"
 
 
+_kafka_usage_error = usage_error        # run_tool's parameter of the same name shadows it
+
+
 def run_tool(app, argv: list[str], env: Environment, tool: Tool, tool_env_name: str,
-             usage_error: Callable[[click.UsageError, str], str] = usage_error) -> int:
+             usage_error: Callable[[click.UsageError, str], str] | None = None) -> int:
     """Run a jopt tool's typer `app` on `argv` (its run(argv, env)); return the exit status. `usage_error` prints a
-    bad command line (Kafka's uncaught jopt-simple exception, unless the tool's main catches it)."""
+    bad command line (default: Kafka's uncaught jopt-simple exception in the tool's form, usage_error above)."""
     from .typer_app import run_app
 
+    printer = usage_error or (lambda error, prog: _kafka_usage_error(error, prog, tool))
     # a bad command line is Kafka's 1 whatever --output asks (the suite's one rule, issue 31)
-    return run_app(app, argv, env, prog=tool.prog, tool_env_name=tool_env_name,
-                   usage_error=lambda error, prog: usage_error(error, prog, tool))
+    return run_app(app, argv, env, prog=tool.prog, tool_env_name=tool_env_name, usage_error=printer)

@@ -91,7 +91,8 @@ def test_stack_trace_layout_with_cause_and_suppressed():
     assert stack_trace(failed).split("\n")[2:] == [       # ApiExceptions carry no frames
         "\tSuppressed: org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The preferred leader was "
         "not available.", ""]
-    assert KafkaError("", "java.lang.NullPointerException").java_string() == "java.lang.NullPointerException"
+    assert KafkaError(None, "java.lang.NullPointerException").java_string() == "java.lang.NullPointerException"
+    assert KafkaError("", "java.lang.IllegalStateException").java_string() == "java.lang.IllegalStateException: "
 
 
 REDACTED = "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: {}, column: {}]"
