@@ -17,8 +17,9 @@ Rules:
   `cannot_combine` and `exactly_one` raise it with Kafka's words.
 - A bad command line reads as jopt-simple's exceptions: "bogus is not a recognized option", "Option topic
   requires an argument", printed as Kafka's main() prints an uncaught exception (message, stack trace, blank
-  line); extra words are ignored, as jopt-simple collects them. Values are strings: a tool converts them where
-  Kafka does (java_int), so a bad number fails where Kafka's fails.
+  line), or as the JVM does when the tool parses outside its try (`Tool.parse_in_thread`: kafka-reassign-
+  partitions' `Exception in thread "main" ...`); extra words are ignored, as jopt-simple collects them. Values
+  are strings: a tool converts them where Kafka does (java_int), so a bad number fails where Kafka's fails.
 - Failures: the implementation raises KafkaError (message, Java class, whether it carries a stack trace, exit
   status, and optionally the form to print it in); Run.call(fn, ...) turns an Admin call's failure into one
   (ServerError: its code's class, no trace; cannot reach the cluster: TimeoutException, exit 69; unsupported:
@@ -26,7 +27,9 @@ Rules:
   (stdout "<prefix><message>", stderr a log4j ERROR line with the trace: kafka-topics), uncaught() (stderr
   message, trace, blank line: Kafka's mainNoExit), thread() (`Exception in thread "main" ...`), stdout_error()
   (stdout "Error: <message>" and the trace: kafka-reassign-partitions); a failure to set the client up (a bad
-  --command-config or bootstrap list) in `TOOL.connect_form` where it differs. A trace's frames are the Python frames
+  --command-config or bootstrap list) in `TOOL.connect_form` where it differs. wrapped(cls, cause) is Java's
+  `new Cls(cause)` (its message the cause's toString()); suppressed exceptions print after the frames, as Java's
+  "\tSuppressed: ..." lines. A trace's frames are the Python frames
   the error was raised through, written as Java's ("\tat module.function(source:line)"), innermost first; log4j
   lines carry the current local time as Kafka's layout writes it ("[2026-11-27 21:37:27,551]").
 - The suite's conventions: flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default (typer_app wires the variables; a
@@ -156,11 +159,22 @@ class KafkaError(Exception):
     exceptions have one, the server's errors none), exit status, and the form to print it in (None: the tool's)."""
 
     def __init__(self, message: str | None, java_class: str = ILLEGAL_ARGUMENT, *, traced: bool = True,
-                 status: int = ExitStatus.ERROR, form: Callable | None = None, cause: "KafkaError | None" = None):
+                 status: int = ExitStatus.ERROR, form: Callable | None = None, cause: "KafkaError | None" = None,
+                 suppressed: tuple = ()):
         super().__init__(message or "")
         self.message, self.java_class, self.traced = message, java_class, traced     # message None: Java's null
         self.status, self.form, self.cause = int(status), form, cause
+        self.suppressed = list(suppressed)     # Throwable.addSuppressed's, printed after the frames
         self.fields: dict = {}             # added to the json/yaml failure object (what was applied, ...)
+
+    def java_string(self) -> str:
+        """Return Java's Throwable.toString(): `class: message` (the class alone when the message is null)."""
+        return self.java_class if self.message is None else f"{self.java_class}: {self.message}"
+
+
+def wrapped(java_class: str, cause: KafkaError) -> KafkaError:
+    """Return Java's `new <java_class>(cause)`: its message is the cause's toString()."""
+    return KafkaError(cause.java_string(), java_class, cause=cause)
 
 
 def missing_argument(name: str) -> UsageExit:
@@ -196,12 +210,15 @@ def java_split(text: str, separator: str = ",") -> list[str]:
 
 
 def stack_trace(error: KafkaError) -> str:
-    """Return Java's printStackTrace text of `error`: `class: message`, its frames, then its causes."""
+    """Return Java's printStackTrace text of `error`: `class: message`, its frames, its suppressed exceptions
+    (indented by a tab, each with its frames), then its causes."""
     lines, current = [], error
     while current is not None:
-        head = current.java_class if current.message is None else f"{current.java_class}: {current.message}"
-        lines.append(head if current is error else f"Caused by: {head}")
+        lines.append(current.java_string() if current is error else f"Caused by: {current.java_string()}")
         lines += [f"\tat {frame}" for frame in _frames(current)] if current.traced else []
+        for other in current.suppressed:
+            lines.append(f"\tSuppressed: {other.java_string()}")
+            lines += [f"\t\tat {frame}" for frame in _frames(other)] if other.traced else []
         current = current.cause
     return "\n".join(lines) + "\n"
 
@@ -260,6 +277,7 @@ class Tool:
     form: Callable = uncaught
     no_args: str | None = None          # None: the --help message
     connect_form: Callable | None = None    # a bad --command-config or bootstrap list (None: `form`)
+    parse_in_thread: bool = False       # a bad command line escapes main(): the JVM's "Exception in thread" form
 
 
 class Run:
@@ -432,8 +450,9 @@ def _pairs(ctx: click.Context, pairs: list[str]) -> dict[str, str]:
         raise click.UsageError(f"argument --client-property/-X: expected KEY=VALUE, got {e.pair!r}", ctx) from None
 
 
-def usage_error(error: click.UsageError, prog: str) -> str:
-    """Return a bad command line as Kafka's main prints jopt-simple's exception (message, trace, blank line)."""
+def usage_error(error: click.UsageError, prog: str, tool: Tool | None = None) -> str:
+    """Return a bad command line as Kafka's main prints jopt-simple's exception (message, trace, blank line), or as
+    the JVM prints it when it escapes main() (`tool.parse_in_thread`)."""
     name = getattr(error, "option_name", None) or ""
     if isinstance(error, click.NoSuchOption):
         failure = KafkaError(f"{name.lstrip('-')} is not a recognized option", "joptsimple.UnrecognizedOptionException")
@@ -443,15 +462,20 @@ def usage_error(error: click.UsageError, prog: str) -> str:
     else:
         failure = KafkaError(error.format_message(), "joptsimple.OptionException")
     failure.__traceback__ = error.__traceback__
+    if tool is not None and tool.parse_in_thread:
+        return f'Exception in thread "main" {stack_trace(failure)}'
     return f"{failure.message}\n{stack_trace(failure)}\n"
 
 
+_kafka_usage_error = usage_error        # run_tool's parameter of the same name shadows it
+
+
 def run_tool(app, argv: list[str], env: Environment, tool: Tool, tool_env_name: str,
-             usage_error: Callable[[click.UsageError, str], str] = usage_error) -> int:
+             usage_error: Callable[[click.UsageError, str], str] | None = None) -> int:
     """Run a jopt tool's typer `app` on `argv` (its run(argv, env)); return the exit status. `usage_error` prints a
-    bad command line (Kafka's uncaught jopt-simple exception, unless the tool's main catches it)."""
+    bad command line (default: Kafka's uncaught jopt-simple exception in the tool's form, usage_error above)."""
     from .typer_app import run_app
 
+    printer = usage_error or (lambda error, prog: _kafka_usage_error(error, prog, tool))
     # a bad command line is Kafka's 1 whatever --output asks (the suite's one rule, issue 31)
-    return run_app(app, argv, env, prog=tool.prog, tool_env_name=tool_env_name,
-                   usage_error=usage_error)
+    return run_app(app, argv, env, prog=tool.prog, tool_env_name=tool_env_name, usage_error=printer)

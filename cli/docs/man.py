@@ -107,6 +107,21 @@ EXAMPLES = {
                                    "kafka-broker-api-versions --bootstrap-server localhost:9092"),
                                   ("The controllers' own API lists, for a script:",
                                    "kafka-broker-api-versions --bootstrap-controller localhost:9093 --output json")),
+    "kafka-leader-election": (("Move every partition's leadership back to its preferred replica after a rolling "
+                               "restart:", "kafka-leader-election --bootstrap-server localhost:9092 --election-type "
+                                           "preferred --all-topic-partitions"),
+                              ("Elect a leader for a partition whose in-sync replicas are all gone (may lose data):",
+                               "kafka-leader-election --bootstrap-server localhost:9092 --election-type unclean "
+                               "--topic orders --partition 3")),
+    "kafka-reassign-partitions": (("Propose moving two topics onto brokers 4, 5 and 6:",
+                                   "kafka-reassign-partitions --bootstrap-server localhost:9092 --generate "
+                                   "--topics-to-move-json-file topics.json --broker-list 4,5,6"),
+                                  ("Start a plan with its moves throttled to 10 MB/s:",
+                                   "kafka-reassign-partitions --bootstrap-server localhost:9092 --execute "
+                                   "--reassignment-json-file plan.json --throttle 10000000"),
+                                  ("Check it from a playbook (exit 75 while in progress, 0 once done and the "
+                                   "throttles cleared):", "kafka-reassign-partitions --bootstrap-server "
+                                   "localhost:9092 --verify --reassignment-json-file plan.json --output json")),
     "kafka-metadata-export": (("Decode a fleet of metadata logs into Parquet tables with local Spark:",
                                "kafka-metadata-export -o tables /var/lib/kafka/meta"),),
     "kafka-controller": (("Run a controller in the foreground:", "kafka-controller -c controller.properties"),),

@@ -6,6 +6,7 @@ Rules:
 - Capacity starts at tableSizeFor(initial capacity) (16 by default) and doubles whenever the size passes
   0.75 of it; it never shrinks. Entries of one bucket keep insertion order (a re-put keeps its place).
 - Kafka's maps here never hold 8 entries in one bucket, so treeified bins are not modelled.
+- Integer hashes are the value; TopicPartition's is 31 * (31 + partition) + the topic's String hash (int overflow).
 - java_sorted sorts strings as Java's String.compareTo does (by UTF-16 code unit).
 - scala_hash_order is Scala 2.13's mutable.HashMap iteration order (Kafka's Scala code builds maps so, e.g. a
   broker's DescribeConfigs answer for a topic: ConfigHelper.allConfigs): the same spread hash, a table of 16
@@ -30,6 +31,17 @@ def string_hash(text: str | None) -> int:
 def entity_hash(entity) -> int:
     """Return the hashCode of a Map<String, String> given as (key, value) pairs (AbstractMap.hashCode)."""
     return sum(string_hash(k) ^ string_hash(v) for k, v in entity) & _MASK
+
+
+def int_hash(value: int) -> int:
+    """Return Java's Integer.hashCode (the value) as an unsigned 32-bit int."""
+    return value & _MASK
+
+
+def topic_partition_hash(tp: tuple[str, int]) -> int:
+    """Return the hashCode of Kafka's TopicPartition (topic, partition): 31 * (31 + partition) + topic's hash."""
+    topic, partition = tp
+    return (31 * (31 + partition) + string_hash(topic)) & _MASK
 
 
 def _table_size_for(capacity: int) -> int:
@@ -80,6 +92,15 @@ class JavaHashMap:
     def items(self) -> list:
         """Return (key, value) pairs in Java's iteration order."""
         return [(k, self._entries[k]) for k in self.keys()]
+
+
+def hash_set_order(items, hash_of=string_hash) -> list:
+    """Return distinct `items` in the order a java.util.HashSet iterates them after adding them in this order."""
+    table = JavaHashMap(hash_of=hash_of)
+    for item in items:
+        if item not in table:
+            table.put(item, True)
+    return table.keys()
 
 
 def java_order(text: str) -> bytes:

@@ -232,7 +232,7 @@ EXCEPTION_CLASSES = {
     53: "TransactionalIdAuthorizationException", 56: "KafkaStorageException", 58: "SaslAuthenticationException",
     61: "DelegationTokenDisabledException", 64: "UnsupportedByAuthenticationException",
     65: "DelegationTokenAuthorizationException", 68: "GroupNotEmptyException",
-    97: "PrincipalDeserializationException", 106: "FetchSessionTopicIdException",
+    97: "PrincipalDeserializationException", 98: "PositionOutOfRangeException", 106: "FetchSessionTopicIdException",
 }
 
 

@@ -28,7 +28,7 @@ from .storage.test_tool import CID, config, storage
 
 SCHEMAS = {"storage", "cluster", "metadata-quorum", "metadata-shell", "dump-log-jsonl", "features", "topics", "configs",
            "acls",
-           "broker-api-versions"}
+           "broker-api-versions", "leader-election", "reassign-partitions"}
 
 
 def schema(name: str) -> dict:
@@ -358,6 +358,9 @@ VALID = {
                             "nodes": [{"id": 4, "host": "h", "port": 9092, "rack": None, "error": None, "apis": [
                                 {"api_key": 18, "name": "ApiVersions", "min_version": 0, "max_version": 4,
                                  "usable_version": 4, "state": "usable"}]}]},
+    "leader-election": {"command": "kafka-leader-election", "status": 0, "election_type": "PREFERRED",
+                        "elected": ["t-0"], "not_needed": [], "failed": []},
+    "reassign-partitions": {"command": "cancel", "status": 0, "cancelled": ["t-1"], "cleared": None},
 }
 
 

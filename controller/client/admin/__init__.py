@@ -7,8 +7,9 @@ Rules:
 - Areas, one module each: cluster (DescribeCluster, UnregisterBroker, ApiVersions of every node), quorum
   (DescribeQuorum, Add/RemoveRaftVoter), features (ApiVersions' features, UpdateFeatures), topics (Metadata,
   DescribeTopicPartitions, CreateTopics, DeleteTopics, CreatePartitions), configs (DescribeConfigs,
-  IncrementalAlterConfigs, AlterConfigs), reassignments (ListPartitionReassignments), quotas (Describe/
-  AlterClientQuotas, Describe/AlterUserScramCredentials), acls (DescribeAcls, CreateAcls, DeleteAcls). A new
+  IncrementalAlterConfigs, AlterConfigs), reassignments (List/AlterPartitionReassignments), elections
+  (ElectLeaders), quotas (Describe/AlterClientQuotas, Describe/AlterUserScramCredentials), acls (DescribeAcls,
+  CreateAcls, DeleteAcls). A new
   call is one method in its area's mixin plus its result type; a new area is one module and one base of Admin
   (client.py).
 - Errors: a server error code is ServerError (code, Kafka's message); an API or version the server lacks is

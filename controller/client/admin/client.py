@@ -14,6 +14,7 @@ from .acls import AclCalls
 from .cluster import ClusterCalls
 from .configs import ConfigCalls
 from .core import AdminCore
+from .elections import ElectionCalls
 from .features import FeatureCalls
 from .quorum import QuorumCalls
 from .quotas import QuotaCalls
@@ -21,6 +22,6 @@ from .reassignments import ReassignmentCalls
 from .topics import TopicCalls
 
 
-class Admin(ClusterCalls, QuorumCalls, FeatureCalls, TopicCalls, ConfigCalls, ReassignmentCalls, QuotaCalls,
-            AclCalls, AdminCore):
+class Admin(ClusterCalls, QuorumCalls, FeatureCalls, TopicCalls, ConfigCalls, ReassignmentCalls, ElectionCalls,
+            QuotaCalls, AclCalls, AdminCore):
     """Kafka's Admin calls to the servers at `addresses`, each before `deadline` (see Rules)."""

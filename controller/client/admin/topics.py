@@ -8,7 +8,8 @@ Rules:
 - describe_topics: DescribeTopicPartitions v0 (KIP-966) page after page (ResponsePartitionLimit, then the
   answer's NextCursor until it is null), falling back to Metadata for those topics where the node lacks it
   (then ELR lists are None: Kafka prints them N/A). The result iterates as Kafka's allTopicNames() map does
-  (a java.util.HashMap sized to the request); the first topic answered with an error raises ServerError.
+  (a java.util.HashMap sized to the request); the first topic answered with an error raises ServerError
+  (`each=True` keeps each failed topic's ServerError in the result instead).
 - Writes answer per topic as Kafka's futures do: create_topics returns a CreatedTopic per name (its error a
   ServerError), delete_topics and create_partitions {name: None or ServerError}. A top-level NOT_CONTROLLER (or
   one for every topic) is a refusal: the request goes again to the controller the metadata names next.
@@ -33,14 +34,15 @@ class TopicCalls:
         """Return every topic, internal ones included and flagged, sorted by name (Metadata)."""
         return self.any_node(lambda conn: _list_on(conn, self.deadline), "Metadata")
 
-    def describe_topics(self, names: list[str], partition_limit: int = DEFAULT_PARTITION_LIMIT
-                        ) -> dict[str, TopicDescription]:
-        """Describe `names` (DescribeTopicPartitions, else Metadata); raise ServerError for a failed topic."""
+    def describe_topics(self, names: list[str], partition_limit: int = DEFAULT_PARTITION_LIMIT, *,
+                        each: bool = False) -> dict[str, TopicDescription]:
+        """Describe `names` (DescribeTopicPartitions, else Metadata); raise ServerError for a failed topic, or,
+        with `each`, keep it in the result as its ServerError (as Kafka's per-topic futures let a caller)."""
         if not names:
             return {}
         answers = self.any_node(lambda conn: _describe_on(conn, names, partition_limit, self.deadline),
                                 "DescribeTopicPartitions")
-        return _in_java_order(names, answers)
+        return _in_java_order(names, answers, each)
 
     def create_topics(self, topics: list[NewTopic], validate_only: bool = False) -> dict[str, CreatedTopic]:
         """Create `topics` (CreateTopics); return each one's outcome."""
@@ -111,8 +113,9 @@ def _created(topic) -> CreatedTopic:
                         None if factor == -1 else factor)
 
 
-def _in_java_order(names: list[str], answers: dict[str, TopicDescription | ServerError]) -> dict:
-    """Return the descriptions in Kafka's allTopicNames() order; raise the first failed topic's error."""
+def _in_java_order(names: list[str], answers: dict[str, TopicDescription | ServerError], each: bool) -> dict:
+    """Return the descriptions in Kafka's allTopicNames() order; raise the first failed topic's error unless
+    `each` (then failed topics map to their errors)."""
     from kraftsman.controller.quorum.java_hash_order import JavaHashMap
 
     ordered = JavaHashMap(len(names))
@@ -121,7 +124,7 @@ def _in_java_order(names: list[str], answers: dict[str, TopicDescription | Serve
                                                            Errors.UNKNOWN_TOPIC_OR_PARTITION.message))
     found = dict(ordered.items())
     failed = next((v for v in found.values() if isinstance(v, ServerError)), None)
-    if failed is not None:
+    if failed is not None and not each:
         raise failed
     return found
 
