@@ -127,8 +127,9 @@ def complete_parked(node, force: bool = False) -> None:
     parked, ls.parked = ls.parked, {}
     ls.hw_owed_since = None
     if not force:
+        shared: dict = {}  # the followers at the same offset get one response body
         for env, _ in parked.values():
-            _answer_fetch(node, env)
+            _answer_fetch(node, env, shared)
 
 
 def preferred_successors(node) -> list[tuple]:
@@ -240,24 +241,33 @@ def _refuse_fetch(node, env, error: int, leader_id: int) -> None:
 
 
 def _reply_fetch(node, env, records=b"", diverging=None, snapshot_id=None) -> None:
-    body = msg.fetch_response(Errors.NONE, Errors.NONE, node.node_id, node.epoch,
+    node.reply(env, _fetch_body(node, records, diverging, snapshot_id))
+
+
+def _fetch_body(node, records=b"", diverging=None, snapshot_id=None):
+    return msg.fetch_response(Errors.NONE, Errors.NONE, node.node_id, node.epoch,
                               node.leader_state.shown_high_watermark(node.high_watermark), records,
                               diverging, snapshot_id, node.log.start_offset)
-    node.reply(env, body)
 
 
-def _answer_fetch(node, env) -> None:
-    """Answer a validated fetch with the records from its offset (maybe none)."""
+def _answer_fetch(node, env, shared: dict | None = None) -> None:
+    """Answer a validated fetch with the records from its offset (maybe none). Fetches answered together at the
+    same offset and size limit get the same body (`shared`): the bytes are read, and encoded, once."""
     part = env.body.topics[0].partitions[0]
     ls = node.leader_state
     replica_id = msg.fetch_replica_id(env.body)
     if replica_id >= 0:
         ls.replica(replica_id).sent_hw = ls.shown_high_watermark(node.high_watermark)
-    records = b""
-    if part.fetch_offset < node.log.end_offset:
-        limit = min(env.body.max_bytes, part.partition_max_bytes or env.body.max_bytes)
-        records = R.join_batches(node.log.read(part.fetch_offset, limit))
-    _reply_fetch(node, env, records)
+    limit = min(env.body.max_bytes, part.partition_max_bytes or env.body.max_bytes)
+    body = shared.get((part.fetch_offset, limit)) if shared is not None else None
+    if body is None:
+        records = b""
+        if part.fetch_offset < node.log.end_offset:
+            records = R.join_batches(node.log.read(part.fetch_offset, limit))
+        body = _fetch_body(node, records)
+        if shared is not None:
+            shared[(part.fetch_offset, limit)] = body
+    node.reply(env, body)
 
 
 def on_fetch_snapshot_request(node, env) -> None:

@@ -5,10 +5,12 @@ Rules:
   send, load a snapshot, apply committed batches, write a snapshot if due, then advance().
 - A leader may fsync in a background thread (`background`), one job at a time: appends go on meanwhile
   and its log end counts once the job is done; followers always flush before they acknowledge.
-- Except that a leader does not wait for its flush before it sends: it starts the fsync in the background, then
-  sends (its messages carry data to followers, and votes it already persisted), and its own log end counts
-  toward the high watermark only once flushed, so replication and the leader's fsync overlap (as Raft
-  allows) and a commit costs one fsync in series.
+- Except that a leader does not wait for its flush before it sends: it sends (its messages carry data to
+  followers, and votes it already persisted), then hands the fsync to the background, and its own log end
+  counts toward the high watermark only once flushed, so replication and the leader's fsync overlap (as Raft
+  allows) and a commit costs one fsync in series. The sends go first because the fsync thread cannot start
+  before this thread lets go of the GIL (when the loop waits again) anyway, and waking it first would only
+  put a thread switch in front of the followers' data.
 - A high watermark the core leaves owed to parked fetches (RaftConfig.high_watermark_linger_ms) is
   released through `defer` once the linger runs out, unless records carried it before.
 - No asyncio here: time arrives through tick(), messages through step(), replies and commit
@@ -155,8 +157,8 @@ class RaftDriver:
                 self._persist_qs(rd.quorum_state, rd.data_version)
             early = node.is_leader()  # a leader's data may travel before its own flush (see Rules)
             if rd.flush and early and self._background is not None:
-                self._flush_in_background(rd)  # first: the fsync thread starts while the messages are sent
                 self._send_all(rd.messages)
+                self._flush_in_background(rd)  # after the sends (see Rules)
             elif early:
                 self._send_all(rd.messages)
                 if rd.flush:

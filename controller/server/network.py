@@ -51,7 +51,7 @@ from kraftsman.storage.protocol.errors import Errors
 
 from . import api_versions as api_versions_mod
 from . import sasl_server
-from .answers import Reply, Slot
+from .answers import AnswerEncoder, Reply, Slot
 
 log = logging.getLogger("kraftsman.server")
 API_VERSIONS, ENVELOPE = framing.API_VERSIONS_KEY, 58
@@ -95,6 +95,7 @@ class Listener:
         self._ids = itertools.count()
         self._reaper: asyncio.Task | None = None
         self.enabled: dict[int, tuple[int, int]] = {}  # api_key -> (min, max) advertised, read at start()
+        self.encoder = AnswerEncoder()  # answers' frames (a Fetch body given to several followers: encoded once)
 
     @property
     def port(self) -> int:
@@ -290,8 +291,7 @@ class _ServerConnection:
         if slot.cancelled:
             return
         try:
-            data = b"" if answer is None else framing.encode_response(ctx.api_key, ctx.api_version,
-                                                                       ctx.correlation_id, answer)
+            data = b"" if answer is None else self.listener.encoder.frame(ctx, answer)
         except Exception as e:
             self._failed(e)
             self.close()

@@ -77,6 +77,7 @@ class ControllerServer:
         self.forwarder = None  # forwarding.WriteForwarder, once started
         self._flusher = None  # flusher.Flusher: the fsync thread, once the first fsync job comes
         self.endpoints = None  # peer_endpoints.PeerEndpoints, once the node is open
+        self._heard_endpoints = None  # the NodeEndpoints a Raft response carried last (_endpoints_news)
         self.failure: str | None = None  # why the node stopped itself (a failed disk, a driver bug)
         self.registration = None  # controller_registration.SelfRegistration, once the listeners are bound
         self.stopped = asyncio.Event()    # set once stop() is done, whoever called it
@@ -276,6 +277,16 @@ class ControllerServer:
             self.endpoints.routed_voters = self.driver.node.voters
             self.router.update_endpoints(self.peer_endpoints())
 
+    def _endpoints_news(self, endpoints) -> bool:
+        """Tell whether a response's NodeEndpoints differ from the last ones heard, or the router's map changed
+        since (every fetch response names the leader's endpoint: the same one, nearly always)."""
+        heard, routed = tuple((e.node_id, e.host, e.port) for e in endpoints), self.router.endpoints
+        last = self._heard_endpoints
+        if last is not None and last[0] == heard and last[1] is routed:
+            return False
+        self._heard_endpoints = (heard, routed)
+        return True
+
     def address_of(self, node_id: int) -> tuple[str, int] | None:
         """Return where `node_id` serves the controller listener (this node's advertised address for itself)."""
         if node_id == self.config.node_id:
@@ -287,7 +298,8 @@ class ControllerServer:
         if self._stopping:
             return
         try:
-            if getattr(env.body, "node_endpoints", None):
+            endpoints = getattr(env.body, "node_endpoints", None)
+            if endpoints and self._endpoints_news(endpoints):
                 self.learn_endpoints(env.body)
             self.driver.step(env)
         except Exception:  # as in _tick_loop: a bug or a failed disk (e.g. a snapshot install) stops serving

@@ -92,6 +92,12 @@ class Answer:
             self.set_exception(error or RequestTimeout("no response in time"))
 
 
+def _expire(future: asyncio.Future) -> None:
+    """End a request's wait: one timer on its future, rather than a timeout scope around the await."""
+    if not future.done():
+        future.set_exception(RequestTimeout("no response in time"))
+
+
 class Connection:
     """One client connection to a Kafka-protocol server."""
 
@@ -151,11 +157,13 @@ class Connection:
         """Send a request and return the decoded response body."""
         future = self.send(api_name, version, body)
         timeout = (self.timeout_ms if timeout_ms is None else timeout_ms) / 1000
+        timer = None
         try:
+            if not future.done() and self.writer.transport.get_write_buffer_size():
+                await self.writer.drain()  # only when the socket took less than the frame
             if not future.done():
-                await self.writer.drain()
-            async with asyncio.timeout(timeout):
-                return await future
+                timer = asyncio.get_running_loop().call_later(timeout, _expire, future)
+            return await future
         except TimeoutError:
             raise RequestTimeout(f"{api_name} v{version} to {self.host}:{self.port} got no response "
                                  f"within {timeout * 1000:.0f} ms") from None
@@ -166,6 +174,9 @@ class Connection:
             if future.done() and not future.cancelled():
                 future.exception()  # retrieved: the caller gets the error below
             raise ConnectionClosed(f"connection to {self.host}:{self.port} broke: {e}") from None
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     async def negotiate(self, *, software_name: str = SOFTWARE_NAME, software_version: str = SOFTWARE_VERSION,
                         timeout_ms: int | None = None) -> dict[int, tuple[int, int]]:

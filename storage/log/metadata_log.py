@@ -11,7 +11,8 @@ Rules:
   core's own; `batch_type(data)` and `snapshot_type(end_offset, epoch, data)` build them (a caller may
   pass others of the same shape).
 - Memory holds an index (base offset, file position, size per batch) and the epoch cache; batch
-  bytes are read from the files with os.pread when asked.
+  bytes are read from the files with os.pread when asked, except the batch appended last while it is still
+  the last one: read() hands that one back as appended (a leader's fetch answers and commits read it).
 - append() writes to the file at once (no user-space buffer); only flush() makes appends durable
   (fsync of the written segments, then of the directory after a roll or delete). Truncation,
   snapshot writes and snapshot installation are durable when they return, as in MemoryLog;
@@ -73,6 +74,7 @@ class FileLog:
         self.segments: list[Segment] = []
         self._seg_bases: list[int] = []
         self._bases, self._positions, self._sizes = array("q"), array("q"), array("i")
+        self._tail = None  # the batch appended last (see read())
         self.epochs = EpochCache()
         self._snapshot_ids: list[tuple[int, int]] = []
         self._latest = None  # cached Snapshot object of the newest snapshot
@@ -174,6 +176,10 @@ class FileLog:
         n = len(self._bases)
         if not n:
             return []
+        tail = self._tail
+        if tail is not None and tail.base_offset <= offset < tail.next_offset == self.end_offset and \
+                self._bases[-1] == tail.base_offset:
+            return [tail]
         i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
         sizes, j, size = self._sizes, i + 1, self._sizes[i]
         while j < n and size + sizes[j] <= max_bytes:
@@ -219,6 +225,7 @@ class FileLog:
         self._dirty[seg.fd] = seg
         self._index(base_offset, epoch, position, len(data))
         self.end_offset = batch.next_offset
+        self._tail = batch if type(batch) is self.batch_type else None  # read() gives it back while it is last
 
     def _roll(self, base_offset: int) -> Segment:
         """Start a segment at `base_offset`, after making the current one durable: once a later directory
