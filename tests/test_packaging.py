@@ -56,3 +56,23 @@ def test_console_scripts_are_the_registrys():
     from kraftsman.cli import app
 
     assert _pyproject()["project"]["scripts"] == app.console_scripts()
+
+
+# the distribution of each module a test may import only when present (pytest.importorskip)
+OPTIONAL_MODULES = {"confluent_kafka": "confluent-kafka", "cryptography": "cryptography", "pexpect": "pexpect",
+                    "pyspark": "pyspark", "pyarrow": "pyarrow", "pandas": "pandas", "matplotlib": "matplotlib"}
+
+
+def test_every_module_a_test_skips_without_is_in_an_extra_ci_installs():
+    import re
+
+    extras = _pyproject()["project"]["optional-dependencies"]
+    installed = {re.split(r"[<>=!;\[ ]", spec, maxsplit=1)[0] for name in ("test", "spark") for spec in extras[name]}
+    skipped_without = set()
+    for path in (REPO / "tests").rglob("*.py"):
+        skipped_without |= {m.split(".")[0] for m in re.findall(r'importorskip\("([\w.]+)"', path.read_text())}
+    assert skipped_without, "no importorskip found: the pattern is stale"
+    unknown = skipped_without - set(OPTIONAL_MODULES)
+    assert not unknown, f"name the distribution of {sorted(unknown)} in OPTIONAL_MODULES"
+    missing = {OPTIONAL_MODULES[m] for m in skipped_without} - installed
+    assert not missing, f"CI would skip the tests needing {sorted(missing)}: add them to the test or spark extra"
