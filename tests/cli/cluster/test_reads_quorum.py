@@ -15,6 +15,7 @@ import time
 import pytest
 
 from kraftsman.cli.cluster import tool as cluster_tool
+from kraftsman.cli.cluster.wait import MAX_BACKOFF_S
 from kraftsman.cli.common.boundary import run_command
 from kraftsman.cli.common.environment import Environment
 from kraftsman.cli.demo.local_quorum import free_ports
@@ -174,10 +175,14 @@ def test_wait_restarted_after_with_brokers_that_send_no_start_time(quorum, loop)
             time.sleep(1.5)
             assert waiter.is_alive()                      # still the broker that started before t0
             loop.run(broker.stop())                       # SIGTERM: controlled shutdown, the listener closes
+            # down for longer than the wait's poll interval (at most 1 s), as a real broker's restart is: told no
+            # start time, the wait sees a restart only by looking while the broker is gone (a simulated broker
+            # came back between two looks, under load, and the wait rightly timed out)
+            time.sleep(2 * MAX_BACKOFF_S + 0.5)
             loop.run(broker.start())                      # a new incarnation, registered without a start time
             waiter.join(45)
             status, out, err = result["r"]
-            assert status == 0, err
+            assert status == 0, (server, out, err)
             doc = json.loads(out)["broker"]
             assert not doc["fenced"], doc
             started = doc["start_time_ms"]
