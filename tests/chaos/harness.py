@@ -106,15 +106,26 @@ def summary_lines(r: ChaosReport) -> list[str]:
 def _wait_caught_up(loop, quorum, timeout_s: float) -> int:
     """Wait until every voter's log end reaches the leader's high watermark; return that watermark."""
     deadline = time.monotonic() + timeout_s
-    hw = 0
+    hw, leader, ends = 0, None, {}
     while time.monotonic() < deadline:
-        _, part = loop.run(find_leader(quorum.addresses(), timeout_s=30), timeout=40)
+        leader, part = loop.run(find_leader(quorum.addresses(), timeout_s=30), timeout=40)
         ends = {v.replica_id: v.log_end_offset for v in part.current_voters}
         hw = max(hw, part.high_watermark)
         if len(ends) == len(quorum.ids) and min(ends.values()) >= hw:
             return hw
         time.sleep(0.2)
-    raise TimeoutError(f"voters did not catch up with high watermark {hw} within {timeout_s:g} s")
+    raise TimeoutError(f"voters did not catch up with high watermark {hw} within {timeout_s:g} s: leader {leader}, "
+                       f"log ends {ends}\n{_voters_state(quorum)}")
+
+
+def _voters_state(quorum) -> str:
+    """Describe each voter for a failure message: its process state and the last lines of its log."""
+    out = []
+    for nid in quorum.ids:
+        proc = quorum.procs.get(nid)
+        state = "never started" if proc is None else "running" if proc.poll() is None else f"exited {proc.poll()}"
+        out.append(f"voter {nid} ({state}):\n{quorum.log_tail(nid, 8)}")
+    return "\n".join(out)
 
 
 def run_chaos(base, *, voters: int = 3, duration_s: float = 45, seed: int = 1, kinds=KINDS,
