@@ -84,8 +84,8 @@ class _Phase:
 
     def __exit__(self, *exc) -> None:
         self.stop.set()
-        if self.thread is not None:
-            self.thread.join(timeout=2)
+        if self.thread is not None:     # the bar ends within one draw; the phase's line must come after it
+            self.thread.join()
         elapsed = self.progress.timings[self.name] = time.monotonic() - self.started
         if exc[0] is None:
             self.progress.done(self.name, elapsed)

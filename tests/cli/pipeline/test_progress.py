@@ -57,6 +57,8 @@ def test_on_a_terminal_a_bar_counts_the_tasks():
     out.isatty = lambda: True
     tracker.run(7, 3, 8)
     with Progress(out, live=True, tracker=tracker, color=False).phase("decoding"):
-        time.sleep(1.2)
+        deadline = time.monotonic() + 30        # the bar's thread draws twice a second; a loaded machine delays it
+        while "3/8" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
     assert "pipeline: decoding" in out.getvalue() and "3/8" in out.getvalue()
     assert "pipeline: decoding done in " in out.getvalue().rstrip().splitlines()[-1]  # after the bar is cleared
