@@ -188,6 +188,10 @@ class AdminCluster:
     def start_broker(self, broker_id: int, timeout_s: float = 60) -> None:
         """Start (or start again) a broker; return once the controller unfenced it and the others know it."""
         self.loop.run(self.brokers[broker_id].start(timeout_s), timeout=timeout_s + 5)
+        self.wait_unfenced(broker_id, timeout_s)
+
+    def wait_unfenced(self, broker_id: int, timeout_s: float = 30) -> None:
+        """Wait until every running broker's image has `broker_id` registered and unfenced."""
         self.wait(lambda image: _unfenced(image, broker_id), f"broker {broker_id} unfenced", timeout_s)
 
     def stop_broker(self, broker_id: int) -> None:

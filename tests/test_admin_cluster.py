@@ -107,7 +107,7 @@ def test_state_helpers_not_covered_by_a_case(history):
     assert cluster.broker(4).replicas.logs[(moved, 1)].size >= 9_000_000
     # a loaded machine can delay a simulated heartbeat past the session; the broker then comes back unfenced, and
     # the kill must start from that state for the timing below to show the session timeout
-    cluster.wait(lambda image: not image.cluster.brokers[5].record.fenced, "broker 5 unfenced before the kill", 30)
+    cluster.wait_unfenced(5)
     cluster.kill_broker(5)
     started = time.monotonic()
     cluster.wait(lambda image: image.cluster.brokers[5].record.fenced, "broker 5 fenced after its session", 30)

@@ -123,7 +123,8 @@ def _voters_state(quorum) -> str:
     out = []
     for nid in quorum.ids:
         proc = quorum.procs.get(nid)
-        state = "never started" if proc is None else "running" if proc.poll() is None else f"exited {proc.poll()}"
+        code = None if proc is None else proc.poll()
+        state = "never started" if proc is None else "running" if code is None else f"exited {code}"
         out.append(f"voter {nid} ({state}):\n{quorum.log_tail(nid, 8)}")
     return "\n".join(out)
 
