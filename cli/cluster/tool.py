@@ -9,7 +9,7 @@ Exit codes (kraftsman additions marked *):
   0   done; also `unregister` against a cluster without the API (Kafka prints its message and exits 0),
       and `unregister --missing-ok` of a broker that is not registered (nothing to do)*
   1   failed, as Kafka: the server answered an error (e.g. BROKER_ID_NOT_REGISTERED), bad arguments
-      (usage and error on stderr), a bad --config file
+      (usage and error on stderr), a bad --command-config (or --config) file
   4*  refused: `unregister --require-fenced` of a broker that is still active (unfenced)
   5*  `health`: the cluster is not healthy (the reasons are printed)
   64* bad arguments when `--output json` is given (1 otherwise, as Kafka)
@@ -34,6 +34,7 @@ from ..common.admin_options import (
     BootstrapServer,
     ClientConfig,
     ClientProperty,
+    CommandConfig,
     Output,
     Profile,
     Timeout,
@@ -55,6 +56,7 @@ app = typer.Typer(name=PROG, help="The Kafka cluster tool.", add_completion=Fals
 @app.command("cluster-id", help="Get information about the ID of a cluster.")
 def cluster_id(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
                bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+               command_config: CommandConfig = None,
                output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                client_property: ClientProperty = None) -> int:
     return admin_command(ctx, locals(), commands.cluster_id)
@@ -65,7 +67,7 @@ def unregister(ctx: typer.Context,
                id: Annotated[int, typer.Option(
                    "--id", "-i", help="The ID of the broker to unregister.", autocompletion=completers.broker_ids)],
                bootstrap_server: BootstrapServer = None, bootstrap_controller: BootstrapController = None,
-               config: ClientConfig = None,
+               config: ClientConfig = None, command_config: CommandConfig = None,
                missing_ok: Annotated[bool, typer.Option(
                    "--missing-ok", help="kraftsman: succeed (exit 0) when the broker is not registered.")] = False,
                require_fenced: Annotated[bool, typer.Option(
@@ -82,6 +84,7 @@ def unregister(ctx: typer.Context,
 @app.command("list-endpoints", help="List endpoints")
 def list_endpoints(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
                    bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+                   command_config: CommandConfig = None,
                    include_fenced_brokers: Annotated[bool, typer.Option(
                        "--include-fenced-brokers",
                        help="Whether to include fenced brokers when listing broker endpoints")] = False,

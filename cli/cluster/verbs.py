@@ -20,6 +20,7 @@ from ..common.admin_options import (
     BootstrapServer,
     ClientConfig,
     ClientProperty,
+    CommandConfig,
     Output,
     Profile,
     Timeout,
@@ -75,6 +76,7 @@ def add_to(app: typer.Typer) -> None:
 
 def describe_brokers(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
                      bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+                     command_config: CommandConfig = None,
                      output: Output = "text", timeout: Timeout = None, profile: Profile = None,
                      client_property: ClientProperty = None) -> int:
     """Run describe-brokers."""
@@ -87,6 +89,7 @@ def describe_brokers(ctx: typer.Context, bootstrap_server: BootstrapServer = Non
 def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: RestartedAfter = None,
          incarnation_changed_from: IncarnationFrom = None, bootstrap_server: BootstrapServer = None,
          bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+         command_config: CommandConfig = None,
          output: Output = "text", timeout: Timeout = None, profile: Profile = None,
          client_property: ClientProperty = None) -> int:
     """Run wait."""
@@ -109,6 +112,7 @@ def wait(ctx: typer.Context, id: BrokerId, state: State, restarted_after: Restar
 
 def health(ctx: typer.Context, bootstrap_server: BootstrapServer = None,
            bootstrap_controller: BootstrapController = None, config: ClientConfig = None,
+           command_config: CommandConfig = None,
            allow_fenced: AllowFenced = 0, max_voter_lag: MaxLag = 1000, max_voter_lag_ms: MaxLagMs = 5000,
            watch: Watch = False, exit_when_healthy: ExitWhenHealthy = False, interval: Interval = 2.0,
            output: Output = "text", timeout: Timeout = None, profile: Profile = None,

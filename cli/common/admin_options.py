@@ -2,9 +2,10 @@
 
 Rules:
 - Kafka's names: --bootstrap-server/-b | --bootstrap-controller/-C (exactly one, checked here with argparse's
-  words), --config/-c (client properties file); kraftsman's: --output text|json|yaml, --timeout SECONDS,
-  --profile NAME, -X/--client-property key=value (repeatable; wins over the profile's client settings; only the
-  keys the client honours: client_settings).
+  words), the client properties file as Kafka 4.2's kafka-cluster names it: --command-config/-c, or --config
+  (Kafka 3.9-4.1's name; 4.2 deprecates it and says so on stdout; both at once is a usage error); kraftsman's:
+  --output text|json|yaml, --timeout SECONDS, --profile NAME, -X/--client-property key=value (repeatable; wins
+  over the profile's client settings; only the keys the client honours: client_settings).
 - settings() turns the parsed options into the namespace the tools' commands take, with a profile applied:
   flag > KRAFTSMAN_<TOOL>_<FLAG> > profile > default (click tells which options kept their default); `command` is
   the sub-command's name as typed, `config_given` whether --config/--command-config came from the command line or
@@ -30,6 +31,7 @@ from . import client_settings
 from . import profiles as profile_file
 from .admin import Context, Failure, fail
 from .environment import Environment
+from .kafka_release import kafka_release
 from .key_values import BadPair
 from .typer_app import parameter_source
 
@@ -39,7 +41,12 @@ CONFIG_HELP = "A property file containing configurations for the Admin client."
 
 BootstrapServer = Annotated[Optional[str], typer.Option("--bootstrap-server", "-b", help=SERVER_HELP)]
 BootstrapController = Annotated[Optional[str], typer.Option("--bootstrap-controller", "-C", help=CONTROLLER_HELP)]
-ClientConfig = Annotated[Optional[str], typer.Option("--config", "-c", help=CONFIG_HELP)]
+CONFIG_DEPRECATED = ("Option --config has been deprecated and will be removed in a future version. "
+                     "Use --command-config instead.")
+ClientConfig = Annotated[Optional[str], typer.Option(
+    "--config", metavar="FILE", help=CONFIG_HELP + " (Kafka 4.2 deprecates it for --command-config.)")]
+CommandConfig = Annotated[Optional[str], typer.Option("--command-config", "-c", metavar="FILE",
+                                                      help="Config properties file for the Admin client.")]
 Output = Annotated[Literal["text", "json", "yaml"], typer.Option(
     "--output", help="kraftsman: print text (Kafka's), or one JSON or YAML object.")]
 Timeout = Annotated[Optional[float], typer.Option(
@@ -75,6 +82,7 @@ def settings(ctx: typer.Context, values: dict, group: tuple[str, str] = BOOTSTRA
     env: Environment = ctx.find_root().obj
     args = argparse.Namespace(command=ctx.info_name, **merged(ctx, values))
     args.config_given = not kept_default(ctx, "config")
+    old_name = "command_config" in values and _command_config(ctx, args)
     args.client = _client_overrides(ctx, args.client_property or [])
     owner = _owner(ctx, "bootstrap_server")
     if args.bootstrap_server and args.bootstrap_controller:
@@ -82,7 +90,21 @@ def settings(ctx: typer.Context, values: dict, group: tuple[str, str] = BOOTSTRA
     _apply_profile(ctx, args, env)
     if not (args.bootstrap_server or args.bootstrap_controller):
         raise click.UsageError(f"one of the arguments {' '.join(group)} is required", owner)
+    if old_name and kafka_release(env, args) == "4.2":
+        stream = env.stdout if args.output == "text" else env.stderr     # stdout holds one object with --output
+        stream.write(CONFIG_DEPRECATED + "\n")
     return args
+
+
+def _command_config(ctx: typer.Context, args: argparse.Namespace) -> bool:
+    """Fold --command-config and --config into args.config (both at once is Kafka 4.2's usage error); return
+    whether the file came by the old name, --config."""
+    new, old = not kept_default(ctx, "command_config"), args.config_given
+    if new and old:
+        raise click.UsageError("--config and --command-config cannot be specified together.", _owner(ctx, "config"))
+    if new:
+        args.config, args.config_given = args.command_config, True
+    return old
 
 
 def merged(ctx: click.Context, values: dict) -> dict:
@@ -148,4 +170,5 @@ def _apply_profile(ctx: typer.Context, args: argparse.Namespace, env: Environmen
     named = args.bootstrap_server or args.bootstrap_controller
     chosen = profile_file.select_for(env.env, args.profile, needed=not named,
                                      warn=lambda text: env.stderr.write(f"{prog}: warning: {text}\n"))
-    profile_file.fill(args, chosen, lambda name: not kept_default(ctx, name))
+    given = lambda name: (name == "config" and args.config_given) or not kept_default(ctx, name)  # noqa: E731
+    profile_file.fill(args, chosen, given)

@@ -110,6 +110,58 @@ def test_client_id_and_timeout_come_from_the_config_file(tmp_path):
         assert {h.client_id for h, _ in server.requests} == {"playbook"}
 
 
+DEPRECATED = ("Option --config has been deprecated and will be removed in a future version. "
+              "Use --command-config instead.\n")
+
+
+def kc_release(release, *argv, home=None):
+    """Run kafka-cluster speaking for Kafka `release` (and with profiles under `home`)."""
+    variables = {"KRAFTSMAN_KAFKA_VERSION": release, **({"XDG_CONFIG_HOME": str(home)} if home else {})}
+    out, err = io.StringIO(), io.StringIO()
+    status = run_command(cluster_tool.run, list(argv), Environment(stdout=out, stderr=err, env=variables),
+                         prog="kafka-cluster")
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_command_config_is_kafka_42s_name_and_config_the_deprecated_one(tmp_path):
+    config = tmp_path / "admin.properties"
+    config.write_text("client.id=playbook\n")
+    answer = "Cluster ID: abcdefghijklmnopqrstuv\n"
+    with FakeServer(describe_handler(), ranges=RANGES) as server:
+        for release in ("3.9", "4.0", "4.1", "4.2"):
+            for flag in ("--command-config", "-c"):      # 4.2's names; kraftsman takes them for every release
+                assert kc_release(release, "cluster-id", "-b", server.address, flag, str(config)) == (0, answer, "")
+            notice = DEPRECATED if release == "4.2" else ""  # only 4.2 deprecates --config, on stdout
+            assert kc_release(release, "cluster-id", "-b", server.address, "--config", str(config)) == (
+                0, notice + answer, "")
+            status, out, err = kc_release(release, "cluster-id", "-b", server.address, "--config", str(config),
+                                          "--output", "json")    # stdout keeps one object: the notice goes aside
+            assert status == 0 and json.loads(out)["cluster_id"] == "abcdefghijklmnopqrstuv" and err == notice
+        assert {h.client_id for h, _ in server.requests} == {"playbook"}   # the file was read under each name
+        for output in ("text", "json"):
+            status, out, err = kc_release("4.2", "unregister", "--id", "4", "-b", server.address, "--config",
+                                          str(config), "-c", str(config), "--output", output)
+            assert (status, out) == (1, "") and err.endswith(
+                "error: --config and --command-config cannot be specified together.\n")
+        assert not [h for h, _ in server.requests if h.request_api_key == 64]    # refused before any request
+
+
+def test_command_config_wins_over_the_profiles_client_config(tmp_path):
+    profile_config, line_config = tmp_path / "profile.properties", tmp_path / "line.properties"
+    profile_config.write_text("client.id=from-profile\n")
+    line_config.write_text("client.id=from-line\n")
+    with FakeServer(describe_handler(), ranges=RANGES) as server:
+        (tmp_path / "kraftsman").mkdir()
+        (tmp_path / "kraftsman" / "config.yaml").write_text(
+            f"current-profile: lab\nprofiles:\n  lab:\n    bootstrap-server: {server.address}\n"
+            f"    client-config: {profile_config}\n")
+        for argv, client_id in ((["--command-config", str(line_config)], "from-line"), ([], "from-profile"),
+                                (["--config", str(line_config)], "from-line")):
+            server.requests.clear()
+            assert kc_release("3.9", "cluster-id", *argv, home=tmp_path)[0] == 0
+            assert {h.client_id for h, _ in server.requests} == {client_id}
+
+
 # ---------------------------------------------------------------- unreachable clusters (69, one line, bounded)
 
 
