@@ -17,6 +17,11 @@ Rules:
   (fsync of the written segments, then of the directory after a roll or delete). Truncation,
   snapshot writes and snapshot installation are durable when they return, as in MemoryLog;
   delete_before's file deletions at the next flush (a lost deletion only leaves more log).
+- open() makes the log it recovered durable (fsync of every segment, then of the directory) before anything
+  reads it: a process that stopped uncleanly may have left bytes written and never synced (its fsync failed,
+  or it was killed first); they survive in the page cache, so this process would read them, count them in
+  its log end and acknowledge them, and a power cut later could still take them, leaving a gap between
+  segments. Kafka likewise flushes every segment past its recovery point before it counts it as flushed.
 - The log below `start_offset` may survive in a partly deleted segment; it is never read.
 - prepare_snapshot() may run in another thread while the log serves: it writes and fsyncs only that
   snapshot's own `<name>.prepared.tmp` file (as Kafka's snapshot writer does off the raft thread), and
@@ -118,6 +123,15 @@ class FileLog:
         self._load_index(scanned, start)
         self._drop_snapshots(lambda sid: sid[0] < self.start_offset)
         self._checkpointed = self.epochs.version
+        self._sync_recovered()
+
+    def _sync_recovered(self) -> None:
+        """Fsync every segment, then the directory: what recovery found becomes durable (see Rules)."""
+        if not self.segments:
+            return
+        for seg in self.segments:
+            seg.sync()
+        self.fs.fsync_dir(self.directory)
 
     def _remove_strays(self) -> None:
         strays = [p for p in self.directory.iterdir() if _is_stray(p.name)]
