@@ -60,18 +60,19 @@ class ChaosQuorum(LocalQuorum):
         return self.node_dir(node_id) / "fsync-journal"
 
     def lose_unsynced(self, node_id: int, rng: random.Random) -> int:
-        """After a SIGKILL of `node_id`: cut each segment to the size its last fsync made durable (a segment
-        never fsynced to nothing), keeping a random torn part of the unsynced bytes half of the time, as a
-        power loss would. Return how many bytes were dropped."""
-        durable: dict[str, tuple[int, int]] = {}
+        """After a SIGKILL of `node_id`: cut each segment to the size its latest-started fsync that returned made
+        durable (fsync_fault_controller's journal; a segment never fsynced to nothing), keeping a random torn part
+        of the unsynced bytes half of the time, as a power loss would. Return how many bytes were dropped."""
+        durable: dict[str, tuple[int, int, int]] = {}   # path -> (start, inode, size) of its latest-started fsync
         journal = self.fsync_journal(node_id)
         for line in journal.read_text().splitlines() if journal.exists() else []:
-            path, inode, size = line.split("\t")
-            durable[path] = (int(inode), int(size))
+            path, inode, size, start = line.split("\t")
+            if int(start) >= durable.get(path, (-1,))[0]:
+                durable[path] = (int(start), int(inode), int(size))
         dropped = 0
         for segment in self.partition_dir(node_id).glob("*.log"):
             st = segment.stat()
-            inode, size = durable.get(str(segment), (None, 0))
+            _, inode, size = durable.get(str(segment), (-1, None, 0))
             keep = size if inode == st.st_ino else 0
             if keep < st.st_size:
                 if rng.random() < 0.5:

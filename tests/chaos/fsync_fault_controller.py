@@ -2,8 +2,12 @@
 
 - While the file named by KRAFTSMAN_CHAOS_FSYNC_TRIGGER exists, every os.fsync raises EIO (a failing disk).
 - When KRAFTSMAN_CHAOS_FSYNC_JOURNAL names a file, each fsync of a `.log` segment appends one line
-  `<path>\t<inode>\t<size before the fsync>` to it: the bytes that are durable once that fsync returned.
-  The harness reads it after a SIGKILL to cut every segment back to what a power loss would have kept.
+  `<path>\t<inode>\t<size before the fsync>\t<start>` to it once it returned: those bytes are durable. `start`
+  (the system's monotonic clock, so it also orders the fsyncs of a restarted node after its earlier runs') orders
+  the fsyncs by when they took the size (under one lock), not by when they returned: the leader's
+  background flush and a roll's own fsync of the same segment overlap, and the one that took the smaller size
+  may return last. The harness reads the journal after a SIGKILL and cuts every segment back to the size of its
+  latest-started fsync that returned: what a power loss would have kept.
 - KRAFTSMAN_CHAOS_FSYNC_DELAY_MS makes every fsync that much slower (a slow disk: the window in which appended
   bytes are not yet durable grows, so a power loss finds some).
 
@@ -11,6 +15,7 @@ Usage: python fsync_fault_controller.py --config server.properties   (same argum
 """
 import errno
 import os
+import threading
 import time
 
 _TRIGGER = os.environ.get("KRAFTSMAN_CHAOS_FSYNC_TRIGGER", "")
@@ -18,6 +23,7 @@ _JOURNAL = os.environ.get("KRAFTSMAN_CHAOS_FSYNC_JOURNAL", "")
 _DELAY_S = int(os.environ.get("KRAFTSMAN_CHAOS_FSYNC_DELAY_MS", "0") or 0) / 1000
 _journal_fd = None
 _real_fsync = os.fsync
+_start_lock = threading.Lock()
 
 
 def _fsync(fd):
@@ -31,8 +37,9 @@ def _fsync(fd):
         except OSError:
             path = ""
         if path.endswith(".log"):
-            st = os.fstat(fd)
-            line = f"{path}\t{st.st_ino}\t{st.st_size}\n".encode()
+            with _start_lock:           # the size and its place in the start order, taken together
+                st, start = os.fstat(fd), time.monotonic_ns()
+            line = f"{path}\t{st.st_ino}\t{st.st_size}\t{start}\n".encode()
     if _DELAY_S:
         time.sleep(_DELAY_S)
     _real_fsync(fd)
