@@ -16,9 +16,12 @@ from ...controller.server.sync_fakes import FakeServer, body, http_server, silen
 RANGES = {18: (0, 4), 3: (0, 12), 60: (0, 1), 64: (0, 0)}
 
 
-def kc(*argv):
+def kc(*argv, variables=None):
+    """Run kafka-cluster in-process (with `variables` as its whole environment, when given)."""
     out, err = io.StringIO(), io.StringIO()
-    status = run_command(cluster_tool.run, list(argv), Environment(stdout=out, stderr=err), prog="kafka-cluster")
+    extra = {} if variables is None else {"env": variables}
+    env = Environment(stdout=out, stderr=err, **extra)
+    status = run_command(cluster_tool.run, list(argv), env, prog="kafka-cluster")
     return status, out.getvalue(), err.getvalue()
 
 
@@ -117,10 +120,7 @@ DEPRECATED = ("Option --config has been deprecated and will be removed in a futu
 def kc_release(release, *argv, home=None):
     """Run kafka-cluster speaking for Kafka `release` (and with profiles under `home`)."""
     variables = {"KRAFTSMAN_KAFKA_VERSION": release, **({"XDG_CONFIG_HOME": str(home)} if home else {})}
-    out, err = io.StringIO(), io.StringIO()
-    status = run_command(cluster_tool.run, list(argv), Environment(stdout=out, stderr=err, env=variables),
-                         prog="kafka-cluster")
-    return status, out.getvalue(), err.getvalue()
+    return kc(*argv, variables=variables)
 
 
 def test_command_config_is_kafka_42s_name_and_config_the_deprecated_one(tmp_path):
