@@ -17,6 +17,10 @@ Rules:
   that does not parse at its version retries at v0 (Kafka's ApiVersionsResponse.parse).
 - Decoders take a frame WITHOUT its size prefix; encoders return bytes WITH it.
 - Every malformed frame raises FramingError with a one-line message; nothing else escapes.
+- The hot paths (encode_request, encode_response, decode_request, decode_response) take their header and
+  body functions from one cached plan per (api key, version) and write the headers' bytes directly; a
+  frame they cannot handle goes through the general path, which says what is wrong. Both give the same bytes
+  and the same messages (tests/protocol/test_framing_plans.py).
 - An ApiVersions request v3+ names its client software with Kafka's pattern, else a server answers
   INVALID_REQUEST (api_versions_request_error, for the controller's listener and the simulated broker's).
 """
@@ -196,6 +200,60 @@ def _frame(parts) -> bytes:
     return bytes(out)
 
 
+# ---------------------------------------------------------------- plans (the hot paths' cache)
+
+_CID = struct.Struct(">i")
+_PLANS: dict = {}  # (api key, version) and the request frame's first 4 bytes -> _Plan
+_CLIENT_IDS: dict = {}  # client id -> its int16-length bytes (a handful per process)
+
+
+class _Plan:
+    """What framing one (api key, version) needs: header versions, the header bytes that never change, and the
+    generated functions of both headers and both bodies."""
+
+    __slots__ = ("request_header_version", "request_prefix", "response_prefix", "encode_request",
+                 "decode_request", "encode_response", "decode_response", "decode_request_header",
+                 "decode_response_header")
+
+    def __init__(self, info: ApiInfo, version: int):
+        self.request_header_version = request_header_version(info.api_key, version)
+        response_version = response_header_version(info.api_key, version)
+        self.request_prefix = _SIZE.pack(0) + _KEY_VERSION.pack(info.api_key, version)
+        self.response_prefix = bytes(8 + response_version)  # size, correlation id, [no tagged fields]
+        self.encode_request = codec.encoder(info.request, version)
+        self.encode_response = codec.encoder(info.response, version)
+        self.decode_request = codec.raw_decoder(info.request, version)
+        self.decode_response = codec.raw_decoder(info.response, version)
+        self.decode_request_header = codec.raw_decoder("RequestHeader", self.request_header_version)
+        self.decode_response_header = codec.raw_decoder("ResponseHeader", response_version)
+
+
+def _plan(api_key: int, api_version: int) -> _Plan:
+    """Return the cached plan of a known (api key, version); raise FramingError for any other."""
+    info = _checked(api_key, api_version)
+    plan = _PLANS[(api_key, api_version)] = _PLANS[_KEY_VERSION.pack(api_key, api_version)] = _Plan(info, api_version)
+    return plan
+
+
+def _client_id_bytes(client_id: str | None) -> bytes | None:
+    """Return a request header's ClientId: an int16-length string, -1 for null (every header version); None when
+    it does not fit (the general path says so)."""
+    if client_id is not None and type(client_id) is not str:
+        return None
+    data = _CLIENT_IDS.get(client_id)
+    if data is None:
+        if client_id is None:
+            data = b"\xff\xff"
+        else:
+            raw = client_id.encode("utf-8")
+            if len(raw) > 0x7FFF:
+                return None
+            data = struct.pack(">h", len(raw)) + raw
+        if len(_CLIENT_IDS) < 256:
+            _CLIENT_IDS[client_id] = data
+    return data
+
+
 # ---------------------------------------------------------------- requests
 
 
@@ -207,6 +265,21 @@ def request_header(api_key: int, api_version: int, correlation_id: int, client_i
 
 def encode_request(api_key: int, api_version: int, correlation_id: int, client_id: str | None, body) -> bytes:
     """Return the sized frame of a request: header (v1/v2) then `body` at `api_version`."""
+    plan = _PLANS.get((api_key, api_version)) or _plan(api_key, api_version)
+    name = _client_id_bytes(client_id)
+    if name is not None:
+        out = bytearray(plan.request_prefix)
+        out += _CID.pack(correlation_id)
+        out += name
+        if plan.request_header_version == 2:
+            out.append(0)  # no tagged fields
+        try:
+            plan.encode_request(body, out)
+        except Exception:  # noqa: BLE001 - the general path below says what is wrong
+            pass
+        else:
+            _SIZE.pack_into(out, 0, len(out) - 4)
+            return bytes(out)
     return encode_request_frame(request_header(api_key, api_version, correlation_id, client_id), body)
 
 
@@ -227,6 +300,24 @@ def _peek_key_version(frame: bytes) -> tuple[int, int]:
 def decode_request(frame: bytes, *, trailing_ok: bool = False):
     """Decode a request frame (without size) into (RequestHeader message, body message); bytes after the body
     are an error unless `trailing_ok` (a Kafka server's request parser does not look for them)."""
+    plan = _PLANS.get(bytes(frame[:4])) if len(frame) >= 8 else None
+    if plan is not None:
+        end = len(frame)
+        try:
+            header, pos = plan.decode_request_header(frame, 0, end)
+            body, stop = plan.decode_request(frame, pos, end)
+        except Exception:  # noqa: BLE001 - the general path below says what is wrong
+            pass
+        else:
+            if pos <= end and (stop == end or (trailing_ok and stop < end)):
+                return header, body
+    header, body = _decode_request_slowly(frame, trailing_ok)
+    if plan is None:
+        _plan(header.request_api_key, header.request_api_version)  # the next one takes the hot path
+    return header, body
+
+
+def _decode_request_slowly(frame: bytes, trailing_ok: bool):
     api_key, version = _peek_key_version(frame)
     info = api_info(api_key)
     if version not in info.valid_versions:
@@ -255,7 +346,15 @@ def response_header(correlation_id: int):
 
 def encode_response(api_key: int, api_version: int, correlation_id: int, body) -> bytes:
     """Return the sized frame of a response: header (v0/v1) then `body` at `api_version`."""
-    return encode_response_frame(api_key, api_version, response_header(correlation_id), body)
+    plan = _PLANS.get((api_key, api_version)) or _plan(api_key, api_version)
+    out = bytearray(plan.response_prefix)
+    _CID.pack_into(out, 4, correlation_id)
+    try:
+        plan.encode_response(body, out)
+    except Exception:  # the general path says what is wrong
+        return encode_response_frame(api_key, api_version, response_header(correlation_id), body)
+    _SIZE.pack_into(out, 0, len(out) - 4)
+    return bytes(out)
 
 
 def encode_response_frame(api_key: int, api_version: int, header, body) -> bytes:
@@ -267,6 +366,23 @@ def encode_response_frame(api_key: int, api_version: int, header, body) -> bytes
 
 def decode_response(api_key: int, api_version: int, frame: bytes):
     """Decode a response frame (without size) to a request of `api_version` into (header, body)."""
+    plan = _PLANS.get((api_key, api_version))
+    if plan is not None:
+        end = len(frame)
+        try:
+            header, pos = plan.decode_response_header(frame, 0, end)
+            body, stop = plan.decode_response(frame, pos, end)
+        except Exception:  # noqa: BLE001 - the general path below says what is wrong (or reads ApiVersions v0)
+            pass
+        else:
+            if pos <= end and stop == end:
+                return header, body
+    else:
+        _plan(api_key, api_version)
+    return _decode_response_slowly(api_key, api_version, frame)
+
+
+def _decode_response_slowly(api_key: int, api_version: int, frame: bytes):
     info = _checked(api_key, api_version)
     header, pos = _decode_part("ResponseHeader", response_header_version(api_key, api_version), frame, 0)
     try:
