@@ -25,6 +25,9 @@ Rules:
   answer is written as soon as it and every answer before it are there: at once when the handler answered
   at once or completes a Reply (set on the loop's thread, handed on without a loop hop), else when its
   task or future is done. Reading pauses while max_in_flight answers wait or the socket's send buffer is full.
+- Requests are cut from the byte stream in the socket's own callback (each connection is an asyncio Protocol),
+  not by a reader task, so a request reaches its handler with no task wake-up in between. A client's EOF ends
+  the connection and drops the answers it still waits for.
 - A handler exception (or a body that does not encode) logs one line to `kraftsman.server` and closes
   that connection.
 - A connection with no bytes either way and nothing in flight for idle_timeout_ms is closed.
@@ -110,7 +113,8 @@ class Listener:
     async def start(self) -> None:
         """Bind and start accepting connections."""
         context = self.security.ssl_context if self.security is not None else None
-        self._server = await asyncio.start_server(self._accept, self.host, self._port, ssl=context)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: _ServerConnection(self), self.host, self._port, ssl=context)
         self._port = self._server.sockets[0].getsockname()[1]
         self._reaper = asyncio.get_running_loop().create_task(self._reap_idle())
         self.enabled = {k.api_key: (k.min_version, k.max_version) for k in self.current_api_versions().api_keys}
@@ -121,18 +125,19 @@ class Listener:
             self._server.close()
         if self._reaper is not None:
             self._reaper.cancel()
-        for conn in list(self._conns):
+        conns = list(self._conns)
+        for conn in conns:
             conn.close()
-        await asyncio.gather(*(c.done for c in list(self._conns)), return_exceptions=True)
+        await asyncio.gather(*(c.done for c in conns), return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
             self._server = None
 
-    def _over_limit(self, writer) -> str | None:
+    def _over_limit(self, transport) -> str | None:
         """Say why a new connection exceeds max.connections or max.connections.per.ip, or return None."""
         if len(self._conns) >= self.max_connections:
             return f"max connection count {self.max_connections} reached"
-        ip = (writer.get_extra_info("peername") or ("?",))[0]
+        ip = (transport.get_extra_info("peername") or ("?",))[0]
         same = sum(1 for c in self._conns if c.peer[0] == ip)
         if same >= self.max_connections_per_ip:
             return f"max connection count {self.max_connections_per_ip} for {ip} reached"
@@ -143,19 +148,15 @@ class Listener:
         body = self.api_versions() if callable(self.api_versions) else self.api_versions
         return self.security.advertise(body) if self.security is not None else body
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        refusal = self._over_limit(writer)
-        if refusal is not None:
-            self.rejected += 1
-            log.info("%s: rejected connection from %s: %s", self.name, writer.get_extra_info("peername"), refusal)
-            writer.close()
-            return
-        conn = _ServerConnection(self, reader, writer, next(self._ids))
-        self._conns.add(conn)
-        try:
-            await conn.run()
-        finally:
-            self._conns.discard(conn)
+    def _admit(self, transport) -> bool:
+        """Tell whether a new connection may stay (max.connections, max.connections.per.ip); close it if not."""
+        refusal = self._over_limit(transport)
+        if refusal is None:
+            return True
+        self.rejected += 1
+        log.info("%s: rejected connection from %s: %s", self.name, transport.get_extra_info("peername"), refusal)
+        transport.close()
+        return False
 
     async def _reap_idle(self) -> None:
         period = min(max(self.idle_timeout_ms / 4000, 0.01), 5.0)
@@ -169,26 +170,61 @@ class Listener:
                     conn.close()
 
 
-class _ServerConnection:
+class _ServerConnection(asyncio.Protocol):
     """Read frames from one client, dispatch them and write responses in request order."""
 
-    def __init__(self, listener: Listener, reader, writer, index: int):
-        self.listener, self.reader, self.writer = listener, reader, writer
-        self.peer = writer.get_extra_info("peername") or ("?", 0)
-        local = writer.get_extra_info("sockname") or ("?", 0)
-        self.connection_id = f"{local[0]}:{local[1]}-{self.peer[0]}:{self.peer[1]}-{index}"
+    def __init__(self, listener: Listener):
+        self.listener = listener
         self.loop = asyncio.get_running_loop()
-        self.last_active = self.loop.time()
+        self.transport = None
+        self.buffer = bytearray()
         self.slots: collections.deque[Slot] = collections.deque()  # requests not answered yet, in order
-        self.room = asyncio.Event()   # set while fewer than max_in_flight requests wait for their answers
-        self.room.set()
-        self.finished = self.loop.create_future()  # set when the connection must end (its last answer sent)
-        self.done = self.loop.create_future()
-        self._tasks: list[asyncio.Task] = []
-        security = listener.security
-        self.sasl = security.session() if security is not None else None
-        self.principal = security.principal(writer) if security is not None else "User:ANONYMOUS"
+        self.reading = True           # False while max_in_flight answers wait or the send buffer is full
+        self.send_blocked = False     # the transport's send buffer is above _WRITE_BUFFER_HIGH
+        self.ending = False           # the last answer is queued (or the connection is closed): read no more
+        self.done = self.loop.create_future()  # set once the connection is closed
+        self.last_active = self.loop.time()
+        self.sasl, self.principal = None, "User:ANONYMOUS"
+        self.peer, self.connection_id = ("?", 0), "?"
 
+    # ------------------------------------------------------------ the socket's callbacks
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        listener = self.listener
+        if not listener._admit(transport):
+            self.ending = True
+            self.done.set_result(None)
+            return
+        self.peer = transport.get_extra_info("peername") or ("?", 0)
+        local = transport.get_extra_info("sockname") or ("?", 0)
+        self.connection_id = f"{local[0]}:{local[1]}-{self.peer[0]}:{self.peer[1]}-{next(listener._ids)}"
+        transport.set_write_buffer_limits(high=_WRITE_BUFFER_HIGH)
+        security = listener.security
+        if security is not None:
+            self.sasl, self.principal = security.session(), security.principal(transport)
+        listener._conns.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.ending:
+            return
+        self.buffer += data
+        self._read_requests()
+
+    def eof_received(self) -> None:
+        self.close()
+
+    def connection_lost(self, exc) -> None:
+        self.close()
+
+    def pause_writing(self) -> None:
+        self.send_blocked = True
+        self._pause()
+
+    def resume_writing(self) -> None:
+        self.send_blocked = False
+        self._resume()
+
+    # ------------------------------------------------------------ state
     @property
     def in_flight(self) -> int:
         """Return how many requests wait for their answer."""
@@ -198,63 +234,80 @@ class _ServerConnection:
         """Tell whether nothing moved since `limit` (loop time) and no request is in flight."""
         return self.last_active < limit and not self.slots
 
-    async def run(self) -> None:
-        """Serve until the client leaves, a rule closes the connection, or the listener closes."""
-        self._tasks = [self.loop.create_task(self._read_loop())]
-        try:
-            await asyncio.wait([self._tasks[0], self.finished], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            self.close()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-            if not self.done.done():
-                self.done.set_result(None)
-
     def close(self) -> None:
-        """Cancel the read loop and the answers not sent yet; close the socket."""
-        for task in self._tasks:
-            task.cancel()
+        """Drop the answers not sent yet and close the socket (what was written still goes out); `done` is set
+        once the handlers' tasks it cancelled have ended."""
+        self.ending = True
+        self.buffer = bytearray()
+        cancelled = []
         while self.slots:
-            self.slots.popleft().cancel()
-        if not self.finished.done():
-            self.finished.set_result(None)
-        self.writer.close()
+            slot = self.slots.popleft()
+            slot.cancel()
+            if isinstance(slot.waiting, asyncio.Task):
+                cancelled.append(slot.waiting)
+        if self.transport is not None:
+            self.transport.close()
+        self.listener._conns.discard(self)
+        if self.done.done():
+            return
+        if cancelled:
+            ended = asyncio.gather(*cancelled, return_exceptions=True)
+            ended.add_done_callback(lambda _: self.done.done() or self.done.set_result(None))
+        else:
+            self.done.set_result(None)
 
-    async def _read_frame(self) -> bytes | None:
+    # ------------------------------------------------------------ reading
+    def _pause(self) -> None:
+        if self.reading and not self.ending:
+            self.reading = False
+            self.transport.pause_reading()
+
+    def _resume(self) -> None:
+        if self.reading or self.ending or self.send_blocked or len(self.slots) >= self.listener.max_in_flight:
+            return
+        self.reading = True
+        self.transport.resume_reading()
+        self._read_requests()  # what arrived before reading paused
+
+    def _read_requests(self) -> None:
+        """Serve the whole requests in the buffer, as far as the answer order and the send buffer have room."""
+        buffer, pos = self.buffer, 0
         try:
-            head = await self.reader.readexactly(4)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return None
-        size = int.from_bytes(head, "big", signed=True)
+            while not self.ending and self.reading and len(buffer) - pos >= 4:
+                if len(self.slots) >= self.listener.max_in_flight:
+                    self._pause()
+                    break
+                size = int.from_bytes(buffer[pos:pos + 4], "big", signed=True)
+                if not self._size_ok(size):
+                    self.close()
+                    return
+                if len(buffer) - pos - 4 < size:
+                    break
+                frame = bytes(buffer[pos + 4:pos + 4 + size])
+                pos += 4 + size
+                self.last_active = self.loop.time()
+                item = self._dispatch(frame)
+                if item is None:
+                    self.close()
+                    return
+                self._answer(item)
+                if isinstance(item, _Last):
+                    self.ending = True  # the connection ends once that answer is sent
+                    self.transport.pause_reading()
+        finally:
+            if pos and self.buffer is buffer:
+                del buffer[:pos]
+
+    def _size_ok(self, size: int) -> bool:
+        """Tell whether a request's size is within the limit (Kafka's InvalidReceiveException otherwise)."""
         limit = self.listener.max_request_size
         if self.sasl is not None and not self.sasl.complete:
             limit = min(limit, self.listener.security.max_receive_size)  # sasl.server.max.receive.size
-        if size < 0 or size > limit:
-            log.info("%s: closing %s: invalid receive (size = %d, max %d)", self.listener.name,
-                     self.connection_id, size, limit)
-            return None
-        try:
-            frame = await self.reader.readexactly(size)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            return None
-        self.last_active = self.loop.time()
-        return frame
-
-    async def _read_loop(self) -> None:
-        while True:
-            if len(self.slots) >= self.listener.max_in_flight:
-                self.room.clear()
-                await self.room.wait()
-            if self.writer.transport.get_write_buffer_size() > _WRITE_BUFFER_HIGH:
-                await self.writer.drain()
-            frame = await self._read_frame()
-            if frame is None:
-                return
-            item = self._dispatch(frame)
-            if item is None:
-                return
-            self._answer(item)
-            if isinstance(item, _Last):
-                await asyncio.Event().wait()  # the connection ends once that answer is sent
+        if 0 <= size <= limit:
+            return True
+        log.info("%s: closing %s: invalid receive (size = %d, max %d)", self.listener.name,
+                 self.connection_id, size, limit)
+        return False
 
     def _answer(self, item) -> None:
         """Give the request its slot in the answer order; the answer is written as soon as it and every answer
@@ -309,15 +362,15 @@ class _ServerConnection:
         while slots and slots[0].ready:
             slot = slots.popleft()
             if slot.data:
-                self.writer.write(slot.data)
+                self.transport.write(slot.data)
                 wrote = True
             if isinstance(slot.item, _Last):
                 self.close()
                 return
         if wrote:
             self.last_active = self.loop.time()
-        if len(slots) < self.listener.max_in_flight:
-            self.room.set()
+        if not self.reading:
+            self._resume()
 
     def _dispatch(self, frame: bytes):
         """Return bytes to send, a task producing (ctx, body), or None to close the connection."""

@@ -11,6 +11,11 @@ Rules:
   caller on the loop's thread that must act at once (the Raft peers).
 - `negotiate()` sends ApiVersions at our highest version with client software name/version; on
   UNSUPPORTED_VERSION it retries at the highest version the server's v0 answer lists (KIP-511).
+- Responses are cut from the byte stream in the socket's own callback (an asyncio Protocol), not by a reader
+  task: each one reaches its waiter as soon as its last byte arrives, with no task wake-up in between. A size
+  below 4 or above MAX_FRAME_SIZE, or a response that does not decode, ends the connection like a dead socket.
+- A request written while the socket's buffer is above its high-water mark waits in request() until the
+  buffer drains (flow control, as StreamWriter.drain).
 """
 from __future__ import annotations
 
@@ -101,25 +106,30 @@ def _expire(future: asyncio.Future) -> None:
 class Connection:
     """One client connection to a Kafka-protocol server."""
 
-    def __init__(self, reader, writer, *, host: str, port: int, client_id: str | None, timeout_ms: int):
-        self.reader, self.writer, self.host, self.port = reader, writer, host, port
+    def __init__(self, transport, protocol: "_Frames", *, host: str, port: int, client_id: str | None,
+                 timeout_ms: int):
+        self.transport, self.protocol, self.host, self.port = transport, protocol, host, port
         self.client_id, self.timeout_ms = client_id, timeout_ms
         self.api_versions: dict[int, tuple[int, int]] | None = None
         self._cids = itertools.count()
         self._waiters: dict[int, tuple[int, int, asyncio.Future]] = {}
         self._closed = False
-        self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
+        protocol.attach(self)
 
     @classmethod
     async def open(cls, host: str, port: int, *, client_id: str | None = "kraftsman",
-                   timeout_ms: int = 30_000) -> "Connection":
-        """Connect to host:port within timeout_ms (raises OSError or RequestTimeout)."""
+                   timeout_ms: int = 30_000, ssl=None) -> "Connection":
+        """Connect to host:port within timeout_ms (raises OSError or RequestTimeout); with an SSLContext `ssl`,
+        over TLS (ssl.SSLError when the handshake fails)."""
+        loop = asyncio.get_running_loop()
+        tls = {} if ssl is None else {"ssl": ssl, "server_hostname": host}
         try:
             async with asyncio.timeout(timeout_ms / 1000):  # not wait_for: 3.11's swallows a cancel that
-                reader, writer = await asyncio.open_connection(host, port)  # meets the connect's end
+                transport, protocol = await loop.create_connection(_Frames, host, port, **tls)  # meets the end
         except TimeoutError:
-            raise RequestTimeout(f"connecting to {host}:{port} timed out after {timeout_ms} ms") from None
-        return cls(reader, writer, host=host, port=port, client_id=client_id, timeout_ms=timeout_ms)
+            what = "" if ssl is None else " (TLS)"
+            raise RequestTimeout(f"connecting to {host}:{port}{what} timed out after {timeout_ms} ms") from None
+        return cls(transport, protocol, host=host, port=port, client_id=client_id, timeout_ms=timeout_ms)
 
     @property
     def closed(self) -> bool:
@@ -137,7 +147,7 @@ class Connection:
         frame = framing.encode_request(info.api_key, version, cid, self.client_id, body)
         self._waiters[cid] = (info.api_key, version, future)
         future.add_done_callback(lambda _f: self._waiters.pop(cid, None))
-        self.writer.write(frame)
+        self.transport.write(frame)
         return future
 
     def send_to(self, api_name: str, version: int, body, callback) -> Answer:
@@ -150,7 +160,7 @@ class Connection:
             return answer
         frame = framing.encode_request(info.api_key, version, cid, self.client_id, body)
         self._waiters[cid] = (info.api_key, version, answer)
-        self.writer.write(frame)
+        self.transport.write(frame)
         return answer
 
     async def request(self, api_name: str, version: int, body, *, timeout_ms: int | None = None):
@@ -159,8 +169,8 @@ class Connection:
         timeout = (self.timeout_ms if timeout_ms is None else timeout_ms) / 1000
         timer = None
         try:
-            if not future.done() and self.writer.transport.get_write_buffer_size():
-                await self.writer.drain()  # only when the socket took less than the frame
+            if not future.done() and self.protocol.paused:
+                await self.protocol.drained()  # only when the socket's buffer is above its high-water mark
             if not future.done():
                 timer = asyncio.get_running_loop().call_later(timeout, _expire, future)
             return await future
@@ -208,39 +218,23 @@ class Connection:
         return hi
 
     def abort(self) -> None:
-        """Close the socket now and fail every pending request (the reader ends by itself)."""
+        """Close the socket now and fail every pending request."""
         self._fail(None)
 
     async def close(self) -> None:
-        """Close the socket, fail every pending request and wait for the reader to end."""
+        """Close the socket and fail every pending request."""
         self._fail(None)
-        self._reader_task.cancel()
-        await asyncio.wait([self._reader_task])  # the reader's end, not its error; our own cancellation propagates
+        await asyncio.sleep(0)  # the transport lets go of the socket on the loop's next turn
 
     def _fail(self, error) -> None:
         if not self._closed:
             self._closed = True
-            self.writer.close()
+            self.transport.close()
         reason = f": {error}" if error else ""
         for _key, _version, future in list(self._waiters.values()):
             if not future.done():
                 future.set_exception(ConnectionClosed(f"connection to {self.host}:{self.port} closed{reason}"))
         self._waiters.clear()
-
-    async def _read_loop(self) -> None:
-        error = None
-        try:
-            while True:
-                head = await self.reader.readexactly(4)
-                size = int.from_bytes(head, "big", signed=True)
-                if size < 4 or size > framing.MAX_FRAME_SIZE:
-                    raise framing.FramingError(f"invalid response size {size}")
-                self._deliver(await self.reader.readexactly(size))
-        except asyncio.IncompleteReadError:
-            error = "closed by the server"
-        except (ConnectionError, OSError, framing.FramingError) as e:
-            error = str(e) or type(e).__name__
-        self._fail(error)
 
     def _deliver(self, frame: bytes) -> None:
         cid = int.from_bytes(frame[:4], "big", signed=True)
@@ -253,3 +247,79 @@ class Connection:
         _header, body = framing.decode_response(api_key, version, frame)
         if not future.done():
             future.set_result(body)
+
+
+class _Frames(asyncio.Protocol):
+    """Cut a Connection's byte stream into response frames and hand each one to it as soon as it is whole."""
+
+    def __init__(self):
+        self.conn: Connection | None = None
+        self.buffer = bytearray()
+        self.paused = False  # the transport's write buffer is above its high-water mark
+        self._drained: asyncio.Future | None = None
+        self._lost: str | None = None  # why the socket ended before the Connection was attached
+
+    def attach(self, conn: Connection) -> None:
+        """Serve `conn` from now on (what arrived before is handed over at once)."""
+        self.conn = conn
+        if self.buffer:
+            early, self.buffer = bytes(self.buffer), bytearray()
+            self.data_received(early)
+        if self._lost is not None:
+            conn._fail(self._lost)
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn is None:
+            self.buffer += data
+            return
+        buffer = self.buffer
+        if buffer:
+            buffer += data
+            data = buffer
+        pos, end = 0, len(data)
+        try:
+            while end - pos >= 4:
+                size = int.from_bytes(data[pos:pos + 4], "big", signed=True)
+                if size < 4 or size > framing.MAX_FRAME_SIZE:
+                    raise framing.FramingError(f"invalid response size {size}")
+                if end - pos - 4 < size:
+                    break
+                self.conn._deliver(bytes(data[pos + 4:pos + 4 + size]))
+                pos += 4 + size
+        except framing.FramingError as e:
+            self.conn._fail(str(e) or type(e).__name__)
+            return
+        if data is buffer:
+            del buffer[:pos]
+        elif pos < end:
+            buffer += data[pos:]
+
+    def eof_received(self) -> None:
+        self._end("closed by the server")
+
+    def connection_lost(self, exc) -> None:
+        self._end((str(exc) or type(exc).__name__) if exc is not None else "closed by the server")
+        self._wake_writer()
+
+    def _end(self, reason: str) -> None:
+        if self.conn is None:
+            self._lost = self._lost or reason
+        else:
+            self.conn._fail(reason)
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        self._wake_writer()
+
+    async def drained(self) -> None:
+        """Wait until the transport's write buffer is below its low-water mark again (or the socket is gone)."""
+        if self.paused:
+            self._drained = asyncio.get_running_loop().create_future()
+            await self._drained
+
+    def _wake_writer(self) -> None:
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)

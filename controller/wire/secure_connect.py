@@ -11,14 +11,13 @@ Rules:
 """
 from __future__ import annotations
 
-import asyncio
 import ssl
 from dataclasses import dataclass
 
 from kraftsman.storage.protocol import codec
 
 from . import sasl
-from .connection import Connection, RequestTimeout
+from .connection import Connection
 
 
 class AuthenticationError(ConnectionError):
@@ -55,13 +54,9 @@ async def open_connection(host: str, port: int, security: ClientSecurity | None,
 
 async def _open_tls(host: str, port: int, context, client_id, timeout_ms: int) -> Connection:
     try:
-        async with asyncio.timeout(timeout_ms / 1000):  # not wait_for (see Connection.open)
-            reader, writer = await asyncio.open_connection(host, port, ssl=context, server_hostname=host)
-    except TimeoutError:
-        raise RequestTimeout(f"connecting to {host}:{port} (TLS) timed out after {timeout_ms} ms") from None
+        return await Connection.open(host, port, client_id=client_id, timeout_ms=timeout_ms, ssl=context)
     except ssl.SSLError as e:
         raise AuthenticationError(f"TLS handshake with {host}:{port} failed: {e.reason or e}") from None
-    return Connection(reader, writer, host=host, port=port, client_id=client_id, timeout_ms=timeout_ms)
 
 
 async def _authenticate(conn: Connection, security: ClientSecurity, timeout_ms: int) -> None:
