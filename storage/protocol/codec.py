@@ -158,6 +158,13 @@ def _gen_class(s: Emitter, qual: str, struct_name: str, fields) -> None:
         s(2, f"new.{a} = self.{a}")
     s(2, "new._unknown_tagged_fields = self._unknown_tagged_fields")
     s(2, "return new")
+    # one comparison per field, in order, as Message.__eq__ does, without its generator and getattr calls
+    same = "".join(f"self.{a} == other.{a} and " for a in attrs)
+    s(1, "def __eq__(self, other):")
+    s(2, f"if type(other) is not _S_{struct_name}:")
+    s(3, "return NotImplemented")
+    s(2, f"return {same}self._unknown_tagged_fields == other._unknown_tagged_fields")
+    s(1, "__hash__ = None")
     s(0, "")
 
 
@@ -211,6 +218,8 @@ def struct_classes(name: str) -> dict:
     ns = generated_namespace()
     exec(compile(s.text(), f"<kraftsman classes {name}>", "exec"), ns)
     classes = {n: ns[f"_S_{n}"] for n in order}
+    for cls in classes.values():
+        cls.DEFAULT = cls()  # what a tagged struct field is compared with (codegen.not_default); never changed
     top = classes[spec.name]
     top.spec = spec
     top.api_key = spec.api_key

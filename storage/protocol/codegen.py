@@ -105,4 +105,8 @@ RUN_FMT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H",
 def not_default(f: FieldSpec, val: str) -> str:
     """Return a Python test that `val` differs from the field's default (when a tagged field is written)."""
     lit = default_literal(f)
-    return f"{val} is not None" if lit == "None" else f"{val} != {lit}"
+    if lit == "None":
+        return f"{val} is not None"
+    if lit == f"_S_{f.type}()":  # a struct: its class's shared default instance, not a new one per test
+        return f"{val} != _S_{f.type}.DEFAULT"
+    return f"{val} != {lit}"
