@@ -397,3 +397,64 @@ def test_connection_limits_come_from_kafkas_properties():
     config = from_properties(props)
     assert (config.max_connections, config.max_connections_per_ip) == (100, 7)
     assert from_properties({k: v for k, v in props.items() if not k.startswith("max.")}).max_connections == 2**31 - 1
+
+
+def test_requests_cut_anywhere_or_packed_together_are_all_answered_in_order():
+    """The listener cuts frames from the byte stream itself: a request split byte by byte, and several requests in
+    one segment, are each served once, in order."""
+    async def body():
+        listener = await serving()
+        client = await Client.open(listener)
+        frames = b"".join(framing.encode_request(60, 1, cid, "test", DescribeCluster()) for cid in (1, 2, 3))
+        for i in range(len(frames) // 2):  # the first half a byte at a time
+            await client.send(frames[i:i + 1])
+            await asyncio.sleep(0)
+        await client.send(frames[len(frames) // 2:])  # the rest in one write
+        assert [cid_of(await client.frame()) for _ in range(3)] == [1, 2, 3]
+        client.close()
+        await listener.close()
+    run(body)
+
+
+def test_reading_pauses_at_max_in_flight_and_resumes_as_answers_leave():
+    seen, release = [], asyncio.Event()
+
+    async def handler(ctx, body):
+        seen.append(ctx.correlation_id)
+        await release.wait()
+        return await echo_cluster_id(ctx, body)
+
+    async def body():
+        listener = await serving(handler, max_in_flight=2)
+        client = await Client.open(listener)
+        await client.send(b"".join(framing.encode_request(60, 1, cid, "test", DescribeCluster())
+                                   for cid in (1, 2, 3, 4, 5)))
+        await asyncio.sleep(0.3)
+        assert seen == [1, 2]  # the others wait in the socket until answers leave
+        release.set()
+        assert [cid_of(await client.frame()) for _ in range(5)] == [1, 2, 3, 4, 5]
+        assert seen == [1, 2, 3, 4, 5]
+        client.close()
+        await listener.close()
+    run(body)
+
+
+def test_a_client_that_ends_its_side_gets_no_answer_and_the_connection_closes():
+    async def handler(ctx, body):
+        await asyncio.sleep(0.2)
+        return await echo_cluster_id(ctx, body)
+
+    async def body():
+        listener = await serving(handler)
+        client = await Client.open(listener)
+        await client.describe_cluster(1)
+        client.writer.write_eof()
+        assert await client.frame() is None  # EOF ends the connection: the answer in flight is dropped
+        for _ in range(50):
+            if listener.connection_count == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert listener.connection_count == 0
+        client.close()
+        await listener.close()
+    run(body)
