@@ -20,7 +20,7 @@ Rules:
 - The hot paths (encode_request, encode_response, decode_request, decode_response) take their header and
   body functions from one cached plan per (api key, version) and write the headers' bytes directly; a
   frame they cannot handle goes through the general path, which says what is wrong. Both give the same bytes
-  and the same messages (tests/protocol/test_framing_plans.py).
+  and the same messages (tests/storage/protocol/test_framing_plans.py).
 - An ApiVersions request v3+ names its client software with Kafka's pattern, else a server answers
   INVALID_REQUEST (api_versions_request_error, for the controller's listener and the simulated broker's).
 """
