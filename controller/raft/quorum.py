@@ -34,9 +34,11 @@ def vote_result(voters: Iterable[int], granted: Iterable[int], rejected: Iterabl
 
 def majority_offset(voters: Iterable[int], end_offsets: Mapping[int, int]) -> int:
     """Return the largest offset reached by a majority of `voters` (unknown replicas count as 0)."""
-    offsets = sorted((end_offsets.get(v, 0) for v in set(voters)), reverse=True)
-    if not offsets:
+    ids = voters if isinstance(voters, (set, frozenset)) else set(voters)
+    if not ids:
         return 0
+    get = end_offsets.get
+    offsets = sorted([get(v, 0) for v in ids], reverse=True)
     return offsets[majority(len(offsets)) - 1]
 
 

@@ -33,10 +33,11 @@ class VoterNode(NamedTuple):
 class VoterSet:
     """An immutable set of voters keyed by id."""
 
-    __slots__ = ("_nodes",)
+    __slots__ = ("_nodes", "_ids")
 
     def __init__(self, nodes=()):
         self._nodes = {n.voter_id: n for n in nodes}
+        self._ids = frozenset(self._nodes)  # the set never changes: the leader asks for it several times a commit
 
     @classmethod
     def static(cls, ids) -> "VoterSet":
@@ -44,7 +45,7 @@ class VoterSet:
         return cls(VoterNode(i) for i in ids)
 
     def ids(self) -> frozenset:
-        return frozenset(self._nodes)
+        return self._ids
 
     def nodes(self) -> list[VoterNode]:
         return [self._nodes[i] for i in sorted(self._nodes)]

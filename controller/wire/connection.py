@@ -113,6 +113,7 @@ class Connection:
         self.api_versions: dict[int, tuple[int, int]] | None = None
         self._cids = itertools.count()
         self._waiters: dict[int, tuple[int, int, asyncio.Future]] = {}
+        self._picked: dict[tuple, int] = {}  # (api, wanted max) -> version (pick_version)
         self._closed = False
         protocol.attach(self)
 
@@ -201,10 +202,18 @@ class Connection:
         if response.error_code:
             raise UnsupportedVersion(f"ApiVersions to {self.host}:{self.port} failed with error {response.error_code}")
         self.api_versions = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+        self._picked.clear()
         return self.api_versions
 
     def pick_version(self, api, wanted_max: int | None = None) -> int:
-        """Return the highest version of `api` (name or key) both sides speak, at most `wanted_max`."""
+        """Return the highest version of `api` (name or key) both sides speak, at most `wanted_max` (remembered
+        until the next negotiate(): a Raft peer asks for every message)."""
+        picked = self._picked.get((api, wanted_max))
+        if picked is None:
+            picked = self._picked[(api, wanted_max)] = self._pick_version(api, wanted_max)
+        return picked
+
+    def _pick_version(self, api, wanted_max: int | None) -> int:
         info = _api_by_name(api) if isinstance(api, str) else framing.api_info(api)
         hi = info.valid_versions.hi if wanted_max is None else min(wanted_max, info.valid_versions.hi)
         lo = info.valid_versions.lo
