@@ -265,7 +265,7 @@ class _Frames(asyncio.Protocol):
         self.conn: Connection | None = None
         self.buffer = bytearray()
         self.paused = False  # the transport's write buffer is above its high-water mark
-        self._drained: asyncio.Future | None = None
+        self._drain_waiters: list[asyncio.Future] = []  # one per request() waiting for the buffer to drain
         self._lost: str | None = None  # why the socket ended before the Connection was attached
 
     def attach(self, conn: Connection) -> None:
@@ -326,9 +326,12 @@ class _Frames(asyncio.Protocol):
     async def drained(self) -> None:
         """Wait until the transport's write buffer is below its low-water mark again (or the socket is gone)."""
         if self.paused:
-            self._drained = asyncio.get_running_loop().create_future()
-            await self._drained
+            waiter = asyncio.get_running_loop().create_future()
+            self._drain_waiters.append(waiter)
+            await waiter
 
     def _wake_writer(self) -> None:
-        if self._drained is not None and not self._drained.done():
-            self._drained.set_result(None)
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)

@@ -6,6 +6,7 @@ The server side is written by hand here (frames from framing, written in chosen 
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 
@@ -128,3 +129,38 @@ def test_an_undecodable_response_fails_what_waits():
             await conn.request("DescribeCluster", 1, DescribeCluster())
         server.close()
     run(body)
+
+
+def test_requests_that_wait_for_a_full_send_buffer_all_go_once_it_drains():
+    """Several requests written while the socket's buffer is over its high-water mark each wait for it to drain,
+    then get their answers (none is forgotten). Small kernel buffers on both ends make the transport's own buffer
+    fill with the first request."""
+    Create = codec.message_class("CreateTopicsRequest")
+    big = Create(topics=[Create.CreatableTopic(name=f"t{i:05d}" + "x" * 200, num_partitions=1, replication_factor=1)
+                         for i in range(2000)], timeout_ms=1000)  # some 450 KB each
+    paused = []
+
+    async def serve(reader, writer):
+        await asyncio.sleep(0.3)  # read nothing yet: the client's buffer fills
+        for _ in range(4):
+            size = int.from_bytes(await reader.readexactly(4), "big")
+            header, _ = framing.decode_request(await reader.readexactly(size))
+            writer.write(framing.encode_response(19, 7, header.correlation_id,
+                                                 codec.message_class("CreateTopicsResponse")()))
+        await writer.drain()
+
+    async def body():
+        listening = socket.socket()
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # accepted sockets inherit it
+        listening.bind(("127.0.0.1", 0))
+        server = await asyncio.start_server(serve, sock=listening)
+        conn = await Connection.open("127.0.0.1", listening.getsockname()[1], client_id="t")
+        conn.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        requests = [asyncio.ensure_future(conn.request("CreateTopics", 7, big, timeout_ms=5000)) for _ in range(4)]
+        await asyncio.sleep(0.1)
+        paused.append(conn.protocol.paused)
+        assert len(await asyncio.gather(*requests)) == 4
+        await conn.close()
+        server.close()
+    run(body)
+    assert paused == [True]  # the requests did wait for the buffer
