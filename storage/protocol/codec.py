@@ -64,13 +64,7 @@ class Message:
     _fields: tuple[str, ...] = ()
     _spec_name = ""
 
-    def __eq__(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._fields) and (
-            self._unknown_tagged_fields == other._unknown_tagged_fields)
-
-    __hash__ = None
+    __hash__ = None  # mutable; each generated class has its own __eq__ (_gen_class)
 
     def __repr__(self):
         body = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
@@ -158,7 +152,7 @@ def _gen_class(s: Emitter, qual: str, struct_name: str, fields) -> None:
         s(2, f"new.{a} = self.{a}")
     s(2, "new._unknown_tagged_fields = self._unknown_tagged_fields")
     s(2, "return new")
-    # one comparison per field, in order, as Message.__eq__ does, without its generator and getattr calls
+    # equal when of the same class with every field and the unknown tagged fields equal, one comparison per field
     same = "".join(f"self.{a} == other.{a} and " for a in attrs)
     s(1, "def __eq__(self, other):")
     s(2, f"if type(other) is not _S_{struct_name}:")
