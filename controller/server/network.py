@@ -273,18 +273,18 @@ class _ServerConnection(asyncio.Protocol):
         """Serve the whole requests in the buffer, as far as the answer order and the send buffer have room."""
         buffer, pos = self.buffer, 0
         try:
-            while not self.ending and self.reading and len(buffer) - pos >= 4:
+            while not self.ending and self.reading:
                 if len(self.slots) >= self.listener.max_in_flight:
                     self._pause()
                     break
-                size = int.from_bytes(buffer[pos:pos + 4], "big", signed=True)
-                if not self._size_ok(size):
+                try:
+                    frame, pos = framing.read_frame(buffer, pos, self._receive_limit())
+                except framing.FramingError as e:  # Kafka's InvalidReceiveException
+                    log.info("%s: closing %s: %s", self.listener.name, self.connection_id, e)
                     self.close()
                     return
-                if len(buffer) - pos - 4 < size:
+                if frame is None:
                     break
-                frame = bytes(buffer[pos + 4:pos + 4 + size])
-                pos += 4 + size
                 self.last_active = self.loop.time()
                 item = self._dispatch(frame)
                 if item is None:
@@ -298,16 +298,13 @@ class _ServerConnection(asyncio.Protocol):
             if pos and self.buffer is buffer:
                 del buffer[:pos]
 
-    def _size_ok(self, size: int) -> bool:
-        """Tell whether a request's size is within the limit (Kafka's InvalidReceiveException otherwise)."""
+    def _receive_limit(self) -> int:
+        """Return the largest request this connection may send now (socket.request.max.bytes; before SASL
+        authentication, sasl.server.max.receive.size)."""
         limit = self.listener.max_request_size
         if self.sasl is not None and not self.sasl.complete:
-            limit = min(limit, self.listener.security.max_receive_size)  # sasl.server.max.receive.size
-        if 0 <= size <= limit:
-            return True
-        log.info("%s: closing %s: invalid receive (size = %d, max %d)", self.listener.name,
-                 self.connection_id, size, limit)
-        return False
+            limit = min(limit, self.listener.security.max_receive_size)
+        return limit
 
     def _answer(self, item) -> None:
         """Give the request its slot in the answer order; the answer is written as soon as it and every answer
