@@ -117,6 +117,12 @@ def _create_topics(quorum, names) -> None:
         future.result(30)
 
 
+def _newest_snapshot_end(quorum, voter: int) -> int:
+    """Return the end offset of a voter's newest snapshot, -1 while it has none."""
+    snapshots = list_snapshots(quorum.partition_dir(voter))
+    return snapshots[-1].end_offset if snapshots else -1
+
+
 def test_start_times_survive_a_sigkill_failover_and_a_restart_of_every_voter_from_a_snapshot(quorum, brokers, loop):
     _create_topics(quorum, [f"t{i}" for i in range(40)])       # several snapshots (every 4,000 bytes)
     leader, _ = loop.run(find_leader(quorum.addresses()))
@@ -128,8 +134,8 @@ def test_start_times_survive_a_sigkill_failover_and_a_restart_of_every_voter_fro
     quorum.wait_listening()
     wait_for(lambda: every_voter_agrees(quorum, brokers), timeout=20)
     newest_registration = max(b.broker_epoch for b in brokers.values())       # a broker epoch is its record's offset
-    for v in quorum.ids:
-        assert list_snapshots(quorum.partition_dir(v))[-1].end_offset > newest_registration
+    for v in quorum.ids:        # snapshots are written in the background: the restarted voter's may still be due
+        wait_for(lambda: _newest_snapshot_end(quorum, v) > newest_registration, timeout=15)
         assert quorum.terminate(v) == 0
     for v in quorum.ids:
         quorum.start(v)
