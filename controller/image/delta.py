@@ -29,20 +29,44 @@ PARTITION_RECORD, PARTITION_CHANGE_RECORD = 3, 5
 _RAW_FAST = {PARTITION_RECORD: "replay_partition_raw", PARTITION_CHANGE_RECORD: "replay_partition_change_raw"}
 
 
+class _Area:
+    """One area of a MetadataDelta (its topics, configs, ...), built on top of the image's area when first used:
+    most batches touch one or two of them. The built delta lands in the instance's __dict__, which later
+    lookups find before this (non-data) descriptor."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, delta, owner=None):
+        if delta is None:
+            return self
+        area = delta.__dict__[self.name] = self.make(getattr(delta.image, self.name))
+        return area
+
+
 class MetadataDelta:
     """Changes on top of `image`; replay records, then apply()."""
 
+    features = _Area(FeaturesDelta)
+    cluster = _Area(ClusterDelta)
+    topics = _Area(TopicsDelta)
+    configs = _Area(ConfigsDelta)
+    client_quotas = _Area(ClientQuotasDelta)
+    acls = _Area(AclsDelta)
+    scram = _Area(ScramDelta)
+    delegation_tokens = _Area(DelegationTokensDelta)
+
     def __init__(self, image: MetadataImage = EMPTY):
         self.image = image
-        self.features = FeaturesDelta(image.features)
-        self.cluster = ClusterDelta(image.cluster)
-        self.topics = TopicsDelta(image.topics)
-        self.configs = ConfigsDelta(image.configs)
-        self.client_quotas = ClientQuotasDelta(image.client_quotas)
         self.producer_ids = image.producer_ids
-        self.acls = AclsDelta(image.acls)
-        self.scram = ScramDelta(image.scram)
-        self.delegation_tokens = DelegationTokensDelta(image.delegation_tokens)
+
+    def feature_replays(self) -> int:
+        """Return how many feature records were replayed here."""
+        features = self.__dict__.get("features")
+        return 0 if features is None else features.replays
 
     def replay(self, record: ApiMessageAndVersion) -> None:
         """Apply one decoded metadata record."""
@@ -101,12 +125,18 @@ class MetadataDelta:
         self.delegation_tokens.replay_remove(message)
 
     def apply(self, provenance: Provenance | None = None) -> MetadataImage:
-        """Return the image with every replayed change; share the areas that did not change."""
+        """Return the image with every replayed change; share the areas that did not change (or were never
+        used)."""
+        image, built = self.image, self.__dict__
+
+        def area(name: str):
+            delta = built.get(name)
+            return getattr(image, name) if delta is None else delta.apply()
         return MetadataImage(
-            provenance=provenance or self.image.provenance, features=self.features.apply(),
-            cluster=self.cluster.apply(), topics=self.topics.apply(), configs=self.configs.apply(),
-            client_quotas=self.client_quotas.apply(), producer_ids=self.producer_ids, acls=self.acls.apply(),
-            scram=self.scram.apply(), delegation_tokens=self.delegation_tokens.apply())
+            provenance=provenance or image.provenance, features=area("features"), cluster=area("cluster"),
+            topics=area("topics"), configs=area("configs"), client_quotas=area("client_quotas"),
+            producer_ids=self.producer_ids, acls=area("acls"), scram=area("scram"),
+            delegation_tokens=area("delegation_tokens"))
 
 
 # api key -> fn(delta, message, version), one table for every delta (none is built per delta)

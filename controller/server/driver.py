@@ -19,7 +19,11 @@ Rules:
   step, so the offsets promised to handlers (ctx.next_offset) are exact. Records are encoded once,
   when proposed: the pending image replays partition records from those values and the batch carries them.
 - A proposal's waiters complete once the high watermark passes its batch; they fail with
-  NotController when this node stops being the active controller before that.
+  NotController when this node stops being the active controller before that. They complete as soon as
+  a Ready carries their batch as committed, before it is applied (as Kafka's controller completes its
+  purgatory on commit: the active controller replayed the records when it proposed them), so a write's
+  answer leaves before the image bookkeeping; nothing else runs on this thread in between, so a request
+  read after the answer sees the batch applied.
 - The driver's own snapshots (metadata.log.max.record.bytes.between.snapshots or the interval) are encoded
   in the background, one at a time, from the committed image captured when due (images are immutable), and
   written to their file there too when the log can (FileLog.prepare_snapshot: the file and its fsync), then
@@ -169,6 +173,8 @@ class RaftDriver:
                 self._send_all(rd.messages)
             if rd.load_snapshot is not None:
                 self.state.load_snapshot(rd.load_snapshot)
+            if rd.committed:
+                self._complete_waiters(rd.committed[-1].next_offset)  # answers first (see Rules)
             for batch in rd.committed:
                 self.state.apply_batch(batch)
             node.advance(rd)
@@ -235,10 +241,12 @@ class RaftDriver:
         else:
             self._send(env)
 
-    def _complete_waiters(self) -> None:
+    def _complete_waiters(self, offset: int | None = None) -> None:
+        """Complete the waiters whose batches end at or below `offset` (default: what is applied)."""
         if not self._waiters:
             return
-        offset = self.state.offset
+        if offset is None:
+            offset = self.state.offset
         ready = [w for w in self._waiters if w.end_offset <= offset]
         if ready:
             self._waiters = [w for w in self._waiters if w.end_offset > offset]

@@ -7,7 +7,8 @@ Rules:
   has not committed yet. Handlers read `pending`; it is reset to `committed` when leadership is lost
   and when the controller activates.
 - On the active controller, a committed batch it proposed itself adopts the pending image noted
-  when the batch was appended (images are immutable), so records are replayed once, not twice.
+  when the batch was appended (images are immutable), so records are replayed once, not twice. Noting it
+  applies nothing: the image is applied when read or settled, after the batch went out to the followers.
 - Proposed partition records are replayed as their encoded values (kept lazily, as a follower keeps
   them), so the leader neither builds registrations it may never read nor holds more objects for the
   garbage collector to walk than a follower.
@@ -32,40 +33,57 @@ _MAX_TIMESTAMP = struct.Struct(">q")  # a v2 batch's maxTimestamp sits at byte 3
 
 
 class _Lazy:
-    """An image plus a delta of records replayed on top of it, applied when the image is read."""
+    """An image plus a delta of records replayed on top of it, applied when the image is read. The image may
+    itself be another _Lazy's, not applied yet (`on_top_of`)."""
 
-    __slots__ = ("_image", "_delta", "provenance")
+    __slots__ = ("_image", "_delta", "_base", "provenance")
 
     def __init__(self, image: MetadataImage = EMPTY):
-        self._image, self._delta, self.provenance = image, None, image.provenance
+        self._image, self._delta, self._base, self.provenance = image, None, None, image.provenance
+
+    @classmethod
+    def on_top_of(cls, base: "_Lazy") -> "_Lazy":
+        """Return a _Lazy that starts from `base`'s image, without applying base's delta until it is needed."""
+        lazy = cls.__new__(cls)
+        lazy._image, lazy._delta, lazy._base, lazy.provenance = None, None, base, base.provenance
+        return lazy
+
+    def _start_delta(self) -> MetadataDelta:
+        if self._delta is None:
+            self._delta = MetadataDelta(self._base_image())
+        return self._delta
+
+    def _base_image(self) -> MetadataImage:
+        if self._base is not None:
+            self._image, self._base = self._base.image, None
+        return self._image
 
     def replay_values(self, values) -> None:
-        if self._delta is None:
-            self._delta = MetadataDelta(self._image)
-        self._delta.replay_values(values)
+        self._start_delta().replay_values(values)
 
     def replay_records(self, records) -> None:
-        if self._delta is None:
-            self._delta = MetadataDelta(self._image)
+        replay = self._start_delta().replay
         for record in records:
-            self._delta.replay(record)
+            replay(record)
 
     def replay_encoded(self, records, values) -> None:
-        if self._delta is None:
-            self._delta = MetadataDelta(self._image)
-        replay = self._delta.replay_encoded
+        replay = self._start_delta().replay_encoded
         for record, value in zip(records, values):
             replay(record, value)
 
     def feature_replays(self) -> int:
         """Return how many feature records the pending delta replayed."""
-        return self._delta.features.replays if self._delta is not None else 0
+        return self._delta.feature_replays() if self._delta is not None else 0
 
     @property
     def image(self) -> MetadataImage:
+        return self.settle()
+
+    def settle(self) -> MetadataImage:
+        """Apply what is pending (the base's delta, then this one's) and return the image."""
         if self._delta is not None:
             self._image, self._delta = self._delta.apply(self.provenance), None
-        return self._image
+        return self._base_image()
 
 
 class MetadataState:
@@ -95,7 +113,7 @@ class MetadataState:
             while marks and marks[0][0] < batch.next_offset:
                 marks.pop(0)
             if marks and marks[0][0] == batch.next_offset:
-                adopted = marks.pop(0)[1]
+                adopted = marks.pop(0)[1].image
                 if adopted.features is not self._committed.image.features:
                     self.features_epoch = batch.last_offset
                 self._committed = _Lazy(adopted)
@@ -157,9 +175,17 @@ class MetadataState:
 
     def mark_proposed(self, end_offset: int) -> None:
         """Note that the pending image holds exactly the log below `end_offset` (a batch just appended),
-        so that committing that batch adopts the image instead of replaying its records again."""
+        so that committing that batch adopts the image instead of replaying its records again. The image
+        is applied later (settle(), or when read), so that the batch can go out to the followers first."""
         if self._pending is not None:
-            self._marks.append((end_offset, self._pending.image))
+            sealed = self._pending
+            self._pending = _Lazy.on_top_of(sealed)
+            self._marks.append((end_offset, sealed))
+
+    def settle(self) -> None:
+        """Apply the pending image now (the work mark_proposed() left for after the sends)."""
+        if self._pending is not None:
+            self._pending.settle()
 
     def propose(self, records, values=None) -> None:
         """Record proposed records on the pending image (values: their write_metadata_record() values)."""
