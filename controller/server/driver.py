@@ -144,6 +144,7 @@ class RaftDriver:
         for done in waiters:
             self._wait(base + len(values), done)
         self.process()
+        self.state.settle()  # the pending image, applied once the batch is on its way
 
     def _wait(self, end_offset: int, done) -> None:
         if end_offset <= self.state.offset:

@@ -213,3 +213,15 @@ def test_write_values_equals_write_encoded_for_minimal_and_padded_values():
     assert list(image.write_values()) == [write_metadata_record(r) for r in image.write()]
     written = list(image.topics.by_name["foo"].write_values())[1:]
     assert [w is v for w, v in zip(written, values)] == [True, True, True, False, True, False, False]  # v2: encoded
+
+
+def test_a_delta_builds_only_the_areas_it_replays_into_and_shares_the_others():
+    base = replay(topic_records())
+    delta = MetadataDelta(base)
+    delta.replay(rec("ConfigRecord", resource_type=2, resource_name="foo", name="retention.ms", value="1"))
+    assert set(vars(delta)) == {"image", "producer_ids", "configs"}
+    after = delta.apply()
+    assert after.configs is not base.configs and after.topics is base.topics and after.cluster is base.cluster
+    assert after.features is base.features and delta.feature_replays() == 0
+    assert replay(topic_records() + [rec("ConfigRecord", resource_type=2, resource_name="foo", name="retention.ms",
+                                         value="1")]).configs.resources == after.configs.resources

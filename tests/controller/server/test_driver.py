@@ -317,3 +317,35 @@ def test_without_linger_the_high_watermark_is_answered_at_once():
     _until_active(driver)
     _observer_fetch(driver, replies)
     assert len(replies) == 1 and deferred == []
+
+
+def test_a_writes_waiter_is_answered_on_commit_before_the_batch_is_applied():
+    driver, _, _, _ = _driver()
+    _until_active(driver)
+    seen = []
+    driver.propose([_topic("a")], lambda err: seen.append((err, driver.state.offset)))
+    driver.flush_proposals()
+    end = driver.node.log.end_offset
+    driver.tick()
+    assert seen == [(None, seen[0][1])] and seen[0][1] < end     # answered first ...
+    assert driver.state.offset == end and "a" in driver.state.committed.topics.by_name  # ... applied in the same step
+
+
+def test_the_pending_image_of_a_flushed_batch_is_applied_after_the_sends_and_adopted_on_commit():
+    driver, _, _, _ = _driver()
+    _until_active(driver)
+    state = driver.state
+    driver.propose([_topic("a")], lambda e: None)
+    applied = []
+    real_process = driver.process
+
+    def process():
+        applied.append(state._pending._delta is None and state._pending._base is None)
+        real_process()
+    driver.process = process
+    driver.flush_proposals()
+    assert applied == [False]                                 # the sends ran before the pending image was applied
+    assert state._pending._base is None and state._pending._delta is None   # settled before flush returned
+    pending = state.pending
+    driver.tick()
+    assert state.committed is pending and "a" in pending.topics.by_name
