@@ -14,8 +14,10 @@ from .schema import FieldSpec, snake_name
 
 
 def _write_len(s: Emitter, ind: int, expr: str, flex: bool, wide: bool, out: str) -> None:
-    if flex:
-        s(ind, f"{out} += _uv({expr} + 1)")
+    if flex:  # a compact length is nearly always one byte: no call for it
+        s(ind, f"_n = {expr} + 1")
+        s(ind, f"if _n < 128: {out}.append(_n)")
+        s(ind, f"else: {out} += _uv(_n)")
     elif wide:
         s(ind, f"{out} += _p_i32({expr})")
     else:
