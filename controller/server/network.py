@@ -394,8 +394,8 @@ class _ServerConnection(asyncio.Protocol):
             answer = self.listener.handler(ctx, body)
             if isinstance(answer, (asyncio.Future, Reply)):
                 return _Pending(ctx, answer)
-            if inspect.isawaitable(answer):
-                return self.loop.create_task(_settled(ctx, answer))
+            if inspect.isawaitable(answer):  # its own task: cancelled before it ran, it is closed, not dropped
+                return _Pending(ctx, asyncio.ensure_future(answer, loop=self.loop))
             return b"" if answer is None else framing.encode_response(ctx.api_key, ctx.api_version,
                                                                      ctx.correlation_id, answer)
         except Exception as e:
@@ -478,11 +478,6 @@ class _Pending:
 
     def cancel(self) -> None:
         self.future.cancel()
-
-
-async def _settled(ctx: RequestContext, answer):
-    """Return (ctx, the awaited answer), as the write loop takes it."""
-    return ctx, await answer
 
 
 def _decode_request(frame: bytes):

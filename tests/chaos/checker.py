@@ -116,27 +116,42 @@ def check_images(result: CheckResult, quorum, logs: dict, workload) -> dict:
 
 
 ERROR_MARKERS = ("Traceback", "raft driver failed", "on_response failed", "Task exception was never retrieved")
+ALWAYS_ERRORS = ("was never awaited",)  # a bug however the process came to stop
 INJECTED = "chaos: injected fsync failure"
+STARTED = "serving CONTROLLER"          # the first line of each run of a voter's process
 # Found by chaos and fixed (tests/controller/server/test_chaos.py::test_a_failing_disk_makes_the_controller_exit):
 # after an fsync failure, ControllerServer.stop() flushed the log again, the second failure escaped the stop() task
 # and the process never exited. Still counted, should it ever come back.
 KNOWN_AFTER_INJECTED = "Task exception was never retrieved"
 
 
+def _runs(lines: list[str]) -> list[list[str]]:
+    """Split a voter's stderr into the runs of its process (each restart starts a run)."""
+    runs: list[list[str]] = [[]]
+    for line in lines:
+        if STARTED in line and runs[-1]:
+            runs.append([])
+        runs[-1].append(line)
+    return runs
+
+
 def check_logs(result: CheckResult, quorum) -> None:
-    """Record the first unexpected error of each voter's stderr (errors an injected fault explains are expected)."""
+    """Record the first unexpected error of each voter's stderr: errors in a run of the process that an injected
+    fsync failure ended are expected, an unawaited coroutine never is."""
     for voter in quorum.ids:
         path = quorum.node_dir(voter) / "controller.log"
         lines = path.read_text(errors="replace").splitlines() if path.exists() else []
-        for i, line in enumerate(lines):
-            if not any(m in line for m in ERROR_MARKERS):
-                continue
-            window = " | ".join(lines[max(i - 2, 0):i + 25])
-            if INJECTED in window:
-                if KNOWN_AFTER_INJECTED in line:
-                    result.known_issues[voter] = result.known_issues.get(voter, 0) + 1
-                continue
-            result.log_errors.setdefault(voter, window[:1500])
+        for run in _runs(lines):
+            injected = any(INJECTED in line for line in run)
+            for i, line in enumerate(run):
+                always = any(m in line for m in ALWAYS_ERRORS)
+                if not always and not any(m in line for m in ERROR_MARKERS):
+                    continue
+                if injected and not always:
+                    if KNOWN_AFTER_INJECTED in line:
+                        result.known_issues[voter] = result.known_issues.get(voter, 0) + 1
+                    continue
+                result.log_errors.setdefault(voter, " | ".join(run[max(i - 2, 0):i + 25])[:1500])
 
 
 def check_snapshots(result: CheckResult, quorum) -> None:

@@ -213,3 +213,48 @@ def test_a_network_close_that_hangs_still_lets_sigterm_close_the_log(tmp_path, m
     closed, took = asyncio.run(body())
     assert closed == [True] and server.stopped.is_set() and server.driver.stopped
     assert 0.3 <= took < 3
+
+
+class _LogQuorum:
+    """The part of a ChaosQuorum check_logs reads: voter ids and their directories."""
+
+    def __init__(self, base, logs: dict[int, str]):
+        self.base, self.ids = base, sorted(logs)
+        for voter, text in logs.items():
+            self.node_dir(voter).mkdir()
+            (self.node_dir(voter) / "controller.log").write_text(text)
+
+    def node_dir(self, voter: int):
+        return self.base / f"node-{voter}"
+
+
+_START = "[t] INFO node 2 serving CONTROLLER (PLAINTEXT) on 127.0.0.1:1 (cluster c) (kraftsman.server)\n"
+_INJECTED_FAILURE = (
+    "[t] ERROR node 2: raft driver failed; shutting down (kraftsman.server)\nTraceback (most recent call last):\n"
+    '  File "x.py", line 1, in sync\nOSError: [Errno 5] Input/output error (chaos: injected fsync failure)\n')
+_STOPPED = "[t] INFO node 2 stopped (kraftsman.server)\nkafka-controller: the controller stopped: raft driver failed\n"
+_UNAWAITED = ("events.py:80: RuntimeWarning: coroutine 'answer' was never awaited\n  self._context.run()\n"
+              "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n")
+
+
+def test_checker_lets_an_injected_fsync_failure_explain_its_run_however_long_the_shutdown(tmp_path):
+    padding = "".join(f"[t] INFO node 2: forwarding BrokerHeartbeat to 3 failed ({i})\n" for i in range(40))
+    quorum = _LogQuorum(tmp_path, {2: _START + _INJECTED_FAILURE + padding + _STOPPED + _START})
+    result = checker.CheckResult()
+    checker.check_logs(result, quorum)
+    assert result.log_errors == {}
+
+
+def test_checker_flags_an_unawaited_coroutine_even_after_an_injected_failure(tmp_path):
+    quorum = _LogQuorum(tmp_path, {2: _START + _INJECTED_FAILURE + _UNAWAITED + _STOPPED + _START})
+    result = checker.CheckResult()
+    checker.check_logs(result, quorum)
+    assert "never awaited" in result.log_errors[2]
+
+
+def test_checker_flags_a_traceback_in_a_run_without_an_injected_failure(tmp_path):
+    crash = "[t] ERROR node 2: raft driver failed; shutting down\nTraceback (most recent call last):\nKeyError: 7\n"
+    quorum = _LogQuorum(tmp_path, {1: _START, 2: _START + _INJECTED_FAILURE + _STOPPED + _START + crash})
+    result = checker.CheckResult()
+    checker.check_logs(result, quorum)
+    assert set(result.log_errors) == {2} and "KeyError: 7" in result.log_errors[2]

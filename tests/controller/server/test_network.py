@@ -363,6 +363,32 @@ def test_close_cancels_in_flight_requests_and_closes_connections():
     run(body)
 
 
+def test_an_awaitable_answer_cancelled_before_it_started_is_not_left_unawaited():
+    """A handler may return an awaitable; a listener closed before it ran must close it, not drop it (Python then
+    prints 'coroutine ... was never awaited' into the controller's log, at every voter that stops that way)."""
+    async def body():
+        answers, closing = [], []
+
+        async def slow():
+            await asyncio.sleep(30)
+
+        def handler(ctx, body):
+            closing.append(asyncio.get_running_loop().create_task(listener.close()))  # runs before the answer
+            answers.append(slow())
+            return answers[-1]
+
+        listener = await serving(handler)
+        client = await Client.open(listener)
+        await client.describe_cluster(4)
+        while not closing:
+            await asyncio.sleep(0.01)
+        await closing[0]
+        assert await client.is_closed()
+        assert answers[0].cr_frame is None, "the answer's coroutine was never started nor closed"
+        client.close()
+    run(body)
+
+
 @pytest.mark.parametrize("limits", [{"max_connections": 2}, {"max_connections_per_ip": 2}])
 def test_connections_past_the_limit_are_closed_and_the_others_kept(limits):
     async def body():
