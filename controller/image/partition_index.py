@@ -1,6 +1,6 @@
-"""PartitionIndex: which partitions have no leader, and which ones each broker is in the ISR of or leads (Kafka's
-BrokersToIsrs), so that fencing, unfencing and controlled shutdown read the partitions they change instead of
-every partition of the image.
+"""PartitionIndex: which partitions have no leader, and which ones each broker is in the ISR or ELR of or leads
+(Kafka's BrokersToIsrs and BrokersToElrs), so that fencing, unfencing, controlled shutdown, unregistration and an
+unclean shutdown read the partitions they change instead of every partition of the image.
 
 Rules:
 - An index belongs to one TopicsImage and is built when first asked for: from the index of an image it derives
@@ -24,7 +24,12 @@ _layouts = Layouts()
 
 
 def leader_and_isr(entry) -> tuple[int, tuple]:
-    """Return (leader, ISR) of a partition entry; a raw PartitionRecord value is read through its layout (one
+    """Return (leader, ISR) of a partition entry (see roles)."""
+    return roles(entry)[:2]
+
+
+def roles(entry) -> tuple[int, tuple, tuple]:
+    """Return (leader, ISR, ELR) of a partition entry; a raw PartitionRecord value is read through its layout (one
     struct unpack), anything else is materialized."""
     if type(entry) is bytes and len(entry) > FRAME_HEAD and entry[0] == 1 and entry[1] == PARTITION_RECORD \
             and entry[2] < 128:
@@ -32,43 +37,49 @@ def leader_and_isr(entry) -> tuple[int, tuple]:
         if layout is not None:
             return _reader(layout)(entry)
     registration = entry if type(entry) is PartitionRegistration else materialize(entry)
-    return registration.leader, registration.isr
+    return registration.leader, registration.isr, tuple(registration.elr or ())
 
 
 @functools.lru_cache(maxsize=256)
 def _reader(layout: Layout):
-    """Return fn(value) -> (leader, ISR) for values of `layout`."""
+    """Return fn(value) -> (leader, ISR, ELR) for values of `layout`."""
     items = [s.field.name for s in layout.items]
     unpack = struct.Struct(f">{FRAME_HEAD}x{layout.codes}").unpack
     leader = items.index("Leader")
-    if "Isr" not in items:
-        return lambda value: (unpack(value)[leader], ())
-    isr = items.index("Isr")
+    lists = [items.index(name) if name in items else None for name in ("Isr", "EligibleLeaderReplicas")]
 
-    def read(value) -> tuple[int, tuple]:
+    def ints(fields, at):
+        if at is None or fields[at] is None:
+            return ()
+        raw = fields[at]
+        return struct.unpack(f">{len(raw) // 4}i", raw)
+
+    def read(value) -> tuple[int, tuple, tuple]:
         fields = unpack(value)
-        raw = fields[isr]
-        return fields[leader], struct.unpack(f">{len(raw) // 4}i", raw)
+        return fields[leader], ints(fields, lists[0]), ints(fields, lists[1])
     return read
 
 
 class TopicEntry:
     """One topic's partitions by role: no leader, led by a broker, in a broker's ISR."""
 
-    __slots__ = ("leaderless", "leaders", "isr")
+    __slots__ = ("leaderless", "leaders", "isr", "elr")
 
     def __init__(self, partitions: dict):
         self.leaderless: list[int] = []
         self.leaders: dict[int, list[int]] = {}
         self.isr: dict[int, list[int]] = {}
+        self.elr: dict[int, list[int]] = {}
         for partition_id, entry in partitions.items():
-            leader, isr = leader_and_isr(entry)
+            leader, isr, elr = roles(entry)
             if leader == NO_LEADER:
                 self.leaderless.append(partition_id)
             else:
                 self.leaders.setdefault(leader, []).append(partition_id)
             for broker in isr:
                 self.isr.setdefault(broker, []).append(partition_id)
+            for broker in elr:
+                self.elr.setdefault(broker, []).append(partition_id)
 
 
 class PartitionIndex:
@@ -103,6 +114,10 @@ class PartitionIndex:
     def in_isr(self, broker_id: int) -> dict[bytes, list[int]]:
         """Return {topic id: partition ids} of the partitions whose ISR holds `broker_id`."""
         return {topic_id: e.isr[broker_id] for topic_id, e in self.entries.items() if broker_id in e.isr}
+
+    def in_elr(self, broker_id: int) -> dict[bytes, list[int]]:
+        """Return {topic id: partition ids} of the partitions whose ELR holds `broker_id`."""
+        return {topic_id: e.elr[broker_id] for topic_id, e in self.entries.items() if broker_id in e.elr}
 
     def leads_any(self, broker_id: int) -> bool:
         """Tell whether `broker_id` leads some partition."""

@@ -21,6 +21,7 @@ from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .api_error import OK, ApiError
+from .partitions import elr_enabled
 from .context import ControllerContext, ControllerResult
 from .topic_configs_schema import TOPIC_CONFIGS, ConfigError, is_list, validate_topic_configs
 from .topics_names import TopicNameError, validate_topic_name
@@ -164,14 +165,9 @@ def _alter(ctx: ControllerContext, request, ops_of, changes_of, response_name: s
     return ControllerResult([] if request.validate_only else records, cls(throttle_time_ms=0, responses=responses))
 
 
-def elr_enabled(ctx: ControllerContext) -> bool:
-    """Tell whether eligible leader replicas are on (FeatureControlManager.isElrFeatureEnabled)."""
-    return ctx.image.features.finalized.get("eligible.leader.replicas.version", 0) >= 1
-
-
 def _elr_guard(ctx: ControllerContext, records: list) -> None:
     """Refuse the min.insync.replicas changes ELR forbids (ConfigurationControlManager's two checks)."""
-    if not elr_enabled(ctx):
+    if not elr_enabled(ctx.image):
         return
     for record in records:
         m = record.message
@@ -183,7 +179,7 @@ def _elr_guard(ctx: ControllerContext, records: list) -> None:
 
 def clear_elr_records(ctx: ControllerContext, records: list) -> list:
     """Return a ClearElrRecord per min.insync.replicas ConfigRecord while ELR is on (createClearElrRecordsAsNeeded)."""
-    if not elr_enabled(ctx):
+    if not elr_enabled(ctx.image):
         return []
     return [ApiMessageAndVersion(_CLEAR_ELR(topic_name=r.message.resource_name if r.message.resource_type == TOPIC
                                             else ""), 0)

@@ -12,7 +12,7 @@ Rules:
   BrokerRegistrationChangeRecord v2 whose LogDirs are the registered dirs the heartbeat did not list (Kafka
   writes it even when that list is empty, which replay reads as "no change").
 - The hooks live in replication_control.py (on_broker_fenced, on_broker_unfenced, on_controlled_shutdown,
-  on_directories_offline).
+  on_broker_unregistered, on_directories_offline).
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def unregister(ctx: ControllerContext, broker_id: int) -> list:
     staged = ctx if registration.fenced else advance(ctx, [fence_record(ctx, broker_id, registration.broker_epoch)])
     cls = codec.message_class("UnregisterBrokerRecord")
     removal = ApiMessageAndVersion(cls(broker_id=broker_id, broker_epoch=registration.broker_epoch), 0)
-    return list(replication_control.on_broker_fenced(staged, broker_id)) + [removal]
+    return list(replication_control.on_broker_unregistered(staged, broker_id)) + [removal]
 
 
 def directories_offline(ctx: ControllerContext, broker_id: int, offline_log_dirs) -> list:

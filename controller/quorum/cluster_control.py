@@ -7,6 +7,9 @@ Rules:
   distinct and not another broker's (INVALID_REGISTRATION); every feature range must hold the finalized
   level (UNSUPPORTED_VERSION). Otherwise a new fenced RegisterBrokerRecord whose broker epoch is its own
   offset, even for the same incarnation (a real 3.7 log re-registers one incarnation at offsets 8 and 11).
+  Kafka 4.x: a new incarnation's RegisterBrokerRecord follows the partition changes of its predecessor's
+  shutdown (partition_elections.on_broker_shutdown; unclean unless a v3+ PreviousBrokerEpoch names the
+  registered epoch), and the broker epoch stays the offset of the first record.
 - BrokerHeartbeat: unknown broker or another epoch -> STALE_BROKER_EPOCH; the state machine is in
   heartbeats.py; records come from broker_fencing.py; IsCaughtUp = CurrentMetadataOffset >= epoch. From
   3.7-IV2, the heartbeat's OfflineLogDirs (v1, KIP-858) are handled after the state change, on an image that
@@ -27,7 +30,7 @@ from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.protocol.uuids import uuid_str
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
-from . import broker_fencing
+from . import broker_fencing, replication_control
 from . import feature_levels as fc
 from .api_error import ApiError
 from .context import ControllerContext, ControllerResult, QuorumConfig
@@ -55,6 +58,19 @@ def _start_time(ctx: ControllerContext, request) -> int:
             and existing.start_time_ms >= 0:
         return existing.start_time_ms
     return ctx.now_ms
+
+
+def _shutdown_records(ctx: ControllerContext, request) -> list:
+    """Return Kafka 4.x's records for the shutdown of a broker's previous incarnation (none for the same
+    incarnation, nor on a 3.9 controller); the shutdown was clean when a v3+ request's PreviousBrokerEpoch is the
+    registered epoch (-2 when none is registered)."""
+    existing = ctx.image.cluster.brokers.get(request.broker_id)
+    if ctx.config.kafka_version == "3.9" or (
+            existing is not None and bytes(existing.record.incarnation_id) == bytes(request.incarnation_id)):
+        return []
+    stored = existing.record.broker_epoch if existing is not None else -2
+    clean = ctx.api_version >= 3 and stored == request.previous_broker_epoch
+    return list(replication_control.on_broker_shutdown(ctx, request.broker_id, clean))
 
 
 class ClusterControl:
@@ -87,8 +103,8 @@ class ClusterControl:
         except ApiError as e:
             return ControllerResult([], cls(throttle_time_ms=0, error_code=e.code, broker_epoch=-1))
         self.heartbeats.register(request.broker_id, ctx.now_ms)
-        return ControllerResult([record], cls(throttle_time_ms=0, error_code=0,
-                                              broker_epoch=record.message.broker_epoch))
+        return ControllerResult(_shutdown_records(ctx, request) + [record], cls(
+            throttle_time_ms=0, error_code=0, broker_epoch=record.message.broker_epoch))
 
     def _check_registration(self, ctx: ControllerContext, request) -> None:
         if request.cluster_id != ctx.cluster_id:

@@ -7,11 +7,15 @@ Rules:
   ELECTION_NOT_NEEDED ones (Kafka's electLeaders).
 - Hooks return PartitionChangeRecords only (cluster_control writes the fence/unfence records) and read
   the broker's state from ctx.image, which already holds the fencing change.
-- Fenced or shutting-down broker: it leaves every ISR it is in (never emptying one: the last member stays,
-  the leader becomes -1) and loses leadership to the first acceptable ISR replica in replica order.
+- Fenced or shutting-down broker: it leaves every ISR it is in and loses leadership to the first acceptable ISR
+  replica in replica order; without ELR (3.9) the last member stays in the ISR and the leader becomes -1, with
+  ELR (4.x) the ISR may empty and the broker joins the ELR (partitions.PartitionChangeBuilder).
+- Unregistered broker: its ISR partitions as a fencing, then its ELR partitions. A new incarnation of a broker
+  (4.x): after an unclean shutdown with ELR on, it leaves every ISR and ELR it is in and may not lead; otherwise
+  its ISR partitions as a fencing.
 - Unfenced broker: every leaderless partition whose ISR holds an acceptable replica elects it.
-- The hooks read the partitions the image's partition index names (leaderless ones, a broker's ISRs), as Kafka
-  reads its BrokersToIsrs, not every partition.
+- The hooks read the partitions the image's partition index names (leaderless ones, a broker's ISRs or ELRs),
+  as Kafka reads its BrokersToIsrs and BrokersToElrs, not every partition.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from kraftsman.storage.protocol.errors import Errors as E
 
 from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
-from .partitions import NO_LEADER, PREFERRED, UNCLEAN, PartitionChangeBuilder, is_active, unclean_enabled
+from .partitions import NO_LEADER, PREFERRED, UNCLEAN, change_builder, elr_enabled, is_active, unclean_enabled
 
 PREFERRED_TYPE, UNCLEAN_TYPE = 0, 1
 
@@ -36,7 +40,7 @@ def _elect_one(ctx: ControllerContext, name: str, partition_id: int, election_ty
     if (election_type == PREFERRED_TYPE and has_preferred) or (
             election_type == UNCLEAN_TYPE and partition.leader != NO_LEADER):
         return ApiError(E.ELECTION_NOT_NEEDED)
-    builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, partition_id)
+    builder = change_builder(ctx, topic, partition_id)
     builder.election = UNCLEAN if election_type == UNCLEAN_TYPE else PREFERRED
     record = builder.build()
     if record is None:
@@ -66,7 +70,8 @@ def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:
     return ControllerResult(records, cls(throttle_time_ms=0, error_code=0, replica_election_results=out))
 
 
-def _updates(ctx: ControllerContext, remove: int, add: int, wanted, candidates: dict) -> list:
+def _updates(ctx: ControllerContext, remove: int, add: int, wanted, candidates: dict,
+             unclean_shutdown: int = NO_LEADER) -> list:
     """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects among `candidates`
     ({topic id: partition ids} from the image's partition index), by topic name then partition id."""
     topics = ctx.image.topics
@@ -79,24 +84,27 @@ def _updates(ctx: ControllerContext, remove: int, add: int, wanted, candidates: 
         partitions = topic.partitions
         selected += [(topic, pid) for pid in sorted(candidates[topic_id])
                      if pid in partitions and wanted(topic.partition(pid))]
-    return leave_isr(ctx, remove, add, selected)
+    return leave_isr(ctx, remove, add, selected, unclean_shutdown)
 
 
-def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions) -> list:
-    """Return the PartitionChangeRecords that take `remove` out of the ISR and leadership of `partitions`
-    ((topic, partition id) pairs): leaders among active replicas or `add` (generateLeaderAndIsrUpdates)."""
+def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions, unclean_shutdown: int = NO_LEADER) -> list:
+    """Return the PartitionChangeRecords that take `remove` (and `unclean_shutdown`, which also leaves the ELR)
+    out of the ISR and leadership of `partitions` ((topic, partition id) pairs): leaders among active replicas
+    or `add` (generateLeaderAndIsrUpdates)."""
     def acceptable(r: int) -> bool:
         """Tell whether replica r may lead (Kafka's isAcceptableLeader of generateLeaderAndIsrUpdates)."""
-        return r != remove and (r == add or is_active(ctx.image, r))
+        return r != remove and r != unclean_shutdown and (r == add or is_active(ctx.image, r))
     records, unclean = [], {}
     for topic, partition_id in partitions:
         if topic.name not in unclean:
             unclean[topic.name] = unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name)
         partition = topic.partition(partition_id)
-        builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, partition_id, acceptable)
+        builder = change_builder(ctx, topic, partition_id, acceptable)
         if unclean[topic.name]:
             builder.election = UNCLEAN
-        builder.target_isr = [r for r in partition.isr if r != remove]
+        if unclean_shutdown != NO_LEADER:
+            builder.unclean_shutdown_replicas = [unclean_shutdown]
+        builder.target_isr = [r for r in partition.isr if r != remove and r != unclean_shutdown]
         record = builder.build()
         if record is not None:
             records.append(record)
@@ -106,6 +114,28 @@ def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions) -> list
 def on_broker_fenced(ctx: ControllerContext, broker_id: int) -> list:
     """Return the PartitionChangeRecords for a broker being fenced (Kafka's handleBrokerFenced)."""
     return _updates(ctx, broker_id, NO_LEADER, lambda p: broker_id in p.isr, ctx.image.topics.index.in_isr(broker_id))
+
+
+def _in_elr(broker_id: int):
+    return lambda p: broker_id in (p.elr or ())
+
+
+def on_broker_unregistered(ctx: ControllerContext, broker_id: int) -> list:
+    """Return the PartitionChangeRecords for a broker being unregistered (Kafka's handleBrokerUnregistered): its
+    ISR partitions as a fencing, then its ELR partitions, where it may no longer lead."""
+    index = ctx.image.topics.index
+    return on_broker_fenced(ctx, broker_id) + _updates(ctx, broker_id, NO_LEADER, _in_elr(broker_id),
+                                                       index.in_elr(broker_id))
+
+
+def on_broker_shutdown(ctx: ControllerContext, broker_id: int, clean: bool) -> list:
+    """Return the PartitionChangeRecords for a new incarnation of a broker (Kafka 4.x's handleBrokerShutdown):
+    after an unclean shutdown with ELR on, it leaves its ISRs and ELRs and may not lead; else as a fencing."""
+    if clean or not elr_enabled(ctx.image):
+        return on_broker_fenced(ctx, broker_id)
+    index = ctx.image.topics.index
+    return (_updates(ctx, NO_LEADER, NO_LEADER, lambda p: broker_id in p.isr, index.in_isr(broker_id), broker_id)
+            + _updates(ctx, NO_LEADER, NO_LEADER, _in_elr(broker_id), index.in_elr(broker_id), broker_id))
 
 
 def on_controlled_shutdown(ctx: ControllerContext, broker_id: int) -> list:

@@ -1,18 +1,27 @@
-"""Partition state changes: Kafka 3.9's PartitionChangeBuilder, new PartitionRecords and broker liveness.
+"""Partition state changes: Kafka's PartitionChangeBuilder (3.9, and 4.x's eligible leader replicas), new
+PartitionRecords and broker liveness.
 
 Rules:
 - PartitionChangeBuilder starts from a registration with every target equal to the current state; the
   caller sets targets (ISR, replicas, adding/removing, election) and build() returns one
   PartitionChangeRecord, or None when nothing would change (Kafka's changeRecordIsNoOp).
 - build() order is Kafka's: complete a reassignment once the ISR minus the removing replicas holds every
-  remaining replica (PartitionReassignmentReplicas.maybeCompleteReassignment), elect a leader,
-  bump the leader epoch when replicas are removed, set the ISR (never to empty: ELR is not implemented),
-  bump the leader epoch on an ISR shrink before 3.6-IV0 (KAFKA-15021), then the assignment changes
+  remaining replica (PartitionReassignmentReplicas.maybeCompleteReassignment), fill the target ELR, elect a
+  leader, bump the leader epoch when replicas are removed, write the ELR, set the ISR, bump the leader epoch on
+  an ISR shrink before 3.6-IV0 (KAFKA-15021), write the last known leader, then the assignment changes
   (directories only when metadata.version supports them: on a replicas change, or when target_directories,
   Kafka's setDirectory, moves a replica to another directory).
-- A valid new leader is in the target ISR and acceptable (registered, unfenced, not shutting down,
-  unless the caller's predicate says otherwise). Unclean election picks the first acceptable replica,
-  sets the ISR to it alone and the leader recovery state to RECOVERING.
+- A valid new leader is in the target ISR (or, the target ISR empty, in the target ELR) and acceptable
+  (registered, unfenced, not shutting down, unless the caller's predicate says otherwise). Unclean election
+  picks the first acceptable replica, sets the ISR to it alone and the leader recovery state to RECOVERING.
+- Eligible leader replicas (KIP-966, on while eligible.leader.replicas.version >= 1: use_elr()), as Kafka 4.1+
+  does with its last-known-leader recovery always on: while the target ISR is below the topic's effective
+  min.insync.replicas, the members leaving it join the ELR (in java.util.HashSet order) unless they shut down
+  uncleanly, and the ISR may become empty; at or above it, ELR and last known ELR are emptied. A leader taken
+  from the ELR becomes the ISR alone. A partition left leaderless records its last leader as LastKnownElr; with
+  ISR and ELR empty that one replica may lead again (an unclean election: RECOVERING), without
+  unclean.leader.election.enable; any new leader empties LastKnownElr. With ELR off (3.9), a stored ELR is
+  emptied and the ISR is never set empty.
 - Record versions follow metadata.version: PartitionRecord/PartitionChangeRecord v1 (directories) from
   3.7-IV2 (level 17), v0 before, v2 from 4.0-IV1 (level 23; real logs: levels 19-21 write v1, 25-29 v2).
 """
@@ -28,11 +37,14 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion
 from kraftsman.storage.records.partition_writer import PARTITION_RECORD  # PartitionRecord's api key
 
 from .feature_levels import DIRECTORY_ASSIGNMENT_LEVEL  # metadata.version 3.7-IV2
+from .java_hash_order import JavaHashMap, int_hash
 
 NO_LEADER = -1
 RECOVERED, RECOVERING = 0, 1
 MIGRATING = Uuid.from_longs(0, 2)  # DirectoryId.MIGRATING: a broker that registered no log directory
-ELR_LEVEL = 23                     # 4.0-IV1: version 2 records (ELR fields; left null here)
+ELR_LEVEL = 23                     # 4.0-IV1: version 2 records (ELR fields)
+ELR_FEATURE = "eligible.leader.replicas.version"
+MIN_ISR = "min.insync.replicas"
 NO_ISR_SHRINK_BUMP_LEVEL = 12      # 3.6-IV0: no more leader epoch bump on ISR shrink (KAFKA-15021)
 LEADER_RECOVERY_LEVEL = 3          # 3.2-IV0: leader recovery state
 PREFERRED, ONLINE, UNCLEAN = "PREFERRED", "ONLINE", "UNCLEAN"
@@ -130,16 +142,28 @@ class PartitionChangeBuilder:
         self.target_lrs = partition.leader_recovery_state
         self.target_directories: dict[int, bytes] = {}  # replica -> directory (Kafka's setDirectory)
         self.election = ONLINE
+        self.elr_enabled, self.min_isr = False, 1
+        self.target_elr = list(partition.elr or ())
+        self.target_last_known_elr = list(partition.last_known_elr or ())
+        self.unclean_shutdown_replicas: list | None = None
+
+    def use_elr(self, min_isr: int) -> "PartitionChangeBuilder":
+        """Maintain eligible leader replicas against the topic's effective min.insync.replicas (see Rules)."""
+        self.elr_enabled, self.min_isr = True, min_isr
+        return self
 
     def build(self) -> ApiMessageAndVersion | None:
         """Return the change record, or None when the targets equal the current state."""
         record = _CHANGE(partition_id=self.partition_id, topic_id=self.topic_id)
         self._complete_reassignment_if_needed()
+        self._populate_target_elr()
         self._try_election(record)
         self._bump_epoch_if_replicas_removed(record)
-        if record.isr is None and self.target_isr and self.target_isr != self.partition.isr:
+        self._update_record_elr(record)
+        if record.isr is None and (self.target_isr or self.elr_enabled) and self.target_isr != self.partition.isr:
             record.isr = list(self.target_isr)
         self._bump_epoch_on_isr_shrink_if_needed(record)
+        self._update_last_known_leader(record)
         self._set_assignment_changes(record)
         if self.target_lrs != self.partition.leader_recovery_state and record.leader_recovery_state == -1:
             record.leader_recovery_state = self.target_lrs
@@ -159,7 +183,10 @@ class PartitionChangeBuilder:
         self.target_removing, self.target_adding = [], []
 
     def _valid_new_leader(self, replica: int) -> bool:
-        return replica != NO_LEADER and replica in self.target_isr and self.acceptable(replica)
+        if replica == NO_LEADER:
+            return False
+        eligible = replica in self.target_isr or (not self.target_isr and replica in self.target_elr)
+        return eligible and self.acceptable(replica)
 
     def _elect(self) -> tuple[int, bool]:
         current = self.partition.leader
@@ -172,16 +199,28 @@ class PartitionChangeBuilder:
         for replica in self.target_replicas:
             if self._valid_new_leader(replica):
                 return replica, False
+        if self._can_elect_last_known_leader():
+            return self.partition.last_known_elr[0], True
         if self.election == UNCLEAN:
             for replica in self.target_replicas:
                 if self.acceptable(replica):
                     return replica, True
         return NO_LEADER, False
 
+    def _can_elect_last_known_leader(self) -> bool:
+        """Tell whether the partition's one last known leader may lead again (ISR and ELR empty, see Rules)."""
+        if not self.elr_enabled or self.target_elr or self.target_isr:
+            return False
+        last = self.partition.last_known_elr or ()
+        return len(last) == 1 and self.acceptable(last[0])
+
     def _try_election(self, record) -> None:
         leader, unclean = self._elect()
         if leader == self.partition.leader:
             return
+        if leader in self.target_elr:
+            self.target_isr = [leader]
+            self.target_elr = [r for r in self.target_elr if r != leader]
         record.leader = leader
         if unclean:
             record.isr = [leader]
@@ -194,6 +233,41 @@ class PartitionChangeBuilder:
             return
         if not set(self.target_replicas) >= set(self.partition.replicas):
             record.leader = self.partition.leader
+
+    def _populate_target_elr(self) -> None:
+        """Kafka's maybePopulateTargetElr: who leaves an ISR below min ISR joins the ELR (see Rules)."""
+        if not self.elr_enabled:
+            return
+        if len(self.target_isr) >= self.min_isr:
+            self.target_elr, self.target_last_known_elr = [], []
+            return
+        isr, unclean = set(self.target_isr), set(self.unclean_shutdown_replicas or ())
+        candidates = _int_hash_set(self.target_elr)
+        for replica in self.partition.isr:
+            candidates.put(replica, True)
+        self.target_elr = [r for r in candidates.keys() if r not in isr and r not in unclean]
+        for replica in self.target_last_known_elr:
+            candidates.put(replica, True)
+        elr = set(self.target_elr)
+        self.target_last_known_elr = [r for r in candidates.keys() if r not in isr and r not in elr]
+
+    def _update_record_elr(self, record) -> None:
+        """Kafka's maybeUpdateRecordElr: write the ELR when it changes (an unclean election or ELR off empties it)."""
+        if record.isr is not None or not self.elr_enabled:
+            self.target_elr, self.target_last_known_elr = [], []
+        if self.target_elr != list(self.partition.elr or ()) and record_version(self.image) >= 2:
+            record.eligible_leader_replicas = list(self.target_elr)
+
+    def _update_last_known_leader(self, record) -> None:
+        """Kafka's maybeUpdateLastKnownLeader: a partition left leaderless keeps its last leader; a new leader
+        clears it."""
+        if not self.elr_enabled:
+            return
+        last = self.partition.last_known_elr or ()
+        if record.leader == NO_LEADER and not last:
+            record.last_known_elr = [self.partition.leader]
+        elif record.leader >= 0 and last:
+            record.last_known_elr = []
 
     def _bump_epoch_on_isr_shrink_if_needed(self, record) -> None:
         if self.image.features.metadata_version_level >= NO_ISR_SHRINK_BUMP_LEVEL:
@@ -222,7 +296,45 @@ class PartitionChangeBuilder:
 def _is_no_op(record) -> bool:
     return (record.isr is None and record.leader == NO_LEADER_CHANGE and record.replicas is None
             and record.removing_replicas is None and record.adding_replicas is None
-            and record.leader_recovery_state == -1 and record.directories is None)
+            and record.leader_recovery_state == -1 and record.directories is None
+            and record.eligible_leader_replicas is None and record.last_known_elr is None)
+
+
+def _int_hash_set(first: list) -> JavaHashMap:
+    """Return a java.util.HashSet<Integer> built as `new HashSet<>(first)` (its keys iterate in Java's order)."""
+    table = JavaHashMap(max(int(len(first) / 0.75) + 1, 16), hash_of=int_hash)
+    for replica in first:
+        table.put(replica, True)
+    return table
+
+
+def elr_enabled(image: MetadataImage) -> bool:
+    """Tell whether eligible leader replicas are on (FeatureControlManager.isElrFeatureEnabled)."""
+    return image.features.finalized.get(ELR_FEATURE, 0) >= 1
+
+
+def effective_min_isr(image: MetadataImage, topic, default: int, node_id: int | None = None) -> int:
+    """Return Kafka's getTopicEffectiveMinIsr: the topic's min.insync.replicas (topic config, this controller's
+    dynamic config, the cluster default, else `default`), at most partition 0's replica count."""
+    configs = image.configs.resources
+    value = configs.get((2, topic.name), {}).get(MIN_ISR)
+    if value is None and node_id is not None:
+        value = configs.get((4, str(node_id)), {}).get(MIN_ISR)
+    if value is None:
+        value = configs.get((4, ""), {}).get(MIN_ISR)
+    min_isr = default if value is None else int(value)
+    first = topic.partition(0)
+    return min(min_isr, len(first.replicas)) if first is not None else min_isr
+
+
+def change_builder(ctx, topic, partition_id: int, acceptable: Callable[[int], bool] | None = None):
+    """Return a PartitionChangeBuilder for a partition of `topic` (a TopicImage) with ELR on when the cluster has
+    it (every caller but AssignReplicasToDirs, as in Kafka)."""
+    image = ctx.image
+    builder = PartitionChangeBuilder(image, topic.partition(partition_id), topic.topic_id, partition_id, acceptable)
+    if elr_enabled(image):
+        builder.use_elr(effective_min_isr(image, topic, ctx.config.min_insync_replicas, ctx.node_id))
+    return builder
 
 
 def unclean_enabled(image: MetadataImage, default: bool, topic_name: str) -> bool:

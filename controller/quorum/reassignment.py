@@ -20,7 +20,7 @@ from kraftsman.storage.protocol.errors import Errors as E
 
 from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
-from .partitions import RECOVERED, RECOVERING, UNCLEAN, PartitionChangeBuilder, unclean_enabled
+from .partitions import RECOVERED, RECOVERING, UNCLEAN, change_builder, unclean_enabled
 from .topics import validate_manual_assignment
 
 
@@ -72,7 +72,7 @@ def _alter_one(ctx: ControllerContext, request, topic, data, records: list, cls)
     code = _validate(ctx, request.broker_id, partition, data, states)
     if code != E.NONE:
         return cls.PartitionData(partition_index=data.partition_index, error_code=code)
-    builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, data.partition_index)
+    builder = change_builder(ctx, topic, data.partition_index)
     if unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name):
         builder.election = UNCLEAN
     builder.target_isr = [b for b, _ in states]
@@ -136,7 +136,7 @@ def _cancel(ctx: ControllerContext, name: str, topic, index: int, partition):
             raise ApiError(E.INVALID_REPLICA_ASSIGNMENT, f"Unable to revert partition assignment for {name}:{index} "
                                                          "because it would require an unclean leader election.")
         isr = replicas[:1]
-    builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, index)
+    builder = change_builder(ctx, topic, index)
     builder.target_isr, builder.target_replicas = isr, replicas
     builder.target_removing, builder.target_adding = [], []
     if unclean_allowed:
@@ -154,7 +154,7 @@ def _change(ctx: ControllerContext, topic, index: int, partition, target: list, 
     removing = sorted(set(current) - set(target))
     adding = sorted(set(target) - set(current))
     replicas = list(target) + removing
-    builder = PartitionChangeBuilder(ctx.image, partition, topic.topic_id, index)
+    builder = change_builder(ctx, topic, index)
     if replicas != current:
         builder.target_replicas = replicas
     if removing:

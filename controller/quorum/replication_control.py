@@ -5,14 +5,22 @@ Rules:
   `handler(ctx, request) -> ControllerResult`; READ_ONLY names the ones that never return records.
 - The handlers are written in topics, reassignment, partition_elections, directories and metadata (the config
   APIs are configuration_control's, as in Kafka).
-- The hooks on_broker_fenced / on_broker_unfenced / on_controlled_shutdown / on_directories_offline return
+- The hooks on_broker_fenced / on_broker_unfenced / on_controlled_shutdown / on_broker_unregistered /
+  on_broker_shutdown / on_directories_offline return
   PartitionChangeRecords for cluster_control (broker_fencing) to append with its own registration change record.
 """
 from __future__ import annotations
 
 from .directories import assign_replicas_to_dirs, newly_offline, on_directories_offline, sorted_dirs
 from .metadata import metadata
-from .partition_elections import elect_leaders, on_broker_fenced, on_broker_unfenced, on_controlled_shutdown
+from .partition_elections import (
+    elect_leaders,
+    on_broker_fenced,
+    on_broker_shutdown,
+    on_broker_unfenced,
+    on_broker_unregistered,
+    on_controlled_shutdown,
+)
 from .reassignment import alter_partition, alter_partition_reassignments, list_partition_reassignments
 from .topics import create_partitions, create_topics, delete_topics
 
@@ -30,5 +38,5 @@ HANDLERS = {
 
 READ_ONLY = frozenset({"ListPartitionReassignments", "Metadata"})
 
-__all__ = ["HANDLERS", "READ_ONLY", "newly_offline", "on_broker_fenced", "on_broker_unfenced",
-           "on_controlled_shutdown", "on_directories_offline", "sorted_dirs"]
+__all__ = ["HANDLERS", "READ_ONLY", "newly_offline", "on_broker_fenced", "on_broker_shutdown", "on_broker_unfenced",
+           "on_broker_unregistered", "on_controlled_shutdown", "on_directories_offline", "sorted_dirs"]
