@@ -8,6 +8,10 @@ Rules:
 - Kafka's maps here never hold 8 entries in one bucket, so treeified bins are not modelled.
 - Integer hashes are the value; TopicPartition's is 31 * (31 + partition) + the topic's String hash (int overflow).
 - java_sorted sorts strings as Java's String.compareTo does (by UTF-16 code unit).
+- timeline_order is Kafka's own TimelineHashMap/TimelineHashSet order (timeline.BaseHashTable, the controller's
+  BrokersToIsrs and BrokersToElrs): slot = the top bits of hashCode times -7046029254386353131 (64-bit), a table
+  of 2 slots doubling before an insert that would take it past 0.75, each slot's chain in insertion order. Kafka
+  Uuid's hashCode xors its two longs, then the two ints of that.
 - scala_hash_order is Scala 2.13's mutable.HashMap iteration order (Kafka's Scala code builds maps so, e.g. a
   broker's DescribeConfigs answer for a topic: ConfigHelper.allConfigs): the same spread hash, a table of 16
   slots doubling once the size reaches 0.75 of it, and each slot's entries kept in ascending (signed) hash order.
@@ -42,6 +46,25 @@ def topic_partition_hash(tp: tuple[str, int]) -> int:
     """Return the hashCode of Kafka's TopicPartition (topic, partition): 31 * (31 + partition) + topic's hash."""
     topic, partition = tp
     return (31 * (31 + partition) + string_hash(topic)) & _MASK
+
+
+def uuid_hash(uuid: bytes) -> int:
+    """Return Kafka's Uuid.hashCode of a 16-byte id as a signed 32-bit int."""
+    hilo = int.from_bytes(uuid[:8], "big") ^ int.from_bytes(uuid[8:16], "big")
+    h = ((hilo >> 32) ^ hilo) & _MASK
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def timeline_order(keys, hash_of=uuid_hash) -> list:
+    """Return distinct `keys` in the order a Kafka TimelineHashMap iterates them after inserting them in this order
+    (none removed)."""
+    keys = list(keys)
+    capacity = 2
+    for size in range(len(keys)):
+        if (size + 1) * 0.75 > capacity:
+            capacity <<= 1
+    shift = 64 - (capacity.bit_length() - 1)
+    return sorted(keys, key=lambda k: ((hash_of(k) * -7046029254386353131) & 0xFFFFFFFFFFFFFFFF) >> shift)
 
 
 def _table_size_for(capacity: int) -> int:

@@ -15,7 +15,8 @@ Rules:
   its ISR partitions as a fencing.
 - Unfenced broker: every leaderless partition whose ISR holds an acceptable replica elects it.
 - The hooks read the partitions the image's partition index names (leaderless ones, a broker's ISRs or ELRs),
-  as Kafka reads its BrokersToIsrs and BrokersToElrs, not every partition.
+  as Kafka reads its BrokersToIsrs and BrokersToElrs, not every partition, and visit the topics in those maps'
+  order (java_hash_order.timeline_order, exact while no topic left the map), each topic's partitions by id.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from kraftsman.storage.protocol.errors import Errors as E
 
 from .api_error import OK, ApiError
 from .context import ControllerContext, ControllerResult
+from .java_hash_order import timeline_order
 from .partitions import NO_LEADER, PREFERRED, UNCLEAN, change_builder, elr_enabled, is_active, unclean_enabled
 
 PREFERRED_TYPE, UNCLEAN_TYPE = 0, 1
@@ -73,13 +75,13 @@ def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:
 def _updates(ctx: ControllerContext, remove: int, add: int, wanted, candidates: dict,
              unclean_shutdown: int = NO_LEADER) -> list:
     """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects among `candidates`
-    ({topic id: partition ids} from the image's partition index), by topic name then partition id."""
+    ({topic id: partition ids} from the image's partition index): topics in the order of Kafka's BrokersToIsrs map
+    (java_hash_order.timeline_order of the topics as created), then by partition id."""
     topics = ctx.image.topics
-    named = sorted((topics.by_id[t].name, t) for t in candidates if t in topics.by_id)
     selected = []
-    for name, topic_id in named:
+    for topic_id in timeline_order(t for t in topics.by_id if t in candidates):
         topic = topics.by_id[topic_id]
-        if topics.by_name.get(name) is not topic:
+        if topics.by_name.get(topic.name) is not topic:
             continue
         partitions = topic.partitions
         selected += [(topic, pid) for pid in sorted(candidates[topic_id])

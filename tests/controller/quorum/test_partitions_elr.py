@@ -173,3 +173,35 @@ def test_a_3_9_controller_writes_nothing_for_a_new_incarnation():
     control = ClusterControl(QuorumConfig())
     result = control.broker_registration(ctx(image, version=3, offset=50), plain_registration_request(1, inc=5))
     assert [r.name for r in result.records] == ["RegisterBrokerRecord"]
+
+
+SYSTEMS_LOG = REAL_LOG.parents[3] / "Systems@f962029" / "kafka" / "data" / "__cluster_metadata-0" / \
+    "dump-log.cluster-metadata-decoder.txt.gz"
+
+
+def _real_partition_changes(path: Path) -> list[dict]:
+    if not path.is_file():
+        pytest.skip(f"Kafka 4.2 fixture {path} not found (../shared is absent)")
+    with gzip.open(path, "rt") as lines:
+        payloads = [json.loads(m.group(1)) for line in lines
+                    if (m := re.search(r"payload: (\{\"type\":\"PARTITION_CHANGE_RECORD\".*\})$", line.strip()))]
+    return [p["data"] for p in payloads]
+
+
+def test_fencing_visits_topics_in_kafkas_brokers_to_isrs_order_as_a_real_4_2_log_shows():
+    """Kafka 4.2 fenced broker 1 of a one-broker cluster: test_topic's partition first, then __consumer_offsets'
+    50 (its BrokersToIsrs map order, not the names' order)."""
+    from kraftsman.storage.protocol.uuids import Uuid, uuid_str
+    real = _real_partition_changes(SYSTEMS_LOG)
+    offsets_id, test_id = Uuid.from_string("Odo0yB8cTZmQ-QaTlq8qtQ"), Uuid.from_string("a-S6QsBCTaeTub90cnoEUA")
+    created = []
+    for name, topic_id, count in (("__consumer_offsets", offsets_id, 50), ("test_topic", test_id, 1)):
+        created.append(ApiMessageAndVersion(M("TopicRecord", name=name, topic_id=topic_id), 0))
+        created += [ApiMessageAndVersion(M("PartitionRecord", partition_id=p, topic_id=topic_id, replicas=[1], isr=[1],
+                                           leader=1, leader_epoch=0, partition_epoch=0, directories=[bytes(16)]), 2)
+                    for p in range(count)]
+    image = _elr_cluster(broker_record(1, 9), *created)
+    ours = [dict(_fields(r), topicId=uuid_str(bytes(r.message.topic_id)))
+            for r in broker_fencing.fence(_ctx(image), 1) if r.name == "PartitionChangeRecord"]
+    assert len(real) == len(ours) == 51
+    assert ours == real
