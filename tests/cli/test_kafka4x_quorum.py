@@ -10,6 +10,7 @@ Each module-scoped quorum serves its tests in file order.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -190,6 +191,48 @@ def test_a_3_9_broker_cannot_register_on_4_2_iv1(fresh, loop):
         assert loop.run(old.register()) == 35              # UNSUPPORTED_VERSION: it tops out at metadata.version 21
     finally:
         loop.run(old.stop())
+
+
+def _partition(quorum, topic: str, partition_id: int) -> dict:
+    """Read a partition's registration from the running quorum (kafka-metadata-shell as a read-only observer)."""
+    status, out, err = run(shell, "kafka-metadata-shell", "--bootstrap-controller", quorum.bootstrap(),
+                           "cat", f"/image/topics/byName/{topic}/{partition_id}")
+    assert status == 0, err
+    fields = dict(re.findall(r"(\w+)=(\[[^\]]*\]|[^,)]+)", out))
+    return {k: fields[k] for k in ("isr", "elr", "lastKnownElr", "leader", "leaderRecoveryState")}
+
+
+def test_eligible_leader_replicas_let_a_cleanly_restarted_broker_lead_after_the_isr_is_gone(fresh, loop):
+    """Kafka 4.1+'s ELR (on at 4.2-IV1), live: min.insync.replicas=2 on 3 replicas; two brokers crash one after the
+    other (session timeouts): the ISR keeps one and the ELR the other; the last one crashes: the ISR empties; the
+    ELR member restarted cleanly leads again. Without ELR (3.9) that last step needs an unclean election."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    with running_brokers(fresh, loop, (211, 212, 213), kafka_version="4.2") as sims:
+        client = AdminClient({"bootstrap.servers": fresh.bootstrap(), "socket.timeout.ms": 10000})
+        created = client.create_topics([NewTopic("elr", 1, 3, config={"min.insync.replicas": "2"})],
+                                       request_timeout=20)
+        created["elr"].result(30)
+        by_id = {s.broker_id: s for s in sims}
+        state = {}
+        wait_for(lambda: state.update(_partition(fresh, "elr", 0)) or state["leader"] != "-1", timeout=20)
+        leader = int(state["leader"])
+        first, second = [b for b in sorted(by_id) if b != leader]
+        for gone in (first, second):
+            by_id[gone].crash()
+            wait_for(lambda: str(gone) not in _partition(fresh, "elr", 0)["isr"], timeout=20)
+        assert _partition(fresh, "elr", 0) | {"leaderRecoveryState": ""} == {
+            "isr": f"[{leader}]", "elr": f"[{second}]", "lastKnownElr": "[]", "leader": str(leader),
+            "leaderRecoveryState": ""}
+        by_id[leader].crash()
+        wait_for(lambda: _partition(fresh, "elr", 0)["leader"] == "-1", timeout=20)
+        assert _partition(fresh, "elr", 0) == {"isr": "[]", "elr": f"[{', '.join(map(str, sorted((leader, second))))}]",
+                                               "lastKnownElr": f"[{leader}]", "leader": "-1",
+                                               "leaderRecoveryState": "RECOVERED"}
+        assert loop.run(by_id[second].start_again(clean=True)) == 0
+        wait_for(lambda: _partition(fresh, "elr", 0)["leader"] == str(second), timeout=20)
+        assert _partition(fresh, "elr", 0) == {"isr": f"[{second}]", "elr": f"[{leader}]", "lastKnownElr": "[]",
+                                               "leader": str(second), "leaderRecoveryState": "RECOVERED"}
 
 
 def test_a_static_quorum_moves_to_kraft_version_1(fresh, loop):
