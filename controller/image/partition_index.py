@@ -46,18 +46,24 @@ def _reader(layout: Layout):
     items = [s.field.name for s in layout.items]
     unpack = struct.Struct(f">{FRAME_HEAD}x{layout.codes}").unpack
     leader = items.index("Leader")
-    lists = [items.index(name) if name in items else None for name in ("Isr", "EligibleLeaderReplicas")]
+    isr, elr = (items.index(name) if name in items else None for name in ("Isr", "EligibleLeaderReplicas"))
+    ints = _ints
+    if elr is None and isr is not None:  # the common layout: no ELR field
+        def read(value) -> tuple[int, tuple, tuple]:
+            fields = unpack(value)
+            return fields[leader], ints(fields[isr]), ()
+        return read
 
-    def ints(fields, at):
-        if at is None or fields[at] is None:
-            return ()
-        raw = fields[at]
-        return struct.unpack(f">{len(raw) // 4}i", raw)
-
-    def read(value) -> tuple[int, tuple, tuple]:
+    def read_all(value) -> tuple[int, tuple, tuple]:
         fields = unpack(value)
-        return fields[leader], ints(fields, lists[0]), ints(fields, lists[1])
-    return read
+        return (fields[leader], () if isr is None else ints(fields[isr]),
+                () if elr is None or fields[elr] is None else ints(fields[elr]))
+    return read_all
+
+
+def _ints(raw: bytes) -> tuple:
+    """Return the big-endian int32s of `raw`."""
+    return struct.unpack(f">{len(raw) // 4}i", raw)
 
 
 class TopicEntry:
