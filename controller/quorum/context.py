@@ -33,6 +33,8 @@ class QuorumConfig:
     num_partitions: int = 1                   # num.partitions
     min_insync_replicas: int = 1              # min.insync.replicas (cluster default)
     unclean_leader_election: bool = False     # unclean.leader.election.enable
+    auto_leader_rebalance: bool = True        # auto.leader.rebalance.enable
+    leader_imbalance_check_interval_ms: int = 300_000  # leader.imbalance.check.interval.seconds
     max_partitions_per_request: int = 10_000  # Kafka's ReplicationControlManager limit
     delete_topic_enable: bool = True          # delete.topic.enable
     delegation_token_secret_key: str | None = None          # delegation.token.secret.key (None: tokens disabled)

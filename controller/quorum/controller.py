@@ -7,7 +7,9 @@ Rules:
   READ_ONLY (the ones that never write); the `_control` modules at module level, ClusterControl (which keeps leases)
   on its instance. QuorumController joins them; an API served twice is a bug (ValueError).
 - Read-only APIs never return records; the driver answers them at once from the committed image.
-- `periodic(ctx)` is cheap to call often: it fences brokers whose session expired and, from
+- `periodic(ctx)` is cheap to call often: it fences brokers whose session expired, removes expired delegation
+  tokens, moves leaderships back to preferred replicas every leader.imbalance.check.interval.seconds while
+  auto.leader.rebalance.enable (again 10 ms later when a run hit its 1,000 elections) and, from
   metadata.version 3.3-IV1, appends a NoOpRecord at most every metadata.max.idle.interval.ms
   (500 ms by default, counted from activation), as Kafka's active controller does.
 - Each periodic result is computed on an image holding the results before it.
@@ -36,6 +38,7 @@ from .context import ControllerContext, ControllerResult, QuorumConfig
 from .staging import advance
 
 METADATA_MAX_IDLE_INTERVAL_MS = 500  # metadata.max.idle.interval.ms
+BALANCE_AGAIN_MS = 10                # Kafka reruns a periodic task that has more to do after 10 ms
 MODULES = (replication_control, configuration_control, producer_ids_control, acls_control, scram_control,
            quotas_control, features_control, tokens_control)
 
@@ -67,7 +70,8 @@ class QuorumController:
         self.config = config if config is not None else QuorumConfig()
         self.noop_interval_ms = noop_interval_ms
         self.cluster = ClusterControl(self.config)
-        self._noop_clock, self._token_sweep_clock = _Period(), _Period()
+        self._noop_clock, self._token_sweep_clock, self._balance_clock = _Period(), _Period(), _Period()
+        self._balance_soon = False  # the last balancing run hit its limit
         self.handlers: dict = {}
         self.read_only: frozenset = frozenset()
         for part in (*MODULES, self.cluster):
@@ -92,12 +96,12 @@ class QuorumController:
     def on_activate(self, ctx: ControllerContext) -> None:
         """Become the active controller: fresh leases, the NoOp clock starts now."""
         self.cluster.on_activate(ctx)
-        self._noop_clock.last = self._token_sweep_clock.last = ctx.now_ms
+        self._noop_clock.last = self._token_sweep_clock.last = self._balance_clock.last = ctx.now_ms
 
     def on_deactivate(self) -> None:
         """Stop being the active controller."""
         self.cluster.on_deactivate()
-        self._noop_clock.last = self._token_sweep_clock.last = None
+        self._noop_clock.last = self._token_sweep_clock.last = self._balance_clock.last = None
 
     def periodic(self, ctx: ControllerContext) -> list[ControllerResult]:
         """Return the periodic results due now: fencing of stale brokers, expired delegation tokens, then a
@@ -108,6 +112,10 @@ class QuorumController:
             results.append(sweep)
         for result in results:
             ctx = advance(ctx, result.records)
+        balance = self._balance(ctx)
+        if balance is not None:
+            results.append(balance)
+            ctx = advance(ctx, balance.records)
         noop = self._noop(ctx)
         if noop is not None:
             results.append(noop)
@@ -120,6 +128,15 @@ class QuorumController:
                 not self._token_sweep_clock.due(ctx.now_ms, self.config.delegation_token_expiry_check_interval_ms):
             return None
         return tokens_control.sweep_expired(ctx)
+
+    def _balance(self, ctx: ControllerContext) -> ControllerResult | None:
+        """Move leaderships back to preferred replicas when due (Kafka's electPreferred task)."""
+        config = self.config
+        interval = BALANCE_AGAIN_MS if self._balance_soon else config.leader_imbalance_check_interval_ms
+        if not config.auto_leader_rebalance or not self._balance_clock.due(ctx.now_ms, interval):
+            return None
+        records, self._balance_soon = replication_control.balance_leaders(ctx)
+        return ControllerResult(records, None) if records else None
 
     def _noop(self, ctx: ControllerContext) -> ControllerResult | None:
         if self.noop_interval_ms is None or fc.metadata_version(ctx.image) < fc.NOOP_RECORD_LEVEL or \

@@ -14,6 +14,9 @@ Rules:
   (4.x): after an unclean shutdown with ELR on, it leaves every ISR and ELR it is in and may not lead; otherwise
   its ISR partitions as a fencing.
 - Unfenced broker: every leaderless partition whose ISR holds an acceptable replica elects it.
+- Leader balancing (Kafka's electPreferred task, run by the QuorumController every
+  leader.imbalance.check.interval.seconds while auto.leader.rebalance.enable): a preferred election for each
+  partition whose leader is not its first replica, at most 1,000 a run.
 - The hooks read the partitions the image's partition index names (leaderless ones, a broker's ISRs or ELRs),
   as Kafka reads its BrokersToIsrs and BrokersToElrs, not every partition, and visit the topics in those maps'
   order (java_hash_order.timeline_order, exact while no topic left the map), each topic's partitions by id.
@@ -29,6 +32,7 @@ from .java_hash_order import timeline_order
 from .partitions import NO_LEADER, PREFERRED, UNCLEAN, change_builder, elr_enabled, is_active, unclean_enabled
 
 PREFERRED_TYPE, UNCLEAN_TYPE = 0, 1
+MAX_ELECTIONS_PER_IMBALANCE = 1000  # ReplicationControlManager.MAX_ELECTIONS_PER_IMBALANCE
 
 
 def _elect_one(ctx: ControllerContext, name: str, partition_id: int, election_type: int, records: list) -> ApiError:
@@ -50,6 +54,27 @@ def _elect_one(ctx: ControllerContext, name: str, partition_id: int, election_ty
         return ApiError(code)
     records.append(record)
     return OK
+
+
+def balance_leaders(ctx: ControllerContext, limit: int = MAX_ELECTIONS_PER_IMBALANCE) -> tuple[list, bool]:
+    """Return (records, more) of Kafka's maybeBalancePartitionLeaders: a preferred election for each partition not
+    led by its preferred replica, at most `limit` records (more: the limit was reached, go on soon)."""
+    records: list = []
+    imbalanced = ctx.image.topics.index.imbalanced()
+    topics = ctx.image.topics
+    for topic_id in timeline_order(t for t in topics.by_id if t in imbalanced):
+        topic = topics.by_id[topic_id]
+        for partition_id in sorted(imbalanced[topic_id]):
+            if len(records) >= limit:
+                return records, True
+            if topic.partition(partition_id) is None:
+                continue
+            builder = change_builder(ctx, topic, partition_id)
+            builder.election = PREFERRED
+            record = builder.build()
+            if record is not None:
+                records.append(record)
+    return records, len(records) >= limit
 
 
 def elect_leaders(ctx: ControllerContext, request) -> ControllerResult:

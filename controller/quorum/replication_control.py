@@ -14,6 +14,7 @@ from __future__ import annotations
 from .directories import assign_replicas_to_dirs, newly_offline, on_directories_offline, sorted_dirs
 from .metadata import metadata
 from .partition_elections import (
+    balance_leaders,
     elect_leaders,
     on_broker_fenced,
     on_broker_shutdown,
@@ -38,5 +39,5 @@ HANDLERS = {
 
 READ_ONLY = frozenset({"ListPartitionReassignments", "Metadata"})
 
-__all__ = ["HANDLERS", "READ_ONLY", "newly_offline", "on_broker_fenced", "on_broker_shutdown", "on_broker_unfenced",
+__all__ = ["HANDLERS", "READ_ONLY", "balance_leaders", "newly_offline", "on_broker_fenced", "on_broker_shutdown", "on_broker_unfenced",
            "on_broker_unregistered", "on_controlled_shutdown", "on_directories_offline", "sorted_dirs"]

@@ -72,6 +72,8 @@ class ControllerConfig:
     default_replication_factor: int = 1
     min_insync_replicas: int = 1
     unclean_leader_election: bool = False
+    auto_leader_rebalance: bool = True
+    leader_imbalance_check_interval_s: int = 300
     delete_topic_enable: bool = True
     delegation_token_secret_key: str | None = field(default=None, repr=False)
     delegation_token_max_lifetime_ms: int = 604_800_000
@@ -126,6 +128,8 @@ class ControllerConfig:
                             default_replication_factor=self.default_replication_factor,
                             num_partitions=self.num_partitions, min_insync_replicas=self.min_insync_replicas,
                             unclean_leader_election=self.unclean_leader_election,
+                            auto_leader_rebalance=self.auto_leader_rebalance,
+                            leader_imbalance_check_interval_ms=self.leader_imbalance_check_interval_s * 1000,
                             delete_topic_enable=self.delete_topic_enable,
                             delegation_token_secret_key=self.delegation_token_secret_key,
                             delegation_token_max_lifetime_ms=self.delegation_token_max_lifetime_ms,
@@ -158,13 +162,16 @@ _INTS = {
     "num.partitions": "num_partitions",
     "default.replication.factor": "default_replication_factor",
     "min.insync.replicas": "min_insync_replicas",
+    "leader.imbalance.check.interval.seconds": "leader_imbalance_check_interval_s",
     "delegation.token.max.lifetime.ms": "delegation_token_max_lifetime_ms",
     "delegation.token.expiry.time.ms": "delegation_token_expiry_time_ms",
     "delegation.token.expiry.check.interval.ms": "delegation_token_expiry_check_interval_ms",
 }
-_LONGS = {"metadata.max.retention.bytes", "metadata.max.retention.ms"}  # besides *.bytes, *interval.ms, delegation.*
+# besides *.bytes, *interval.ms, delegation.*
+_LONGS = {"metadata.max.retention.bytes", "metadata.max.retention.ms", "leader.imbalance.check.interval.seconds"}
 _LONG_RANGE = range(-(1 << 63), 1 << 63)
 _BOOLS = {"unclean.leader.election.enable": "unclean_leader_election", "delete.topic.enable": "delete_topic_enable",
+          "auto.leader.rebalance.enable": "auto_leader_rebalance",
           "unstable.feature.versions.enable": "unstable_feature_versions"}
 
 

@@ -13,8 +13,8 @@ from kraftsman.storage.records.metadata import ApiMessageAndVersion, write_metad
 TOPIC_IDS = [bytes([n]) * 16 for n in range(1, 9)]
 
 
-def _scan(topics) -> tuple[dict, dict, dict, dict]:
-    leaderless, isr, leaders, elr = {}, {}, {}, {}
+def _scan(topics) -> tuple[dict, dict, dict, dict, dict]:
+    leaderless, isr, leaders, elr, imbalanced = {}, {}, {}, {}, {}
     for topic_id, topic in topics.by_id.items():
         for pid, entry in topic.partitions.items():
             registration = materialize(entry)
@@ -26,13 +26,16 @@ def _scan(topics) -> tuple[dict, dict, dict, dict]:
                 isr.setdefault(broker, {}).setdefault(topic_id, []).append(pid)
             for broker in registration.elr or ():
                 elr.setdefault(broker, {}).setdefault(topic_id, []).append(pid)
-    return leaderless, isr, leaders, elr
+            if registration.leader != registration.replicas[0]:
+                imbalanced.setdefault(topic_id, []).append(pid)
+    return leaderless, isr, leaders, elr, imbalanced
 
 
 def _check(topics) -> None:
-    leaderless, isr, leaders, elr = _scan(topics)
+    leaderless, isr, leaders, elr, imbalanced = _scan(topics)
     index = topics.index
     assert {t: sorted(p) for t, p in index.leaderless().items()} == {t: sorted(p) for t, p in leaderless.items()}
+    assert {t: sorted(p) for t, p in index.imbalanced().items()} == {t: sorted(p) for t, p in imbalanced.items()}
     for broker in range(1, 7):
         assert {t: sorted(p) for t, p in index.in_isr(broker).items()} == \
             {t: sorted(p) for t, p in isr.get(broker, {}).items()}
@@ -90,5 +93,6 @@ def test_leader_and_isr_of_raw_and_decoded_entries():
         registration = materialize(value)
         assert leader_and_isr(value) == (registration.leader, tuple(registration.isr))
         assert tuple(leader_and_isr(registration)[1]) == tuple(registration.isr)
-        assert roles(value) == (registration.leader, tuple(registration.isr), tuple(registration.elr or ()))
+        assert roles(value) == (registration.leader, tuple(registration.isr), tuple(registration.elr or ()),
+                                registration.replicas[0])
         assert roles(registration)[2] == tuple(registration.elr or ())
