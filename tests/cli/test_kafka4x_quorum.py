@@ -210,8 +210,9 @@ def test_eligible_leader_replicas_let_a_cleanly_restarted_broker_lead_after_the_
 
     with running_brokers(fresh, loop, (211, 212, 213), kafka_version="4.2") as sims:
         client = AdminClient({"bootstrap.servers": fresh.bootstrap(), "socket.timeout.ms": 10000})
-        created = client.create_topics([NewTopic("elr", 1, 3, config={"min.insync.replicas": "2"})],
-                                       request_timeout=20)
+        topic = NewTopic("elr", 1, replica_assignment=[[211, 212, 213]],       # not on the earlier tests' brokers
+                         config={"min.insync.replicas": "2"})
+        created = client.create_topics([topic], request_timeout=20)
         created["elr"].result(30)
         by_id = {s.broker_id: s for s in sims}
         state = {}
