@@ -33,6 +33,7 @@ class QuorumConfig:
     num_partitions: int = 1                   # num.partitions
     min_insync_replicas: int = 1              # min.insync.replicas (cluster default)
     unclean_leader_election: bool = False     # unclean.leader.election.enable
+    unclean_leader_election_interval_ms: int = 300_000  # unclean.leader.election.interval.ms
     auto_leader_rebalance: bool = True        # auto.leader.rebalance.enable
     leader_imbalance_check_interval_ms: int = 300_000  # leader.imbalance.check.interval.seconds
     max_partitions_per_request: int = 10_000  # Kafka's ReplicationControlManager limit

@@ -9,7 +9,8 @@ Rules:
 - Read-only APIs never return records; the driver answers them at once from the committed image.
 - `periodic(ctx)` is cheap to call often: it fences brokers whose session expired, removes expired delegation
   tokens, moves leaderships back to preferred replicas every leader.imbalance.check.interval.seconds while
-  auto.leader.rebalance.enable (again 10 ms later when a run hit its 1,000 elections) and, from
+  auto.leader.rebalance.enable (again 10 ms later when a run hit its 1,000 elections), elects leaders uncleanly
+  for the leaderless partitions of topics that allow it every unclean.leader.election.interval.ms (likewise) and, from
   metadata.version 3.3-IV1, appends a NoOpRecord at most every metadata.max.idle.interval.ms
   (500 ms by default, counted from activation), as Kafka's active controller does.
 - Each periodic result is computed on an image holding the results before it.
@@ -70,8 +71,9 @@ class QuorumController:
         self.config = config if config is not None else QuorumConfig()
         self.noop_interval_ms = noop_interval_ms
         self.cluster = ClusterControl(self.config)
-        self._noop_clock, self._token_sweep_clock, self._balance_clock = _Period(), _Period(), _Period()
-        self._balance_soon = False  # the last balancing run hit its limit
+        self._noop_clock, self._token_sweep_clock = _Period(), _Period()
+        self._balance_clock, self._unclean_clock = _Period(), _Period()
+        self._balance_soon = self._unclean_soon = False  # the last run hit its limit
         self.handlers: dict = {}
         self.read_only: frozenset = frozenset()
         for part in (*MODULES, self.cluster):
@@ -94,28 +96,34 @@ class QuorumController:
         return self.handlers[api_name](ctx, request)
 
     def on_activate(self, ctx: ControllerContext) -> None:
-        """Become the active controller: fresh leases, the NoOp clock starts now."""
+        """Become the active controller: fresh leases, the periodic clocks start now."""
         self.cluster.on_activate(ctx)
-        self._noop_clock.last = self._token_sweep_clock.last = self._balance_clock.last = ctx.now_ms
+        for clock in self._clocks():
+            clock.last = ctx.now_ms
 
     def on_deactivate(self) -> None:
         """Stop being the active controller."""
         self.cluster.on_deactivate()
-        self._noop_clock.last = self._token_sweep_clock.last = self._balance_clock.last = None
+        for clock in self._clocks():
+            clock.last = None
+
+    def _clocks(self) -> tuple:
+        return self._noop_clock, self._token_sweep_clock, self._balance_clock, self._unclean_clock
 
     def periodic(self, ctx: ControllerContext) -> list[ControllerResult]:
-        """Return the periodic results due now: fencing of stale brokers, expired delegation tokens, then a
-        NoOpRecord if due."""
+        """Return the periodic results due now: fencing of stale brokers, expired delegation tokens, leader balancing,
+        unclean elections, then a NoOpRecord if due."""
         results = self.cluster.fence_stale_brokers(ctx)
         sweep = self._token_sweep(ctx)
         if sweep is not None:
             results.append(sweep)
         for result in results:
             ctx = advance(ctx, result.records)
-        balance = self._balance(ctx)
-        if balance is not None:
-            results.append(balance)
-            ctx = advance(ctx, balance.records)
+        for task in (self._balance, self._elect_unclean):
+            result = task(ctx)
+            if result is not None:
+                results.append(result)
+                ctx = advance(ctx, result.records)
         noop = self._noop(ctx)
         if noop is not None:
             results.append(noop)
@@ -136,6 +144,14 @@ class QuorumController:
         if not config.auto_leader_rebalance or not self._balance_clock.due(ctx.now_ms, interval):
             return None
         records, self._balance_soon = replication_control.balance_leaders(ctx)
+        return ControllerResult(records, None) if records else None
+
+    def _elect_unclean(self, ctx: ControllerContext) -> ControllerResult | None:
+        """Elect leaders uncleanly where topics allow it, when due (Kafka's electUnclean task)."""
+        interval = BALANCE_AGAIN_MS if self._unclean_soon else self.config.unclean_leader_election_interval_ms
+        if not self._unclean_clock.due(ctx.now_ms, interval):
+            return None
+        records, self._unclean_soon = replication_control.elect_unclean_leaders(ctx)
         return ControllerResult(records, None) if records else None
 
     def _noop(self, ctx: ControllerContext) -> ControllerResult | None:

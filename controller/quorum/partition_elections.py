@@ -16,7 +16,9 @@ Rules:
 - Unfenced broker: every leaderless partition whose ISR holds an acceptable replica elects it.
 - Leader balancing (Kafka's electPreferred task, run by the QuorumController every
   leader.imbalance.check.interval.seconds while auto.leader.rebalance.enable): a preferred election for each
-  partition whose leader is not its first replica, at most 1,000 a run.
+  partition whose leader is not its first replica, at most 1,000 a run. Unclean elections (Kafka's electUnclean,
+  every unclean.leader.election.interval.ms): each leaderless partition of a topic with
+  unclean.leader.election.enable, at most 1,000 a run.
 - The hooks read the partitions the image's partition index names (leaderless ones, a broker's ISRs or ELRs),
   as Kafka reads its BrokersToIsrs and BrokersToElrs, not every partition, and visit the topics in those maps'
   order (java_hash_order.timeline_order, exact while no topic left the map), each topic's partitions by id.
@@ -74,6 +76,23 @@ def balance_leaders(ctx: ControllerContext, limit: int = MAX_ELECTIONS_PER_IMBAL
             record = builder.build()
             if record is not None:
                 records.append(record)
+    return records, len(records) >= limit
+
+
+def elect_unclean_leaders(ctx: ControllerContext, limit: int = MAX_ELECTIONS_PER_IMBALANCE) -> tuple[list, bool]:
+    """Return (records, more) of Kafka's maybeElectUncleanLeaders: an unclean election for each leaderless
+    partition of a topic with unclean.leader.election.enable, at most `limit` records."""
+    records: list = []
+    leaderless = ctx.image.topics.index.leaderless()
+    topics = ctx.image.topics
+    for topic_id in timeline_order(t for t in topics.by_id if t in leaderless):
+        topic = topics.by_id[topic_id]
+        if not unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name):
+            continue
+        for partition_id in sorted(leaderless[topic_id]):
+            if len(records) >= limit:
+                return records, True
+            _elect_one(ctx, topic.name, partition_id, UNCLEAN_TYPE, records)
     return records, len(records) >= limit
 
 

@@ -16,6 +16,7 @@ from .metadata import metadata
 from .partition_elections import (
     balance_leaders,
     elect_leaders,
+    elect_unclean_leaders,
     on_broker_fenced,
     on_broker_shutdown,
     on_broker_unfenced,
@@ -39,5 +40,5 @@ HANDLERS = {
 
 READ_ONLY = frozenset({"ListPartitionReassignments", "Metadata"})
 
-__all__ = ["HANDLERS", "READ_ONLY", "balance_leaders", "newly_offline", "on_broker_fenced", "on_broker_shutdown", "on_broker_unfenced",
+__all__ = ["HANDLERS", "READ_ONLY", "balance_leaders", "elect_unclean_leaders", "newly_offline", "on_broker_fenced", "on_broker_shutdown", "on_broker_unfenced",
            "on_broker_unregistered", "on_controlled_shutdown", "on_directories_offline", "sorted_dirs"]

@@ -72,6 +72,7 @@ class ControllerConfig:
     default_replication_factor: int = 1
     min_insync_replicas: int = 1
     unclean_leader_election: bool = False
+    unclean_leader_election_interval_ms: int = 300_000
     auto_leader_rebalance: bool = True
     leader_imbalance_check_interval_s: int = 300
     delete_topic_enable: bool = True
@@ -128,6 +129,7 @@ class ControllerConfig:
                             default_replication_factor=self.default_replication_factor,
                             num_partitions=self.num_partitions, min_insync_replicas=self.min_insync_replicas,
                             unclean_leader_election=self.unclean_leader_election,
+                            unclean_leader_election_interval_ms=self.unclean_leader_election_interval_ms,
                             auto_leader_rebalance=self.auto_leader_rebalance,
                             leader_imbalance_check_interval_ms=self.leader_imbalance_check_interval_s * 1000,
                             delete_topic_enable=self.delete_topic_enable,
@@ -163,6 +165,7 @@ _INTS = {
     "default.replication.factor": "default_replication_factor",
     "min.insync.replicas": "min_insync_replicas",
     "leader.imbalance.check.interval.seconds": "leader_imbalance_check_interval_s",
+    "unclean.leader.election.interval.ms": "unclean_leader_election_interval_ms",
     "delegation.token.max.lifetime.ms": "delegation_token_max_lifetime_ms",
     "delegation.token.expiry.time.ms": "delegation_token_expiry_time_ms",
     "delegation.token.expiry.check.interval.ms": "delegation_token_expiry_check_interval_ms",

@@ -1,6 +1,8 @@
-"""Leader balancing (Kafka's electPreferred periodic task): every leader.imbalance.check.interval.seconds while
-auto.leader.rebalance.enable, partitions not led by their first replica elect it when it is in the ISR and active;
-at most 1,000 a run, the rest 10 ms later. Rules restated in controller/quorum/controller.py and partition_elections.py.
+"""The active controller's election tasks. Leader balancing (Kafka's electPreferred): every
+leader.imbalance.check.interval.seconds while auto.leader.rebalance.enable, partitions not led by their first replica
+elect it when it is in the ISR and active; at most 1,000 a run, the rest 10 ms later. Unclean elections (Kafka's
+electUnclean): every unclean.leader.election.interval.ms, leaderless partitions of topics that allow it. Rules
+restated in controller/quorum/controller.py and partition_elections.py.
 """
 from __future__ import annotations
 
@@ -70,6 +72,39 @@ def test_the_properties_reach_the_quorum_config():
     config = from_properties({
         "process.roles": "controller", "node.id": "1", "controller.quorum.voters": "1@localhost:9093",
         "listeners": "CONTROLLER://:9093", "controller.listener.names": "CONTROLLER", "log.dirs": "/tmp/x",
-        "auto.leader.rebalance.enable": "false", "leader.imbalance.check.interval.seconds": "30"})
+        "auto.leader.rebalance.enable": "false", "leader.imbalance.check.interval.seconds": "30",
+        "unclean.leader.election.interval.ms": "7000"})
     quorum = config.quorum_config()
-    assert (quorum.auto_leader_rebalance, quorum.leader_imbalance_check_interval_ms) == (False, 30_000)
+    assert (quorum.auto_leader_rebalance, quorum.leader_imbalance_check_interval_ms,
+            quorum.unclean_leader_election_interval_ms) == (False, 30_000, 7_000)
+
+
+def _unclean_topic_image(unclean: str | None):
+    """Return an image where t-0 has no leader: its ISR holds fenced broker 1 only, broker 2 is alive."""
+    from kraftsman.storage.records.metadata import ApiMessageAndVersion
+    from .cluster_fixtures import M
+    image = _cluster(partition(0, [1, 2], leader=-1, isr=[1]), fenced=(1,))
+    if unclean is not None:
+        config = M("ConfigRecord", resource_type=2, resource_name="t", name="unclean.leader.election.enable",
+                   value=unclean)
+        image = replay(image, [ApiMessageAndVersion(config, 0)])
+    return image
+
+
+def test_leaderless_partitions_of_topics_allowing_it_get_an_unclean_leader_every_interval():
+    image = _unclean_topic_image("true")
+    q = _activated(image)
+    assert q.periodic(ctx(image, now=MINUTES_5 - 1)) == []
+    (result,) = q.periodic(ctx(image, now=MINUTES_5))
+    p = replay(image, result.records).topics.by_name["t"].partition(0)
+    assert (p.leader, p.isr, p.leader_recovery_state) == (2, [2], 1)              # RECOVERING
+    q = _activated(image, unclean_leader_election_interval_ms=1_000)
+    assert len(q.periodic(ctx(image, now=1_000))) == 1
+
+
+def test_no_unclean_leader_where_the_topic_does_not_allow_it():
+    for image in (_unclean_topic_image(None), _unclean_topic_image("false")):
+        assert _activated(image).periodic(ctx(image, now=MINUTES_5)) == []
+    image = _unclean_topic_image(None)
+    q = _activated(image, unclean_leader_election=True)          # the cluster default (handlers read ctx.config)
+    assert len(q.periodic(ctx(image, now=MINUTES_5, unclean_leader_election=True))) == 1
