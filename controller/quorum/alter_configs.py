@@ -21,8 +21,8 @@ from kraftsman.storage.protocol.errors import Errors as E
 from kraftsman.storage.records.metadata import ApiMessageAndVersion
 
 from .api_error import OK, ApiError
-from .partitions import elr_enabled
 from .context import ControllerContext, ControllerResult
+from .partitions import elr_enabled
 from .topic_configs_schema import TOPIC_CONFIGS, ConfigError, is_list, validate_topic_configs
 from .topics_names import TopicNameError, validate_topic_name
 

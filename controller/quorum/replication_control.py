@@ -40,5 +40,6 @@ HANDLERS = {
 
 READ_ONLY = frozenset({"ListPartitionReassignments", "Metadata"})
 
-__all__ = ["HANDLERS", "READ_ONLY", "balance_leaders", "elect_unclean_leaders", "newly_offline", "on_broker_fenced", "on_broker_shutdown", "on_broker_unfenced",
-           "on_broker_unregistered", "on_controlled_shutdown", "on_directories_offline", "sorted_dirs"]
+__all__ = ["HANDLERS", "READ_ONLY", "balance_leaders", "elect_unclean_leaders", "newly_offline", "on_broker_fenced",
+           "on_broker_shutdown", "on_broker_unfenced", "on_broker_unregistered", "on_controlled_shutdown",
+           "on_directories_offline", "sorted_dirs"]

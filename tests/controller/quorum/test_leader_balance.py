@@ -6,8 +6,8 @@ restated in controller/quorum/controller.py and partition_elections.py.
 """
 from __future__ import annotations
 
-from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.quorum.context import QuorumConfig
+from kraftsman.controller.quorum.controller import QuorumController
 from kraftsman.controller.quorum.partition_elections import balance_leaders
 from kraftsman.controller.server.config import from_properties
 
@@ -82,6 +82,7 @@ def test_the_properties_reach_the_quorum_config():
 def _unclean_topic_image(unclean: str | None):
     """Return an image where t-0 has no leader: its ISR holds fenced broker 1 only, broker 2 is alive."""
     from kraftsman.storage.records.metadata import ApiMessageAndVersion
+
     from .cluster_fixtures import M
     image = _cluster(partition(0, [1, 2], leader=-1, isr=[1]), fenced=(1,))
     if unclean is not None:
