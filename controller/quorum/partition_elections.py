@@ -48,7 +48,7 @@ def _elect_one(ctx: ControllerContext, name: str, partition_id: int, election_ty
     if (election_type == PREFERRED_TYPE and has_preferred) or (
             election_type == UNCLEAN_TYPE and partition.leader != NO_LEADER):
         return ApiError(E.ELECTION_NOT_NEEDED)
-    builder = change_builder(ctx, topic, partition_id)
+    builder = change_builder(ctx, topic, partition_id, partition)
     builder.election = UNCLEAN if election_type == UNCLEAN_TYPE else PREFERRED
     record = builder.build()
     if record is None:
@@ -63,15 +63,16 @@ def balance_leaders(ctx: ControllerContext, limit: int = MAX_ELECTIONS_PER_IMBAL
     led by its preferred replica, at most `limit` records (more: the limit was reached, go on soon)."""
     records: list = []
     imbalanced = ctx.image.topics.index.imbalanced()
-    topics = ctx.image.topics
+    topics, min_isrs = ctx.image.topics, {}
     for topic_id in timeline_order(t for t in topics.by_id if t in imbalanced):
         topic = topics.by_id[topic_id]
         for partition_id in sorted(imbalanced[topic_id]):
             if len(records) >= limit:
                 return records, True
-            if topic.partition(partition_id) is None:
+            partition = topic.partition(partition_id)
+            if partition is None:
                 continue
-            builder = change_builder(ctx, topic, partition_id)
+            builder = change_builder(ctx, topic, partition_id, partition, min_isrs=min_isrs)
             builder.election = PREFERRED
             record = builder.build()
             if record is not None:
@@ -140,12 +141,12 @@ def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions, unclean
     def acceptable(r: int) -> bool:
         """Tell whether replica r may lead (Kafka's isAcceptableLeader of generateLeaderAndIsrUpdates)."""
         return r != remove and r != unclean_shutdown and (r == add or is_active(ctx.image, r))
-    records, unclean = [], {}
+    records, unclean, min_isrs = [], {}, {}
     for topic, partition_id in partitions:
         if topic.name not in unclean:
             unclean[topic.name] = unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name)
         partition = topic.partition(partition_id)
-        builder = change_builder(ctx, topic, partition_id, acceptable)
+        builder = change_builder(ctx, topic, partition_id, partition, acceptable, min_isrs)
         if unclean[topic.name]:
             builder.election = UNCLEAN
         if unclean_shutdown != NO_LEADER:

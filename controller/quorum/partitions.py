@@ -327,13 +327,18 @@ def effective_min_isr(image: MetadataImage, topic, default: int, node_id: int | 
     return min(min_isr, len(first.replicas)) if first is not None else min_isr
 
 
-def change_builder(ctx, topic, partition_id: int, acceptable: Callable[[int], bool] | None = None):
-    """Return a PartitionChangeBuilder for a partition of `topic` (a TopicImage) with ELR on when the cluster has
-    it (every caller but AssignReplicasToDirs, as in Kafka)."""
+def change_builder(ctx, topic, partition_id: int, partition: PartitionRegistration,
+                   acceptable: Callable[[int], bool] | None = None, min_isrs: dict | None = None):
+    """Return a PartitionChangeBuilder for `partition` of `topic` (a TopicImage) with ELR on when the cluster has
+    it (every caller but AssignReplicasToDirs, as in Kafka); `min_isrs` keeps each topic's effective min ISR
+    across the partitions of one run."""
     image = ctx.image
-    builder = PartitionChangeBuilder(image, topic.partition(partition_id), topic.topic_id, partition_id, acceptable)
+    builder = PartitionChangeBuilder(image, partition, topic.topic_id, partition_id, acceptable)
     if elr_enabled(image):
-        builder.use_elr(effective_min_isr(image, topic, ctx.config.min_insync_replicas, ctx.node_id))
+        cache = {} if min_isrs is None else min_isrs
+        if topic.topic_id not in cache:
+            cache[topic.topic_id] = effective_min_isr(image, topic, ctx.config.min_insync_replicas, ctx.node_id)
+        builder.use_elr(cache[topic.topic_id])
     return builder
 
 

@@ -72,7 +72,7 @@ def _alter_one(ctx: ControllerContext, request, topic, data, records: list, cls)
     code = _validate(ctx, request.broker_id, partition, data, states)
     if code != E.NONE:
         return cls.PartitionData(partition_index=data.partition_index, error_code=code)
-    builder = change_builder(ctx, topic, data.partition_index)
+    builder = change_builder(ctx, topic, data.partition_index, partition)
     if unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name):
         builder.election = UNCLEAN
     builder.target_isr = [b for b, _ in states]
@@ -136,7 +136,7 @@ def _cancel(ctx: ControllerContext, name: str, topic, index: int, partition):
             raise ApiError(E.INVALID_REPLICA_ASSIGNMENT, f"Unable to revert partition assignment for {name}:{index} "
                                                          "because it would require an unclean leader election.")
         isr = replicas[:1]
-    builder = change_builder(ctx, topic, index)
+    builder = change_builder(ctx, topic, index, partition)
     builder.target_isr, builder.target_replicas = isr, replicas
     builder.target_removing, builder.target_adding = [], []
     if unclean_allowed:
@@ -154,7 +154,7 @@ def _change(ctx: ControllerContext, topic, index: int, partition, target: list, 
     removing = sorted(set(current) - set(target))
     adding = sorted(set(target) - set(current))
     replicas = list(target) + removing
-    builder = change_builder(ctx, topic, index)
+    builder = change_builder(ctx, topic, index, partition)
     if replicas != current:
         builder.target_replicas = replicas
     if removing:
