@@ -36,3 +36,15 @@ def kraft_real() -> Path:
     if not (KRAFT_REAL / "data").is_dir():
         pytest.skip(f"real Kafka fixtures not found at {KRAFT_REAL} (../shared is absent)")
     return KRAFT_REAL
+
+
+@pytest.fixture(autouse=True)
+def _kraftsman_logger_restored():
+    """Give every test the `kraftsman` logger as it found it: kafka-controller run in-process (a storage test does)
+    points it at its own stderr and stops its propagation, which would hide later tests' records from caplog."""
+    import logging
+
+    logger = logging.getLogger("kraftsman")
+    saved = logger.handlers[:], logger.level, logger.propagate
+    yield
+    logger.handlers[:], logger.level, logger.propagate = saved
