@@ -62,11 +62,9 @@ def balance_leaders(ctx: ControllerContext, limit: int = MAX_ELECTIONS_PER_IMBAL
     """Return (records, more) of Kafka's maybeBalancePartitionLeaders: a preferred election for each partition not
     led by its preferred replica, at most `limit` records (more: the limit was reached, go on soon)."""
     records: list = []
-    imbalanced = ctx.image.topics.index.imbalanced()
-    topics, min_isrs = ctx.image.topics, {}
-    for topic_id in timeline_order(t for t in topics.by_id if t in imbalanced):
-        topic = topics.by_id[topic_id]
-        for partition_id in sorted(imbalanced[topic_id]):
+    min_isrs: dict = {}
+    for topic, partition_ids in _in_kafka_order(ctx.image.topics, ctx.image.topics.index.imbalanced()):
+        for partition_id in partition_ids:
             if len(records) >= limit:
                 return records, True
             partition = topic.partition(partition_id)
@@ -84,13 +82,10 @@ def elect_unclean_leaders(ctx: ControllerContext, limit: int = MAX_ELECTIONS_PER
     """Return (records, more) of Kafka's maybeElectUncleanLeaders: an unclean election for each leaderless
     partition of a topic with unclean.leader.election.enable, at most `limit` records."""
     records: list = []
-    leaderless = ctx.image.topics.index.leaderless()
-    topics = ctx.image.topics
-    for topic_id in timeline_order(t for t in topics.by_id if t in leaderless):
-        topic = topics.by_id[topic_id]
+    for topic, partition_ids in _in_kafka_order(ctx.image.topics, ctx.image.topics.index.leaderless()):
         if not unclean_enabled(ctx.image, ctx.config.unclean_leader_election, topic.name):
             continue
-        for partition_id in sorted(leaderless[topic_id]):
+        for partition_id in partition_ids:
             if len(records) >= limit:
                 return records, True
             _elect_one(ctx, topic.name, partition_id, UNCLEAN_TYPE, records)
@@ -122,16 +117,20 @@ def _updates(ctx: ControllerContext, remove: int, add: int, wanted, candidates: 
     """Kafka's generateLeaderAndIsrUpdates over the partitions `wanted(registration)` selects among `candidates`
     ({topic id: partition ids} from the image's partition index): topics in the order of Kafka's BrokersToIsrs map
     (java_hash_order.timeline_order of the topics as created), then by partition id."""
-    topics = ctx.image.topics
     selected = []
+    for topic, partition_ids in _in_kafka_order(ctx.image.topics, candidates):
+        partitions = topic.partitions
+        selected += [(topic, pid) for pid in partition_ids if pid in partitions and wanted(topic.partition(pid))]
+    return leave_isr(ctx, remove, add, selected, unclean_shutdown)
+
+
+def _in_kafka_order(topics, candidates: dict):
+    """Yield (topic, its partition ids sorted) for `candidates` ({topic id: partition ids} from the partition
+    index), the topics in the order of Kafka's TimelineHashMap of them (timeline_order of the topics as created)."""
     for topic_id in timeline_order(t for t in topics.by_id if t in candidates):
         topic = topics.by_id[topic_id]
-        if topics.by_name.get(topic.name) is not topic:
-            continue
-        partitions = topic.partitions
-        selected += [(topic, pid) for pid in sorted(candidates[topic_id])
-                     if pid in partitions and wanted(topic.partition(pid))]
-    return leave_isr(ctx, remove, add, selected, unclean_shutdown)
+        if topics.by_name.get(topic.name) is topic:
+            yield topic, sorted(candidates[topic_id])
 
 
 def leave_isr(ctx: ControllerContext, remove: int, add: int, partitions, unclean_shutdown: int = NO_LEADER) -> list:
