@@ -11,8 +11,9 @@ Rules:
   core's own; `batch_type(data)` and `snapshot_type(end_offset, epoch, data)` build them (a caller may
   pass others of the same shape).
 - Memory holds an index (base offset, file position, size per batch) and the epoch cache; batch
-  bytes are read from the files with os.pread when asked, except the batch appended last while it is still
-  the last one: read() hands that one back as appended (a leader's fetch answers and commits read it).
+  bytes are read from the files with os.pread when asked, except the batches appended last (up to
+  RECENT_BATCHES, RECENT_BYTES) while they still end the log: read() hands those back as appended (a leader's
+  fetch answers and commits read them, and so does a follower's commit of the batch before its newest one).
 - append() writes to the file at once (no user-space buffer); only flush() makes appends durable
   (fsync of the written segments, then of the directory after a roll or delete). Truncation,
   snapshot writes and snapshot installation are durable when they return, as in MemoryLog;
@@ -56,6 +57,8 @@ from .snapshot import PARTIAL_SUFFIX, SnapshotId, last_contained_log_timestamp, 
 DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024  # metadata.log.segment.bytes
 _STRAY_SUFFIXES = (PARTIAL_SUFFIX, ".checkpoint.deleted")
 _READ_CHUNK = 4 * 1024 * 1024
+RECENT_BATCHES = 8  # batches read() serves from memory while they end the log (see Rules)
+RECENT_BYTES = 1 << 20  # ... and their bytes at most, the newest batch always kept
 
 
 def _is_stray(name: str) -> bool:
@@ -79,7 +82,8 @@ class FileLog:
         self.segments: list[Segment] = []
         self._seg_bases: list[int] = []
         self._bases, self._positions, self._sizes = array("q"), array("q"), array("i")
-        self._tail = None  # the batch appended last (see read())
+        self._recent: list = []  # the batches appended last, contiguous up to end_offset (see read())
+        self._recent_bytes = 0
         self.epochs = EpochCache()
         self._snapshot_ids: list[tuple[int, int]] = []
         self._latest = None  # cached Snapshot object of the newest snapshot
@@ -190,10 +194,9 @@ class FileLog:
         n = len(self._bases)
         if not n:
             return []
-        tail = self._tail
-        if tail is not None and tail.base_offset <= offset < tail.next_offset == self.end_offset and \
-                self._bases[-1] == tail.base_offset:
-            return [tail]
+        recent = self._recent
+        if recent and recent[0].base_offset <= offset < self.end_offset:
+            return self._read_recent(offset, max_bytes)
         i = max(bisect.bisect_right(self._bases, offset) - 1, 0)
         sizes, j, size = self._sizes, i + 1, self._sizes[i]
         while j < n and size + sizes[j] <= max_bytes:
@@ -203,6 +206,23 @@ class FileLog:
         while i < j:
             i = self._read_run(i, j, out)
         return out
+
+    def _read_recent(self, offset: int, max_bytes: int) -> list:
+        """Serve read() from the batches appended last (the same batches, and as many, as the files give)."""
+        recent = self._recent
+        k = len(recent) - 1
+        while recent[k].base_offset > offset:
+            k -= 1
+        out, size = [recent[k]], len(recent[k].data)
+        for batch in recent[k + 1:]:
+            size += len(batch.data)
+            if size > max_bytes:
+                break
+            out.append(batch)
+        return out
+
+    def _forget_recent(self) -> None:
+        self._recent, self._recent_bytes = [], 0
 
     def _read_run(self, i: int, j: int, out: list) -> int:
         """Read batches i.. (before j) lying in one segment, in one pread; return the next index."""
@@ -239,7 +259,19 @@ class FileLog:
         self._dirty[seg.fd] = seg
         self._index(base_offset, epoch, position, len(data))
         self.end_offset = batch.next_offset
-        self._tail = batch if type(batch) is self.batch_type else None  # read() gives it back while it is last
+        self._remember(batch)
+
+    def _remember(self, batch) -> None:
+        """Keep `batch` for read() (see Rules); a batch of another type than batch_type is not kept, and ends
+        what was kept, since read() must hand back batch_type."""
+        if type(batch) is not self.batch_type:
+            self._forget_recent()
+            return
+        recent = self._recent
+        recent.append(batch)
+        self._recent_bytes += len(batch.data)
+        while len(recent) > 1 and (len(recent) > RECENT_BATCHES or self._recent_bytes > RECENT_BYTES):
+            self._recent_bytes -= len(recent.pop(0).data)
 
     def _roll(self, base_offset: int) -> Segment:
         """Start a segment at `base_offset`, after making the current one durable: once a later directory
@@ -269,6 +301,7 @@ class FileLog:
         seg.sync()
         self._dirty.pop(seg.fd, None)
         del self._bases[i:], self._positions[i:], self._sizes[i:]
+        self._forget_recent()
         self.end_offset = new_end
         self.epochs.truncate(new_end)
         return new_end
@@ -399,6 +432,7 @@ class FileLog:
     def _reset_to(self, sid: tuple[int, int]) -> None:
         self._delete_segments(0, len(self.segments))
         del self._bases[:], self._positions[:], self._sizes[:]
+        self._forget_recent()
         self.epochs.reset(sid[1])
         self.start_offset = self.end_offset = sid[0]
         self._drop_snapshots(lambda old: old < sid)
@@ -409,6 +443,7 @@ class FileLog:
         floor = self.epoch_at(offset - 1) if offset > self.start_offset else self.epochs.floor_epoch
         i = bisect.bisect_left(self._bases, offset)
         del self._bases[:i], self._positions[:i], self._sizes[:i]
+        self._forget_recent()
         self.start_offset = offset
         self.epochs.delete_before(offset, floor)
         k = bisect.bisect_right(self._seg_bases, offset) - 1  # segments before k end at or below offset
