@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import os
 import statistics
 import struct
@@ -40,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_quorum as bq  # noqa: E402
 
 PAYLOAD = b"r" * 100
+SEQUENCE = itertools.count(1)  # one per request, so that an ack names the request it acknowledges
 ACK = b"a" * 8
 
 
@@ -68,13 +70,14 @@ class Framed(asyncio.Protocol):
 
 
 def run_follower(directory: str, port_file: str) -> None:
-    """Serve the leader: append each frame to a file, fsync it inline, then ack (as a follower acks a fetch)."""
+    """Serve the leader: append each frame to a file, fsync it inline, then ack it with its sequence number (its
+    first 8 bytes), as a follower's next fetch names the offset it has."""
     fd = os.open(os.path.join(directory, f"follower-{os.getpid()}.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 
     def on_frame(conn, frame):
         os.write(fd, frame)
         os.fsync(fd)
-        conn.send(ACK)
+        conn.send(frame[:8])
 
     async def main():
         server = await asyncio.get_running_loop().create_server(lambda: Framed(on_frame), "127.0.0.1", 0)
@@ -85,12 +88,13 @@ def run_follower(directory: str, port_file: str) -> None:
 
 def run_leader(directory: str, port_file: str, follower_ports: list[int]) -> None:
     """Serve the client: send each request to both followers, fsync it in a thread meanwhile, answer the
-    client once its own fsync and one follower's ack are done (a majority of 3)."""
+    client once its own fsync and one follower's ack of that request are done (a majority of 3); a late ack of
+    an earlier request counts for nothing."""
     fd = os.open(os.path.join(directory, "leader.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 
     async def main():
         loop = asyncio.get_running_loop()
-        state = {"client": None, "acks": 0, "synced": False, "answered": True}
+        state = {"client": None, "acks": 0, "synced": False, "answered": True, "seq": b""}
 
         def maybe_answer():
             if not state["answered"] and state["synced"] and state["acks"] >= 1:
@@ -98,6 +102,8 @@ def run_leader(directory: str, port_file: str, follower_ports: list[int]) -> Non
                 state["client"].send(ACK)
 
         def on_ack(conn, frame):
+            if frame != state["seq"]:
+                return
             state["acks"] += 1
             maybe_answer()
 
@@ -111,7 +117,7 @@ def run_leader(directory: str, port_file: str, follower_ports: list[int]) -> Non
             followers.append(proto)
 
         def on_request(conn, frame):
-            state.update(client=conn, acks=0, synced=False, answered=False)
+            state.update(client=conn, acks=0, synced=False, answered=False, seq=frame[:8])
             os.write(fd, frame)
             for f in followers:
                 f.send(frame)
@@ -137,14 +143,15 @@ def spawn(*args: str) -> subprocess.Popen:
 
 
 async def client_latencies(port: int, commits: int) -> list[float]:
-    """Send `commits` requests one after another; return each one's round trip, in seconds."""
+    """Send `commits` requests one after another, each starting with its sequence number; return each one's
+    round trip, in seconds."""
     loop = asyncio.get_running_loop()
     answers: asyncio.Queue = asyncio.Queue()
     _, proto = await loop.create_connection(lambda: Framed(lambda c, f: answers.put_nowait(f)), "127.0.0.1", port)
     times = []
     for _ in range(commits):
         t = time.perf_counter()
-        proto.send(PAYLOAD)
+        proto.send(next(SEQUENCE).to_bytes(8, "big") + PAYLOAD[8:])
         await answers.get()
         times.append(time.perf_counter() - t)
     proto.transport.close()
