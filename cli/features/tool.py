@@ -38,7 +38,7 @@ import typer
 from ..common.admin_options import ClientProperty, Output, Profile, Timeout, admin_command
 from ..common.boundary import usage_exit
 from ..common.environment import Environment
-from ..common.kafka_release import kafka_release
+from ..common.kafka_release import DEFAULT_RELEASE, kafka_release
 from ..common.typer_app import run_app
 from ..completion import completers
 from . import commands
@@ -177,11 +177,11 @@ HELP_4X = {("upgrade", "metadata"): "DEPRECATED -- The level to which we should 
            ("downgrade", None): "Downgrade one or more feature flags."}
 
 
-def _release_help(env: Environment) -> None:
-    """Give the help texts of the release KRAFTSMAN_KAFKA_VERSION names (as declared for 3.9)."""
+def _release_help(release: str) -> None:
+    """Give the help texts of `release` (as declared for 3.9; run() puts those back once done, for the man pages
+    and completions built in-process)."""
     from ..common.typer_app import click_command
 
-    release = kafka_release(env)
     command = click_command(app, "features")
     for (sub, param_name), text in HELP_4X.items():
         target = command.commands[sub]
@@ -196,8 +196,11 @@ def _release_help(env: Environment) -> None:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-features with `argv`; print to env's streams; return the exit status."""
-    _release_help(env)
-    return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
+    _release_help(kafka_release(env))
+    try:
+        return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
+    finally:
+        _release_help(DEFAULT_RELEASE)
 
 
 def main() -> None:

@@ -10,6 +10,8 @@ Rules:
 - A bad command line is argparse's usage error on stderr, exit 1 (Kafka's code, also with --output json).
 - Every long option reads KRAFTSMAN_STORAGE_<FLAG> (common.typer_app); a variable for one of -s/-N/-I is
   ignored when another of them is on the command line.
+- Help follows KRAFTSMAN_KAFKA_VERSION where Kafka's does: --release-version's bounds, and -s/-N/-I's words (4.2
+  rewrote them); a run leaves the declared 3.9 texts behind, which the man pages and completions are built from.
 
 Exit codes: 0 success; 1 any failure (Kafka's); 3 (FOREIGN, kraftsman) when a directory is formatted for
 another node or cluster: `info` whose meta.properties disagrees with the config's node.id (or cluster.id, when the
@@ -46,11 +48,24 @@ PROG = "kafka-storage"
 SCRAM_HELP = ("A SCRAM_CREDENTIAL to add to the __cluster_metadata log e.g.\n"
               "'SCRAM-SHA-256=[name=alice,password=alice-secret]'\n"
               "'SCRAM-SHA-512=[name=alice,iterations=8192,salt=\"N3E=\",saltedpassword=\"YCE=\"]'")
+_EXAMPLE_QUORUM = ("0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,"
+                   "2@example.com:8084:07R5amHmR32VDA6jHkGbTA")
 INITIAL_CONTROLLERS_HELP = (
     "Used to initialize a server with a specific dynamic quorum topology. The argument is a comma-separated "
     "list of id@hostname:port:directory. The same values must be used to format all nodes. For example:\n"
-    "0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,1@example.com:8083:MvDxzVmcRsaTz33bUuRU6A,"
-    "2@example.com:8084:07R5amHmR32VDA6jHkGbTA\n")
+    f"{_EXAMPLE_QUORUM}\n")
+_MUST_NOT_SET = ("When setting this flag, the controller.quorum.voters config {verb} not be set, and "
+                 "controller.quorum.bootstrap.servers is set instead.")
+# -s/-N/-I as Kafka 4.2 words them (3.9 to 4.1 use the texts in format_'s signature); _release_help applies them
+QUORUM_HELP_4_2 = {
+    "standalone": "Used to initialize a controller as a single-node dynamic quorum. "
+                  + _MUST_NOT_SET.format(verb="must"),
+    "no_initial_controllers": "Used to initialize a server without specifying a dynamic quorum. "
+                              + _MUST_NOT_SET.format(verb="should"),
+    "initial_controllers": "Used to initialize a server with the specified dynamic quorum. The argument is a "
+                           "comma-separated list of id@hostname:port:directory. The same values must be used to "
+                           f"format all nodes. For example:\n{_EXAMPLE_QUORUM}\n. " + _MUST_NOT_SET.format(verb="must"),
+}
 KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of the sub-commands Kafka 3.9's StorageTool does not have
 LATEST = str(TABLES["3.9"].latest_production)
 QUORUM_FLAGS = ("standalone", "no_initial_controllers", "initial_controllers")
@@ -175,30 +190,42 @@ def expand_argument_files(argv: list[str]) -> list[str]:
     return expanded
 
 
-def _release_help(env: Environment) -> None:
-    """Give --release-version's help the bounds of the release KRAFTSMAN_KAFKA_VERSION names (3.9: as above)."""
-    from ..common.kafka_release import kafka_release
+def _release_help(release: str) -> None:
+    """Give --release-version's help the bounds of `release`, and -s/-N/-I Kafka 4.2's words for 4.2 (3.9: as
+    declared above; run() puts those back once done, for the man pages and completions built in-process)."""
     from ..common.typer_app import click_command
     from .commands import RULES
 
-    release = kafka_release(env)
     texts = {"minimum": RULES[release].release_minimum, "latest": str(TABLES[release].latest_production)}
     command = click_command(app, "storage")
     for sub, text in (("format", RELEASE_HELP), ("version-mapping", MAPPING_RELEASE_HELP)):
         for param in command.commands[sub].params:
             if param.name == "release_version":
                 param.help = text.format(**texts)
+    for param in command.commands["format"].params:
+        if param.name in QUORUM_HELP_4_2:
+            own = _QUORUM_HELP_3_9.setdefault(param.name, param.help)  # the signature's, kept for the next run
+            param.help = QUORUM_HELP_4_2[param.name] if release == "4.2" else own
+
+
+_QUORUM_HELP_3_9: dict[str, str] = {}
 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
-    _release_help(env)
+    from ..common.kafka_release import DEFAULT_RELEASE, kafka_release
+
+    _release_help(kafka_release(env))
     try:
-        argv = expand_argument_files(list(argv))
-    except click.UsageError as e:
-        env.stderr.write(f"{PROG}: error: {e.message}\n")
-        return ExitStatus.ERROR
-    return run_app(app, argv, env, prog=PROG, tool_env_name="storage", usage_status=lambda argv: usage_exit(PROG, argv))
+        try:
+            argv = expand_argument_files(list(argv))
+        except click.UsageError as e:
+            env.stderr.write(f"{PROG}: error: {e.message}\n")
+            return ExitStatus.ERROR
+        return run_app(app, argv, env, prog=PROG, tool_env_name="storage",
+                       usage_status=lambda argv: usage_exit(PROG, argv))
+    finally:
+        _release_help(DEFAULT_RELEASE)
 
 
 def main() -> None:

@@ -170,3 +170,40 @@ def test_help_texts_follow_the_release():
     mapping = " ".join(storage("version-mapping", "-h", release="4.1")[1].split())
     assert "The minimum is 3.3-IV3; the default is 4.1-IV1" in mapping
     assert "The minimum is 3.0-IV0; the default is 3.9-IV0" in " ".join(storage("format", "-h")[1].split())
+
+
+def test_format_quorum_flags_say_what_kafka_4_2_says_only_for_4_2():
+    """Kafka 4.2 rewrote the help of -s/-N/-I (StorageTool, 4.2.0) to say controller.quorum.voters must not be set;
+    3.9 to 4.1 keep the older words. In-process runs one after the other must not carry one release's words over."""
+    for release in ("4.2", None, "4.1", "4.2"):
+        text = "".join(storage("format", "-h", release=release)[1].split())  # click wraps inside words too
+        new = ("Used to initialize a controller as a single-node dynamic quorum. When setting this flag, the "
+               "controller.quorum.voters config must not be set, and controller.quorum.bootstrap.servers is set "
+               "instead.")
+        assert (_bare(new) in text) == (release == "4.2"), release
+        assert (_bare("Used to initialize a server without specifying a dynamic quorum. When setting this flag, the "
+                      "controller.quorum.voters config should not be set") in text) == (release == "4.2"), release
+        assert (_bare("Used to initialize a server with the specified dynamic quorum.") in text) == (release == "4.2")
+        if release != "4.2":
+            assert _bare("Used to initialize a controller as a single-node dynamic quorum. [env var") in text, release
+            assert _bare("Used to initialize a server without a dynamic quorum topology.") in text, release
+            assert _bare("Used to initialize a server with a specific dynamic quorum topology.") in text, release
+
+
+def _bare(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_a_run_for_4x_leaves_the_declared_help_for_the_man_pages():
+    """The man pages and completions are built in-process from the same click commands: a run speaking for 4.2
+    must leave them Kafka 3.9's texts (they document the default release)."""
+    from kraftsman.cli.common.typer_app import click_command
+
+    storage("format", "-h", release="4.2")
+    kf("-b", "x:1", "downgrade", "-h", release="4.2")
+    fmt = click_command(storage_tool.app, "storage").commands["format"]
+    helps = {p.name: p.help for p in fmt.params}
+    assert helps["standalone"] == "Used to initialize a controller as a single-node dynamic quorum."
+    assert "the default is 3.9-IV0" in helps["release_version"]
+    downgrade = click_command(features_tool.app, "features").commands["downgrade"]
+    assert "DEPRECATED" not in " ".join(p.help or "" for p in downgrade.params)
