@@ -4,7 +4,9 @@ Rules:
 - Pure data and functions, no click: the typer app (tool.py) declares the flags with the help texts of
   OPTIONS, and `dump_options(values)` turns what it parsed into DumpOptions with Kafka's implications:
   any decoder implies --print-data-log, which implies --deep-iteration. Decoder precedence: offsets >
-  transaction log > cluster metadata > remote log metadata (not supported: one-line error) > classes.
+  transaction log > cluster metadata > remote log metadata > share group state (4.x) > classes; the remote log
+  metadata and share group state decoders are not supported (one-line error).
+- OPTIONS are Kafka 3.9's; release_options(release) gives 4.x's list (a flag added in 4.0, 4.2's words).
 - `help_text()` is jopt-simple's table of OPTIONS (common/jopt_help.py renders it), printed on stderr by the app.
 - Strings read as Java reads them: `java_split` (String.split(",")), `java_path` (java.io.File's path),
   `java_int` (Integer.parseInt, jopt-simple's words when it fails).
@@ -60,6 +62,11 @@ OPTIONS = (
     ("--verify-index-only", None, "If set, just verify the index log without printing its content."),
     ("--version", None, "Display Kafka version."),
 )
+# What Kafka 4.x's DumpLogSegmentsOptions changed: a flag added in 4.0, and 4.2's words for one (help_text(release)).
+SHARE_GROUP_STATE_DECODER = "--share-group-state-decoder"
+OPTIONS_4X = {SHARE_GROUP_STATE_DECODER: (None, "If set, log data will be parsed as share group state data from the "
+                                                "__share_group_state topic.")}
+HELP_4_2 = {"--skip-record-metadata": "Skip metadata when printing records. This flag also skips control records."}
 # jopt-simple's withOptionalArg: the flag alone (or before another option) means STRING_DECODER.
 OPTIONAL_ARGUMENT = frozenset({"--key-decoder-class", "--value-decoder-class"})
 HELP = {flag: text for flag, _, text in OPTIONS}
@@ -73,7 +80,8 @@ class DumpOptions:
     files: list[str]
     print_data_log: bool
     deep_iteration: bool
-    decoder: str                # "offsets" | "transaction-log" | "cluster-metadata" | "remote-log-metadata" | "string"
+    decoder: str                # "offsets" | "transaction-log" | "cluster-metadata" | "remote-log-metadata" |
+    #                             "share-group-state" (4.x) | "string"
     key_decoder: str
     value_decoder: str
     skip_record_metadata: bool
@@ -85,11 +93,23 @@ class DumpOptions:
     release: str = "3.9"        # the Kafka release whose texts are printed (KRAFTSMAN_KAFKA_VERSION)
 
 
-def help_text() -> str:
-    """Return the usage table printed on stderr (jopt-simple's BuiltinHelpFormatter layout)."""
+def release_options(release: str = "3.9") -> list[tuple]:
+    """Return OPTIONS as Kafka `release` lists them: 4.0 added --share-group-state-decoder, 4.2 reworded
+    --skip-record-metadata."""
+    options = list(OPTIONS)
+    if release != "3.9":
+        options += [(flag, meta, text) for flag, (meta, text) in OPTIONS_4X.items()]
+    if release == "4.2":
+        options = [(flag, meta, HELP_4_2.get(flag, text)) for flag, meta, text in options]
+    return sorted(options, key=lambda option: option[0])
+
+
+def help_text(release: str = "3.9") -> str:
+    """Return the usage table printed on stderr (jopt-simple's BuiltinHelpFormatter layout) for `release`."""
     from ..common.jopt_help import option_display, render
 
-    return render([(option_display(flag, meta, flag in OPTIONAL_ARGUMENT), text) for flag, meta, text in OPTIONS])
+    return render([(option_display(flag, meta, flag in OPTIONAL_ARGUMENT), text)
+                   for flag, meta, text in release_options(release)])
 
 
 def with_optional_arguments(argv: list[str]) -> list[str]:
@@ -108,7 +128,7 @@ def dump_options(v: dict) -> DumpOptions:
     """Return the DumpOptions of the parsed values `v` (keyed by option name without dashes, '-' as '_')."""
     printing = bool(v["print_data_log"] or v["offsets_decoder"] or v["transaction_log_decoder"]
                     or v["cluster_metadata_decoder"] or v["remote_log_metadata_decoder"]
-                    or v["key_decoder_class"] or v["value_decoder_class"])
+                    or v.get("share_group_state_decoder") or v["key_decoder_class"] or v["value_decoder_class"])
     return DumpOptions(
         files=java_split(v["files"]), print_data_log=printing, deep_iteration=bool(v["deep_iteration"] or printing),
         decoder=_decoder(v), key_decoder=v["key_decoder_class"] or STRING_DECODER,
@@ -119,8 +139,8 @@ def dump_options(v: dict) -> DumpOptions:
 
 
 def _decoder(v: dict) -> str:
-    for name in ("offsets", "transaction_log", "cluster_metadata", "remote_log_metadata"):
-        if v[f"{name}_decoder"]:
+    for name in ("offsets", "transaction_log", "cluster_metadata", "remote_log_metadata", "share_group_state"):
+        if v.get(f"{name}_decoder"):
             return name.replace("_", "-")
     return "string"
 

@@ -241,6 +241,9 @@ class DumpSession:
         if self.opts.decoder == "remote-log-metadata":
             raise ToolError("--remote-log-metadata-decoder is not supported by kraftsman (RemoteLogMetadataSerde "
                             "records are not decoded); use --print-data-log to see the raw values")
+        if self.opts.decoder == "share-group-state":
+            raise ToolError("--share-group-state-decoder is not supported by kraftsman (Kafka 4.x's share coordinator "
+                            "records are not decoded); use --print-data-log to see the raw values")
         if self.opts.decoder in ("offsets", "transaction-log"):
             from .decoders import parser_for
 

@@ -35,8 +35,10 @@ from .options import (
     INT_MAX,
     MAX_MESSAGE_SIZE,
     MISSING_FILES,
+    OPTIONS_4X,
     OUTPUT_SYNONYMS,
     OUTPUTS,
+    SHARE_GROUP_STATE_DECODER,
     dump_options,
     help_text,
     java_int,
@@ -98,6 +100,8 @@ def dump_log(ctx: typer.Context,
              output: Annotated[str, _valued("--output", click_type=OutputFormat())] = "text",
              print_data_log: Annotated[bool, _flag("--print-data-log")] = False,
              remote_log_metadata_decoder: Annotated[bool, _flag("--remote-log-metadata-decoder")] = False,
+             share_group_state_decoder: Annotated[bool, typer.Option(
+                 SHARE_GROUP_STATE_DECODER, help="(Kafka 4.0) " + OPTIONS_4X[SHARE_GROUP_STATE_DECODER][1])] = False,
              skip_record_metadata: Annotated[bool, _flag("--skip-record-metadata")] = False,
              transaction_log_decoder: Annotated[bool, _flag("--transaction-log-decoder")] = False,
              value_decoder_class: Annotated[Optional[str], _valued("--value-decoder-class")] = None,
@@ -108,24 +112,27 @@ def dump_log(ctx: typer.Context,
 
 def _dump(env: Environment, values: dict) -> int:
     """Answer --help, --version or a missing --files as Kafka does, else dump the files."""
-    if values["show_help"]:
-        return _usage(env, DESCRIPTION)
     from ..common.kafka_release import kafka_release, version_line
 
     release = kafka_release(env)
+    if values["share_group_state_decoder"] and release == "3.9":  # a 4.0 flag: 3.9's tool does not know it
+        env.stderr.write(f"{PROG}: unrecognized arguments: {SHARE_GROUP_STATE_DECODER}\n")
+        return ExitStatus.ERROR
+    if values["show_help"]:
+        return _usage(env, DESCRIPTION, release)
     if values["show_version"]:        # as every tool's --version (the boundary answers it when it comes first)
         env.stdout.write(version_line(PROG, package_version(), release))
         return ExitStatus.OK
     if values["files"] is None:
-        return _usage(env, MISSING_FILES)
+        return _usage(env, MISSING_FILES, release)
     from .session import DumpSession
 
     return DumpSession(replace(dump_options(values), release=release), env).run()
 
 
-def _usage(env: Environment, head: str) -> int:
-    """Print `head` and jopt-simple's option table on stderr; return Kafka's 1."""
-    env.stderr.write(f"{head}\n{help_text()}\n")
+def _usage(env: Environment, head: str, release: str = "3.9") -> int:
+    """Print `head` and jopt-simple's option table (as Kafka `release` lists it) on stderr; return Kafka's 1."""
+    env.stderr.write(f"{head}\n{help_text(release)}\n")
     return ExitStatus.ERROR
 
 
@@ -137,7 +144,9 @@ def _one_line_usage_error(error: click.UsageError, prog: str) -> str:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-dump-log with `argv` in `env`; return the exit status."""
     if not argv and not asked(PROG, env.env):      # a completing shell runs the tool with no arguments
-        return _usage(env, DESCRIPTION)
+        from ..common.kafka_release import kafka_release
+
+        return _usage(env, DESCRIPTION, kafka_release(env))
     return run_app(app, with_optional_arguments(list(argv)), env, prog=PROG, tool_env_name="dump_log",
                    usage_error=_one_line_usage_error)
 

@@ -77,3 +77,48 @@ def test_cli_help_is_description_then_table():
     assert status == 1 and out.getvalue() == ""
     assert err.getvalue() == ("This tool helps to parse a log file and dump its contents to the console, useful for "
                               "debugging a seemingly corrupt log segment.\n" + help_text() + "\n")
+
+
+def _dump_log(argv, release=None):
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment(stdout=out, stderr=err, env={"KRAFTSMAN_KAFKA_VERSION": release} if release else {})
+    return run_command(run, argv, env, prog="kafka-dump-log"), out.getvalue(), err.getvalue()
+
+
+def _rows_of(table: str, flag: str) -> str:
+    """Return the description of `flag` in a jopt-simple table, its continuation rows joined."""
+    lines = table.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(flag + " "))
+    rows = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith(" "):
+            break
+        rows.append(line)
+    return " ".join(" ".join(row.split()) for row in rows).removeprefix(flag + " ")
+
+
+def test_help_lists_what_each_release_lists():
+    """Kafka 4.0's DumpLogSegmentsOptions added --share-group-state-decoder; 4.2 reworded --skip-record-metadata
+    (DumpLogSegments.scala at 4.0.0 and 4.2.0)."""
+    tables = {release: _dump_log(["--help"], release)[2] for release in (None, "4.0", "4.1", "4.2")}
+    assert "--share-group-state-decoder" not in tables[None]
+    for release in ("4.0", "4.1", "4.2"):
+        assert _rows_of(tables[release], "--share-group-state-decoder") == (
+            "If set, log data will be parsed as share group state data from the __share_group_state topic.")
+    for release in (None, "4.0", "4.1"):
+        assert _rows_of(tables[release], "--skip-record-metadata") == (
+            "Whether to skip printing metadata for each record.")
+    assert _rows_of(tables["4.2"], "--skip-record-metadata") == (
+        "Skip metadata when printing records. This flag also skips control records.")
+    flags = [line.split()[0] for line in tables["4.2"].split("\n") if line.startswith("--")]
+    assert flags == sorted(flags) and {len(line) for line in tables["4.2"].split("\n")[1:-1]} == {80}
+
+
+def test_the_share_group_state_decoder_is_a_4x_flag_kraftsman_refuses_to_guess(tmp_path):
+    segment = tmp_path / "00000000000000000000.log"
+    segment.write_bytes(b"")
+    status, _, err = _dump_log(["--share-group-state-decoder", "--files", str(segment)])
+    assert status == 1 and err == "kafka-dump-log: unrecognized arguments: --share-group-state-decoder\n"
+    status, out, err = _dump_log(["--share-group-state-decoder", "--files", str(segment)], "4.2")
+    assert status == 1 and err.startswith("kafka-dump-log: --share-group-state-decoder is not supported by kraftsman")
+    assert err.count("\n") == 1
