@@ -177,30 +177,14 @@ HELP_4X = {("upgrade", "metadata"): "DEPRECATED -- The level to which we should 
            ("downgrade", None): "Downgrade one or more feature flags."}
 
 
-def _release_help(release: str) -> None:
-    """Give the help texts of `release` (as declared for 3.9; run() puts those back once done, for the man pages
-    and completions built in-process)."""
-    from ..common.typer_app import click_command
-
-    command = click_command(app, "features")
-    for (sub, param_name), text in HELP_4X.items():
-        target = command.commands[sub]
-        declared = target.__dict__.setdefault("_help_3_9", {})
-        for obj, key in ([(target, None)] if param_name is None else
-                         [(p, p.name) for p in target.params if p.name == param_name]):
-            declared.setdefault(key, obj.help)
-            obj.help = declared[key] if release == "3.9" else text
-            if param_name is None:
-                obj.short_help = obj.help
-
-
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-features with `argv`; print to env's streams; return the exit status."""
-    _release_help(kafka_release(env))
-    try:
+    from ..common.release_help import speaking
+    from ..common.typer_app import click_command
+
+    texts = {} if kafka_release(env) == DEFAULT_RELEASE else HELP_4X
+    with speaking(click_command(app, "features"), texts):
         return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
-    finally:
-        _release_help(DEFAULT_RELEASE)
 
 
 def main() -> None:

@@ -56,7 +56,7 @@ INITIAL_CONTROLLERS_HELP = (
     f"{_EXAMPLE_QUORUM}\n")
 _MUST_NOT_SET = ("When setting this flag, the controller.quorum.voters config {verb} not be set, and "
                  "controller.quorum.bootstrap.servers is set instead.")
-# -s/-N/-I as Kafka 4.2 words them (3.9 to 4.1 use the texts in format_'s signature); _release_help applies them
+# -s/-N/-I as Kafka 4.2 words them (3.9 to 4.1 use the texts in format_'s signature); _release_texts gives them
 QUORUM_HELP_4_2 = {
     "standalone": "Used to initialize a controller as a single-node dynamic quorum. "
                   + _MUST_NOT_SET.format(verb="must"),
@@ -190,33 +190,26 @@ def expand_argument_files(argv: list[str]) -> list[str]:
     return expanded
 
 
-def _release_help(release: str) -> None:
-    """Give --release-version's help the bounds of `release`, and -s/-N/-I Kafka 4.2's words for 4.2 (3.9: as
-    declared above; run() puts those back once done, for the man pages and completions built in-process)."""
-    from ..common.typer_app import click_command
+def _release_texts(release: str) -> dict:
+    """Return the help texts of `release` that differ from those declared (common.release_help): --release-version's
+    bounds, and -s/-N/-I's words for 4.2."""
     from .commands import RULES
 
-    texts = {"minimum": RULES[release].release_minimum, "latest": str(TABLES[release].latest_production)}
-    command = click_command(app, "storage")
-    for sub, text in (("format", RELEASE_HELP), ("version-mapping", MAPPING_RELEASE_HELP)):
-        for param in command.commands[sub].params:
-            if param.name == "release_version":
-                param.help = text.format(**texts)
-    for param in command.commands["format"].params:
-        if param.name in QUORUM_HELP_4_2:
-            own = _QUORUM_HELP_3_9.setdefault(param.name, param.help)  # the signature's, kept for the next run
-            param.help = QUORUM_HELP_4_2[param.name] if release == "4.2" else own
-
-
-_QUORUM_HELP_3_9: dict[str, str] = {}
+    bounds = {"minimum": RULES[release].release_minimum, "latest": str(TABLES[release].latest_production)}
+    texts = {("format", "release_version"): RELEASE_HELP.format(**bounds),
+             ("version-mapping", "release_version"): MAPPING_RELEASE_HELP.format(**bounds)}
+    if release == "4.2":
+        texts.update({("format", name): text for name, text in QUORUM_HELP_4_2.items()})
+    return texts
 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
-    from ..common.kafka_release import DEFAULT_RELEASE, kafka_release
+    from ..common.kafka_release import kafka_release
+    from ..common.release_help import speaking
+    from ..common.typer_app import click_command
 
-    _release_help(kafka_release(env))
-    try:
+    with speaking(click_command(app, "storage"), _release_texts(kafka_release(env))):
         try:
             argv = expand_argument_files(list(argv))
         except click.UsageError as e:
@@ -224,8 +217,6 @@ def run(argv: list[str], env: Environment) -> int:
             return ExitStatus.ERROR
         return run_app(app, argv, env, prog=PROG, tool_env_name="storage",
                        usage_status=lambda argv: usage_exit(PROG, argv))
-    finally:
-        _release_help(DEFAULT_RELEASE)
 
 
 def main() -> None:

@@ -194,6 +194,18 @@ def _bare(text: str) -> str:
     return "".join(text.split())
 
 
+def test_the_shell_says_metadata_snapshot_from_4_1():
+    """Kafka 4.1's MetadataShell calls --snapshot "The metadata snapshot file to read." (3.9 and 4.0: "The snapshot
+    file to read.")."""
+    from kraftsman.cli.shell import tool as shell_tool
+
+    for release, text in ((None, "The snapshot file to read."), ("4.0", "The snapshot file to read."),
+                          ("4.1", "The metadata snapshot file to read."),
+                          ("4.2", "The metadata snapshot file to read.")):
+        status, out, _ = tool(shell_tool.run, "kafka-metadata-shell", ["--help"], release)
+        assert status == 0 and _bare(text + " [env var") in "".join(out.split()), release
+
+
 def test_a_run_for_4x_leaves_the_declared_help_for_the_man_pages():
     """The man pages and completions are built in-process from the same click commands: a run speaking for 4.2
     must leave them Kafka 3.9's texts (they document the default release)."""
@@ -207,3 +219,9 @@ def test_a_run_for_4x_leaves_the_declared_help_for_the_man_pages():
     assert "the default is 3.9-IV0" in helps["release_version"]
     downgrade = click_command(features_tool.app, "features").commands["downgrade"]
     assert "DEPRECATED" not in " ".join(p.help or "" for p in downgrade.params)
+    assert downgrade.help == downgrade.short_help == "Upgrade one or more feature flags."  # 3.9 declared it
+    from kraftsman.cli.shell import tool as shell_tool
+
+    tool(shell_tool.run, "kafka-metadata-shell", ["--help"], "4.2")
+    shell = click_command(shell_tool.app, "shell")
+    assert {p.name: p.help for p in shell.params}["snapshot"] == "The snapshot file to read."

@@ -1,0 +1,32 @@
+"""Help texts that follow the Kafka release a run speaks for (KRAFTSMAN_KAFKA_VERSION).
+
+Rules:
+- A tool's click objects carry Kafka 3.9's texts as declared. `speaking(command, texts)` gives them another
+  release's texts for one run and puts the declared ones back when the run ends: the man pages and completions
+  are built in-process from the same cached objects, and document the default release.
+- `texts` maps (sub-command name or None for `command` itself, parameter name or None for the command) to the
+  text; a sub-command's text is its short help too (the line its group's --help lists).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+
+@contextmanager
+def speaking(command, texts: dict):
+    """Give `command`'s sub-commands and parameters the help `texts` while the block runs (see Rules)."""
+    saved = []
+    try:
+        for (sub, param), text in texts.items():
+            target = command if sub is None else command.commands[sub]
+            for obj in ([target] if param is None else [p for p in target.params if p.name == param]):
+                saved.append((obj, obj.help, getattr(obj, "short_help", None)))
+                obj.help = text
+                if param is None:
+                    obj.short_help = text
+        yield
+    finally:
+        for obj, help_text, short_help in reversed(saved):
+            obj.help = help_text
+            if hasattr(obj, "short_help"):
+                obj.short_help = short_help
