@@ -43,6 +43,9 @@ BootstrapServer = Annotated[Optional[str], typer.Option("--bootstrap-server", "-
 BootstrapController = Annotated[Optional[str], typer.Option("--bootstrap-controller", "-C", help=CONTROLLER_HELP)]
 CONFIG_DEPRECATED = ("Option --config has been deprecated and will be removed in a future version. "
                      "Use --command-config instead.")
+# --config as Kafka 4.2's ClusterTool words it (its own texts: common.release_help)
+CONFIG_HELP_4_2 = ("(DEPRECATED) A property file containing configurations for the Admin client. This option will be "
+                   "removed in a future version. Use --command-config instead.")
 ClientConfig = Annotated[Optional[str], typer.Option(
     "--config", metavar="FILE", help=CONFIG_HELP + " (Kafka 4.2 deprecates it for --command-config.)")]
 CommandConfig = Annotated[Optional[str], typer.Option("--command-config", "-c", metavar="FILE",

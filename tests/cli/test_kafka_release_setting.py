@@ -206,6 +206,18 @@ def test_the_shell_says_metadata_snapshot_from_4_1():
         assert status == 0 and _bare(text + " [env var") in "".join(out.split()), release
 
 
+def test_kafka_cluster_calls_config_deprecated_in_4_2_words():
+    """Kafka 4.2's ClusterTool: '(DEPRECATED) A property file ... Use --command-config instead.' on --config."""
+    from kraftsman.cli.cluster import tool as cluster_tool
+
+    deprecated = _bare("(DEPRECATED) A property file containing configurations for the Admin client. This option "
+                       "will be removed in a future version. Use --command-config instead.")
+    for release in ("4.2", None, "4.1"):
+        for sub in ("cluster-id", "unregister", "list-endpoints"):
+            status, out, _ = tool(cluster_tool.run, "kafka-cluster", [sub, "--help"], release)
+            assert status == 0 and (deprecated in "".join(out.split())) == (release == "4.2"), (release, sub)
+
+
 def test_a_run_for_4x_leaves_the_declared_help_for_the_man_pages():
     """The man pages and completions are built in-process from the same click commands: a run speaking for 4.2
     must leave them Kafka 3.9's texts (they document the default release)."""
