@@ -51,8 +51,9 @@ SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishin
                "cluster.")
 CONTROLLER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the "
                    "Kafka controllers.")
-CONFIG_HELP = ("Property file containing configs to be passed to Admin Client. For add-controller, the file is "
-               "used to specify the controller properties as well.")
+CONFIG_HELP = "Property file containing configs to be passed to Admin Client."
+# --command-config as Kafka 4.0+ words it (MetadataQuorumCommand): common.release_help gives it to a 4.x run
+CONFIG_HELP_4X = CONFIG_HELP + " For add-controller, the file is used to specify the controller properties as well."
 STATUS_HELP = ("A short summary of the quorum status and the other provides detailed information about the "
                "status of replication.")
 DRY_RUN_HELP = "True if we should print what would be done, but not do it."
@@ -129,7 +130,13 @@ def _usage_status(argv: list[str]) -> int:
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-quorum with `argv`; print to env's streams; return the exit status."""
-    return run_app(app, argv, env, prog=PROG, tool_env_name="quorum", usage_status=_usage_status)
+    from ..common.kafka_release import DEFAULT_RELEASE, kafka_release
+    from ..common.release_help import speaking
+    from ..common.typer_app import click_command
+
+    texts = {} if kafka_release(env) == DEFAULT_RELEASE else {(None, "config"): CONFIG_HELP_4X}
+    with speaking(click_command(app, "quorum"), texts):
+        return run_app(app, argv, env, prog=PROG, tool_env_name="quorum", usage_status=_usage_status)
 
 
 def _mode(args) -> str:

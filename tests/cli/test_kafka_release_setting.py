@@ -218,6 +218,19 @@ def test_kafka_cluster_calls_config_deprecated_in_4_2_words():
             assert status == 0 and (deprecated in "".join(out.split())) == (release == "4.2"), (release, sub)
 
 
+def test_kafka_metadata_quorum_names_add_controller_in_command_config_from_4_0():
+    """Kafka 4.0's MetadataQuorumCommand added 'For add-controller, the file is used to specify the controller
+    properties as well.' to --command-config; 3.9's help stops before it."""
+    from kraftsman.cli.quorum import tool as quorum_tool
+
+    extra = _bare("For add-controller, the file is used to specify the controller properties as well.")
+    for release in ("4.0", None, "4.2"):
+        status, out, _ = tool(quorum_tool.run, "kafka-metadata-quorum", ["--help"], release)
+        flat = "".join(out.split())
+        assert status == 0 and _bare("Property file containing configs to be passed to Admin Client.") in flat
+        assert (extra in flat) == (release is not None), release
+
+
 def test_a_run_for_4x_leaves_the_declared_help_for_the_man_pages():
     """The man pages and completions are built in-process from the same click commands: a run speaking for 4.2
     must leave them Kafka 3.9's texts (they document the default release)."""
