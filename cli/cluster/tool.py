@@ -105,15 +105,12 @@ def run(argv: list[str], env: Environment) -> int:
     """Run kafka-cluster with `argv`; print to env's streams; return the exit status."""
     from ..common.admin_options import CONFIG_HELP_4_2
     from ..common.kafka_release import kafka_release
-    from ..common.release_help import speaking
-    from ..common.typer_app import click_command
 
-    command = click_command(app, "cluster")
-    texts = {} if kafka_release(env) != "4.2" else {
-        (name, "config"): CONFIG_HELP_4_2 for name, sub in command.commands.items()
-        if any(p.name == "config" for p in getattr(sub, "params", ()))}
-    with speaking(command, texts):
-        return run_app(app, argv, env, prog=PROG, tool_env_name="cluster", usage_status=_usage_status)
+    def texts(command) -> dict:  # --config of every sub-command that takes it
+        return {(name, "config"): CONFIG_HELP_4_2 for name, sub in command.commands.items()
+                if any(p.name == "config" for p in getattr(sub, "params", ()))}
+    return run_app(app, argv, env, prog=PROG, tool_env_name="cluster", usage_status=_usage_status,
+                   help_texts=texts if kafka_release(env) == "4.2" else None)
 
 
 def main() -> None:

@@ -15,6 +15,8 @@ Rules:
 - A shell asking for completion candidates (`_<PROG>_COMPLETE` set) is answered from the same command,
   before anything runs (shells.py); options named in FILE_FLAGS / DIR_FLAGS, and FILE_ARGUMENTS, complete paths.
 - `-X list` / `-X help` print the client settings -X takes, in any tool that takes -X (client_settings).
+- `help_texts` give a run the help of the Kafka release it speaks for, the declared texts back after it
+  (common.release_help).
 - Global flags may come before or after the sub-command (option_order.hoist moves each to the side that
   takes it), in every tool.
 - A closed stdout (EPIPE: `| head`) is success, as for any Unix filter: click's main would turn it into exit 1
@@ -182,10 +184,14 @@ def _injected_variable(param: click.Parameter, ctx: click.Context) -> str | None
 
 def run_app(app, argv: list[str], env: Environment, *, prog: str, tool_env_name: str,
             usage_status: Callable[[list[str]], int] = lambda argv: ExitStatus.ERROR,
-            usage_error: Callable[[click.UsageError, str], str] | None = None) -> int:
-    """Run the typer `app` on `argv` (see Rules); return the exit status."""
+            usage_error: Callable[[click.UsageError, str], str] | None = None, help_texts=None) -> int:
+    """Run the typer `app` on `argv` (see Rules); return the exit status. `help_texts`: the help of the release
+    spoken where it is not the declared one (common.release_help), or a function of the click command giving it."""
+    from .release_help import speaking
+
     command = click_command(app, tool_env_name)
-    with contextlib.redirect_stdout(env.stdout):
+    texts = (help_texts(command) if callable(help_texts) else help_texts) or {}
+    with speaking(command, texts), contextlib.redirect_stdout(env.stdout):
         instruction = asked(prog, env.env)
         if instruction:                 # a shell asks for candidates (shells.py)
             return answer(command, prog, instruction, env)

@@ -179,12 +179,8 @@ HELP_4X = {("upgrade", "metadata"): "DEPRECATED -- The level to which we should 
 
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-features with `argv`; print to env's streams; return the exit status."""
-    from ..common.release_help import speaking
-    from ..common.typer_app import click_command
-
-    texts = {} if kafka_release(env) == DEFAULT_RELEASE else HELP_4X
-    with speaking(click_command(app, "features"), texts):
-        return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status)
+    return run_app(app, argv, env, prog=PROG, tool_env_name="features", usage_status=_usage_status,
+                   help_texts=None if kafka_release(env) == DEFAULT_RELEASE else HELP_4X)
 
 
 def main() -> None:

@@ -131,12 +131,9 @@ def _usage_status(argv: list[str]) -> int:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-quorum with `argv`; print to env's streams; return the exit status."""
     from ..common.kafka_release import DEFAULT_RELEASE, kafka_release
-    from ..common.release_help import speaking
-    from ..common.typer_app import click_command
 
-    texts = {} if kafka_release(env) == DEFAULT_RELEASE else {(None, "config"): CONFIG_HELP_4X}
-    with speaking(click_command(app, "quorum"), texts):
-        return run_app(app, argv, env, prog=PROG, tool_env_name="quorum", usage_status=_usage_status)
+    texts = None if kafka_release(env) == DEFAULT_RELEASE else {(None, "config"): CONFIG_HELP_4X}
+    return run_app(app, argv, env, prog=PROG, tool_env_name="quorum", usage_status=_usage_status, help_texts=texts)
 
 
 def _mode(args) -> str:

@@ -210,13 +210,10 @@ SNAPSHOT_HELP_4_1 = "The metadata snapshot file to read."
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-metadata-shell with `argv`."""
     from ..common.kafka_release import kafka_release
-    from ..common.release_help import speaking
-    from ..common.typer_app import click_command
 
-    texts = {(None, "snapshot"): SNAPSHOT_HELP_4_1} if kafka_release(env) in ("4.1", "4.2") else {}
-    with speaking(click_command(app, "shell"), texts):
-        return run_app(app, argv, env, prog=PROG, tool_env_name="shell",
-                       usage_status=lambda argv: usage_exit(PROG, argv))
+    texts = {(None, "snapshot"): SNAPSHOT_HELP_4_1} if kafka_release(env) in ("4.1", "4.2") else None
+    return run_app(app, argv, env, prog=PROG, tool_env_name="shell", usage_status=lambda argv: usage_exit(PROG, argv),
+                   help_texts=texts)
 
 
 def _start(ctx: typer.Context, ns: argparse.Namespace, env: Environment) -> int:

@@ -206,17 +206,15 @@ def _release_texts(release: str) -> dict:
 def run(argv: list[str], env: Environment) -> int:
     """Run kafka-storage with `argv`; print to env's streams; return the exit status."""
     from ..common.kafka_release import kafka_release
-    from ..common.release_help import speaking
-    from ..common.typer_app import click_command
 
-    with speaking(click_command(app, "storage"), _release_texts(kafka_release(env))):
-        try:
-            argv = expand_argument_files(list(argv))
-        except click.UsageError as e:
-            env.stderr.write(f"{PROG}: error: {e.message}\n")
-            return ExitStatus.ERROR
-        return run_app(app, argv, env, prog=PROG, tool_env_name="storage",
-                       usage_status=lambda argv: usage_exit(PROG, argv))
+    texts = _release_texts(kafka_release(env))
+    try:
+        argv = expand_argument_files(list(argv))
+    except click.UsageError as e:
+        env.stderr.write(f"{PROG}: error: {e.message}\n")
+        return ExitStatus.ERROR
+    return run_app(app, argv, env, prog=PROG, tool_env_name="storage", usage_status=lambda argv: usage_exit(PROG, argv),
+                   help_texts=texts)
 
 
 def main() -> None:
