@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+KAFKA_4_0 = "(Kafka 4.0) "  # opens the declared help of what Kafka 3.9's tool lacks (offered whatever the release)
+
 
 @contextmanager
 def speaking(command, texts: dict):

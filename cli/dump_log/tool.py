@@ -25,6 +25,7 @@ import typer
 
 from ..common.boundary import package_version
 from ..common.environment import Environment
+from ..common.release_help import KAFKA_4_0
 from ..common.shells import asked
 from ..common.status import ExitStatus
 from ..common.typer_app import KafkaChoice, run_app, usage_message
@@ -101,7 +102,7 @@ def dump_log(ctx: typer.Context,
              print_data_log: Annotated[bool, _flag("--print-data-log")] = False,
              remote_log_metadata_decoder: Annotated[bool, _flag("--remote-log-metadata-decoder")] = False,
              share_group_state_decoder: Annotated[bool, typer.Option(
-                 SHARE_GROUP_STATE_DECODER, help="(Kafka 4.0) " + OPTIONS_4X[SHARE_GROUP_STATE_DECODER][1])] = False,
+                 SHARE_GROUP_STATE_DECODER, help=KAFKA_4_0 + OPTIONS_4X[SHARE_GROUP_STATE_DECODER][1])] = False,
              skip_record_metadata: Annotated[bool, _flag("--skip-record-metadata")] = False,
              transaction_log_decoder: Annotated[bool, _flag("--transaction-log-decoder")] = False,
              value_decoder_class: Annotated[Optional[str], _valued("--value-decoder-class")] = None,

@@ -39,6 +39,7 @@ from ..common.admin_options import ClientProperty, Output, Profile, Timeout, adm
 from ..common.boundary import usage_exit
 from ..common.environment import Environment
 from ..common.kafka_release import DEFAULT_RELEASE, kafka_release
+from ..common.release_help import KAFKA_4_0
 from ..common.typer_app import run_app
 from ..completion import completers
 from . import commands
@@ -48,7 +49,6 @@ SERVER_HELP = ("A comma-separated list of host:port pairs to use for establishin
                "cluster.")
 CONTROLLER_HELP = ("A comma-separated list of host:port pairs to use for establishing the connection to the KRaft "
                    "quorum.")
-KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of what Kafka 3.9's FeatureCommand does not have
 RELEASE_HELP = (KAFKA_4_0 + "The release version to {} all features to. For example, 3.9-IV0 will set "
                 "metadata.version=21 and kraft.version=1. Use the version-mapping command to learn which features "
                 "will be set for any given version.")

@@ -37,6 +37,7 @@ from kraftsman.storage.metadata_versions import TABLES
 
 from ..common.boundary import usage_exit
 from ..common.environment import Environment
+from ..common.release_help import KAFKA_4_0
 from ..common.status import ExitStatus
 from ..common.typer_app import run_app
 from ..completion import completers
@@ -66,7 +67,6 @@ QUORUM_HELP_4_2 = {
                            "comma-separated list of id@hostname:port:directory. The same values must be used to "
                            f"format all nodes. For example:\n{_EXAMPLE_QUORUM}\n. " + _MUST_NOT_SET.format(verb="must"),
 }
-KAFKA_4_0 = "(Kafka 4.0) "   # marks the help of the sub-commands Kafka 3.9's StorageTool does not have
 LATEST = str(TABLES["3.9"].latest_production)
 QUORUM_FLAGS = ("standalone", "no_initial_controllers", "initial_controllers")
 QUORUM_NAMES = {"standalone": "--standalone/-s", "no_initial_controllers": "--no-initial-controllers/-N",
