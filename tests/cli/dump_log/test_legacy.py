@@ -74,7 +74,7 @@ def test_v1_create_time_shallow_and_deep(tmp_path):
 def test_v1_gzip_wrapper_log_append_time_relative_offsets(tmp_path):
     inner0, crc0 = entry(0, 1, None, b"x", timestamp=1)
     inner1, crc1 = entry(1, 1, b"y", b"z", timestamp=2)
-    wrapper, crc_w = entry(11, 1, None, gzip.compress(inner0 + inner1), attributes=0x01 | 0x08, timestamp=999)
+    wrapper, crc_w = entry(11, 1, None, gzip.compress(inner0 + inner1, mtime=0), attributes=0x01 | 0x08, timestamp=999)
     status, out, err = dump(tmp_path, wrapper, "--print-data-log")
     assert (status, err) == (0, "")
     # inner v1 offsets are relative: base = 11 - last inner offset (1) = 10; LogAppendTime takes the wrapper's
@@ -88,7 +88,7 @@ def test_v1_gzip_wrapper_log_append_time_relative_offsets(tmp_path):
 def test_v0_gzip_wrapper_keeps_absolute_inner_offsets(tmp_path):
     inner0, crc0 = entry(3, 0, None, b"a")
     inner1, _ = entry(4, 0, None, b"b")
-    wrapper, _ = entry(4, 0, None, gzip.compress(inner0 + inner1), attributes=0x01)
+    wrapper, _ = entry(4, 0, None, gzip.compress(inner0 + inner1, mtime=0), attributes=0x01)
     _, out, _ = dump(tmp_path, wrapper, "--deep-iteration")
     assert out[3] == f"| offset: 3 NoTimestampType: -1 keySize: -1 valueSize: 1 isValid: true crc: {crc0}}}"
     assert out[4].startswith("| offset: 4 NoTimestampType: -1 ")
@@ -105,7 +105,7 @@ def test_flipped_crc_is_invalid_and_exit_2(tmp_path):
 def test_v1_wrapper_offset_below_last_inner_offset(tmp_path):
     inner, _ = entry(0, 1, None, b"x", timestamp=1)
     inner2, _ = entry(5, 1, None, b"x", timestamp=1)
-    wrapper, _ = entry(2, 1, None, gzip.compress(inner + inner2), attributes=0x01, timestamp=1)
+    wrapper, _ = entry(2, 1, None, gzip.compress(inner + inner2, mtime=0), attributes=0x01, timestamp=1)
     status, out, err = dump(tmp_path, wrapper, "--deep-iteration")
     assert status == 2 and len(out) == 3
     assert ("Found invalid wrapper offset in compressed v1 message set, wrapper offset '2' is less than the last "

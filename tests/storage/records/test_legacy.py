@@ -38,17 +38,17 @@ def test_crc_mismatch_is_invalid():
 
 def test_deep_v1_relative_offsets_and_zero_wrapper_offset():
     inner = build_entry(0, 1, None, b"a", timestamp=1) + build_entry(1, 1, None, b"b", timestamp=2)
-    wrapped = LegacyBatch(build_entry(20, 1, None, gzip.compress(inner), attributes=1, timestamp=5), 0)
+    wrapped = LegacyBatch(build_entry(20, 1, None, gzip.compress(inner, mtime=0), attributes=1, timestamp=5), 0)
     assert [(r.offset, r.timestamp) for r in wrapped.records()] == [(19, 1), (20, 2)]
-    librdkafka = LegacyBatch(build_entry(0, 1, None, gzip.compress(inner), attributes=1, timestamp=5), 0)
+    librdkafka = LegacyBatch(build_entry(0, 1, None, gzip.compress(inner, mtime=0), attributes=1, timestamp=5), 0)
     assert [r.offset for r in librdkafka.records()] == [0, 1]
 
 
 @pytest.mark.parametrize("attributes, value, message", [
     (4, b"x", "Invalid wrapper compressionType found in legacy deep record iterator 1"),
     (1, None, "Found invalid compressed record set with null value (magic = 1)"),
-    (1, gzip.compress(b""), "Found invalid compressed record set with no inner records"),
-    (1, gzip.compress(build_entry(0, 1, None, b"x", attributes=1, timestamp=0)), "Inner messages must not be compressed"),
+    (1, gzip.compress(b"", mtime=0), "Found invalid compressed record set with no inner records"),
+    (1, gzip.compress(build_entry(0, 1, None, b"x", attributes=1, timestamp=0), mtime=0), "Inner messages must not be compressed"),
 ])
 def test_deep_iteration_errors(attributes, value, message):
     batch = LegacyBatch(build_entry(0, 1, None, value, attributes=attributes, timestamp=0), 0)
@@ -58,7 +58,7 @@ def test_deep_iteration_errors(attributes, value, message):
 
 def test_inner_size_below_overhead():
     inner = struct.pack(">qi", 0, 3) + b"abc"
-    batch = LegacyBatch(build_entry(0, 1, None, gzip.compress(inner), attributes=1, timestamp=0), 0)
+    batch = LegacyBatch(build_entry(0, 1, None, gzip.compress(inner, mtime=0), attributes=1, timestamp=0), 0)
     with pytest.raises(CorruptRecordError, match="less than the minimum record overhead"):
         list(batch.records())
 
