@@ -7,9 +7,13 @@ Rules:
 - Metadata is served by kraftsman's controller for admin clients (KIP-919 style); Kafka 3.9's controller
   does not list it. Vote goes to v2 (KIP-996, Kafka 4.0) where 3.9 stops at v1, and DescribeCluster to
   v2 (KIP-1073, Kafka 4.0's IncludeFencedBrokers) where 3.9 stops at v1. Envelope (forwarding,
-  KIP-590) is unwrapped by the Listener itself. Not served, though Kafka 3.9's controller lists them:
-  ControlledShutdown (ZooKeeper brokers during a migration) and DescribeDelegationToken (brokers answer it
-  from their own token cache; no broker forwards it).
+  KIP-590) is unwrapped by the Listener itself.
+- Every listener lists SaslHandshake and SaslAuthenticate, as Kafka's controller listeners do whatever their
+  security protocol: the Listener answers them itself (ILLEGAL_SASL_STATE once authenticated or without SASL).
+  DescribeDelegationToken is listed as Kafka's controller lists it, and answered as Kafka's controller answers
+  it, UNKNOWN_SERVER_ERROR (brokers answer it from their own token cache; no broker forwards it). Not listed,
+  though Kafka 3.9's controller lists it: ControlledShutdown (ZooKeeper brokers during a migration; its v0
+  request header has no client id).
 - Each release's controller advertises its own ranges (RELEASE_RANGES within the schemas': 3.9's maxima, 4.x's
   KIP-896 floors, Fetch 18 from 4.1, AddRaftVoter 1 in 4.2, ...) and its own supported features.
 - Features: supported ranges and finalized levels come from arguments; a finalized level of 0 means the
@@ -32,13 +36,15 @@ CONTROLLER_APIS = (
     "UpdateRaftVoter", "DescribeConfigs", "AlterConfigs", "AllocateProducerIds", "Envelope", "DescribeAcls",
     "CreateAcls", "DeleteAcls", "AlterClientQuotas", "DescribeUserScramCredentials", "AlterUserScramCredentials",
     "UpdateFeatures", "AssignReplicasToDirs", "CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
+    "DescribeDelegationToken", "SaslHandshake", "SaslAuthenticate",
 )
 # Each release's controller listener, where it differs from the full range of our schemas (which hold 3.9's
 # versions and 4.x's new ones): 3.9's maxima; 4.x's KIP-896 floors and its maxima (raw ApiVersions of a real 4.2
 # controller, brokers-4x.md section 7). An API's range is this one within its schema's.
 _KIP_896 = {"Fetch": (4, 18), "CreateTopics": (2, 7), "DeleteTopics": (1, 6), "AlterPartition": (2, 3),
             "DescribeAcls": (1, 3), "CreateAcls": (1, 3), "DeleteAcls": (1, 3), "DescribeConfigs": (1, 4),
-            "CreateDelegationToken": (1, 3), "RenewDelegationToken": (1, 2), "ExpireDelegationToken": (1, 2)}
+            "CreateDelegationToken": (1, 3), "RenewDelegationToken": (1, 2), "ExpireDelegationToken": (1, 2),
+            "DescribeDelegationToken": (1, 3)}
 RELEASE_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     "3.9": {"Fetch": (0, 17), "Metadata": (0, 12), "UpdateFeatures": (0, 1), "AddRaftVoter": (0, 0),
             "AlterPartitionReassignments": (0, 0)},   # DescribeCluster v2 and Vote v2: kraftsman's in every release

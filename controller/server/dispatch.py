@@ -3,8 +3,10 @@
 Rules:
 - The order is fixed: with an authorizer, its denial (authorizer.request_denial); without one, the ACL APIs'
   SECURITY_DISABLED answer; then the Raft APIs go to the core; an API the quorum controller does not serve
-  gets no answer (None); token APIs the connection may not use are refused (token_requests); reads answer
-  from the committed image (Metadata filtered by the authorizer); everything else is a write.
+  gets UNKNOWN_SERVER_ERROR (Kafka's ControllerApis: "Unsupported ApiKey"; the listener lets through only what it
+  advertises), or no answer (None) before the quorum controller exists; token APIs the connection may not use
+  are refused (token_requests); reads answer from the committed image (Metadata filtered by the authorizer);
+  everything else is a write.
 - A write on the active controller answers once its records commit (NOT_CONTROLLER if they cannot); a
   standby relays it to the active controller (forwarding, one hop), except a token request, whose principal
   would become the standby's, and a write a broker forwarded in an Envelope (Kafka's controllers never relay
@@ -18,6 +20,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from kraftsman.controller.quorum import error_responses as errors
 from kraftsman.storage.protocol.errors import Errors
@@ -26,6 +29,7 @@ from . import raft_wire, token_requests
 from .answers import Reply
 from .authorizer import filter_metadata, request_denial, request_principal
 
+log = logging.getLogger("kraftsman.server")
 RAFT_APIS = frozenset({"Vote", "BeginQuorumEpoch", "EndQuorumEpoch", "Fetch", "FetchSnapshot", "DescribeQuorum",
                        "AddRaftVoter", "RemoveRaftVoter", "UpdateRaftVoter"})
 
@@ -45,8 +49,12 @@ class Dispatcher:
         if name in RAFT_APIS:
             return self.raft_request(name, rctx.api_version, body)
         quorum = self.server.quorum
-        if quorum is None or name not in quorum.handlers:
+        if quorum is None:
             return None
+        if name not in quorum.handlers:
+            log.info("%s: %s v%d is listed but not served by a controller: UNKNOWN_SERVER_ERROR", rctx.listener,
+                     name, rctx.api_version)
+            return errors.error_response(name, body, Errors.UNKNOWN_SERVER_ERROR)
         if name in token_requests.TOKEN_APIS:
             refused = self.token_refusal(rctx, body)
             if refused is not None:

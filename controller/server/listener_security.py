@@ -9,7 +9,7 @@ Rules:
 - Supported mechanisms are PLAIN and SCRAM-SHA-256/512; any other enabled mechanism (Kafka's default is
   GSSAPI) and PLAIN without `user_<name>` entries are ConfigErrors naming the listener.
 - Without SASL the principal is the TLS one (tls.principal) or User:ANONYMOUS; with SASL it is the
-  authenticated user. SASL listeners advertise SaslHandshake and SaslAuthenticate in ApiVersions.
+  authenticated user. SaslHandshake and SaslAuthenticate are in every listener's ApiVersions (api_versions.py).
 """
 from __future__ import annotations
 
@@ -45,19 +45,6 @@ class ListenerSecurity:
     def principal(self, writer) -> str:
         """Return the principal of a new connection before any SASL exchange."""
         return tls.principal(writer.get_extra_info("ssl_object")) if self.ssl_context is not None else tls.ANONYMOUS
-
-    def advertise(self, response):
-        """Return the ApiVersionsResponse with SaslHandshake (0-1) and SaslAuthenticate (0-2) listed (SASL only)."""
-        if not self.uses_sasl:
-            return response
-        from kraftsman.storage.protocol import codec, framing
-
-        cls = codec.message_class("ApiVersionsResponse")
-        keys = {k.api_key: k for k in response.api_keys}
-        for key in (sasl_server.SASL_HANDSHAKE, sasl_server.SASL_AUTHENTICATE):
-            versions = framing.api_info(key).valid_versions
-            keys.setdefault(key, cls.ApiVersion(api_key=key, min_version=versions.lo, max_version=versions.hi))
-        return response.replace(api_keys=[keys[k] for k in sorted(keys)])
 
 
 def for_listener(config: ControllerConfig, name: str, scram_lookup=None) -> ListenerSecurity | None:

@@ -145,8 +145,7 @@ class Listener:
 
     def current_api_versions(self):
         """Return the ApiVersionsResponse body to advertise now."""
-        body = self.api_versions() if callable(self.api_versions) else self.api_versions
-        return self.security.advertise(body) if self.security is not None else body
+        return self.api_versions() if callable(self.api_versions) else self.api_versions
 
     def _admit(self, transport) -> bool:
         """Tell whether a new connection may stay (max.connections, max.connections.per.ip); close it if not."""

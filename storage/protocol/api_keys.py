@@ -5,7 +5,7 @@ range and the listeners its request spec names. kafka-broker-api-versions prints
 Rules:
 - Derived from kraftsman's schemas where kraftsman carries the API (the request spec's name, validVersions and
   listeners, as Kafka's generator builds ApiMessageType from the same JSON); stated in STATED where it does not:
-  the 44 APIs kraftsman has no spec for (produce, consume, groups, transactions, ZooKeeper-era and share-group
+  the 43 APIs kraftsman has no spec for (produce, consume, groups, transactions, ZooKeeper-era and share-group
   RPCs), and the 9 whose spec kraftsman keeps at a later release than 3.9 for its 4.x modes (Fetch, Metadata,
   AlterPartitionReassignments, Vote, UpdateFeatures, DescribeCluster and AddRaftVoter gained versions in 4.x;
   Envelope and AllocateProducerIds lost 3.9's zkBroker listener in 4.0), each marked `later`. A stated row for a key
@@ -54,7 +54,6 @@ STATED = """
 27 WriteTxnMarkers 0-1 zb
 28 TxnOffsetCommit 0-4 zb
 34 AlterReplicaLogDirs 0-2 zb
-41 DescribeDelegationToken 0-3 zbc
 42 DeleteGroups 0-2 zb
 45 AlterPartitionReassignments 0 zbc   later: kraftsman's spec has 4.1's v1
 47 OffsetDelete 0 zb

@@ -87,3 +87,32 @@ def test_acl_apis_without_an_authorizer_answer_security_disabled(quorum, loop):
     created, described = loop.run(ask())
     assert [(r.error_code, r.error_message) for r in created.results] == [(54, "No Authorizer is configured.")]
     assert (described.error_code, described.error_message) == (54, "No Authorizer is configured on the broker")
+
+
+def test_plaintext_listener_lists_and_answers_what_kafkas_controller_lists(quorum, loop):
+    """SaslHandshake and SaslAuthenticate are listed on a PLAINTEXT listener and answered ILLEGAL_SASL_STATE (Kafka's
+    ControllerApis); DescribeDelegationToken is listed and answered UNKNOWN_SERVER_ERROR; the connection stays open."""
+    from kraftsman.controller.wire.connection import Connection
+
+    host, port = next(iter(quorum.addresses().values()))
+    handshake = codec.message_class("SaslHandshakeRequest")(mechanism="PLAIN")
+    authenticate = codec.message_class("SaslAuthenticateRequest")(auth_bytes=b"\0alice\0secret")
+    describe = codec.message_class("DescribeDelegationTokenRequest")(owners=None)
+
+    async def ask():
+        conn = await Connection.open(host, port, timeout_ms=10_000)
+        try:
+            listed = await conn.negotiate(timeout_ms=10_000)
+            answers = [await conn.request("SaslHandshake", 1, handshake),
+                       await conn.request("SaslAuthenticate", 2, authenticate),
+                       await conn.request("DescribeDelegationToken", 3, describe),
+                       await conn.request("DescribeDelegationToken", 1, describe)]
+            return listed, answers, await conn.negotiate(timeout_ms=10_000)
+        finally:
+            await conn.close()
+    listed, (shake, auth, describe3, describe1), again = loop.run(ask())
+    assert (listed[17], listed[36], listed[41]) == ((0, 1), (0, 2), (0, 3)) and again == listed
+    assert (shake.error_code, shake.mechanisms) == (34, [])                # ILLEGAL_SASL_STATE
+    assert (auth.error_code, auth.error_message) == (34, "SaslAuthenticate request received after successful "
+                                                         "authentication")
+    assert [(d.error_code, d.tokens) for d in (describe3, describe1)] == [(-1, []), (-1, [])]  # UNKNOWN_SERVER_ERROR

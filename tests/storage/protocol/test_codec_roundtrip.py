@@ -123,7 +123,7 @@ def test_unknown_tagged_fields_survive(name, version, data):
 
 def test_case_lists_cover_every_spec():
     assert {n for n, _ in CASES} == set(schema.names())
-    assert len(CASES) == 374  # 230 + AlterConfigs v0-v2, DescribeConfigs v0-v4, Vote v2, Envelope v0,
+    assert len(CASES) == 382  # 230 + AlterConfigs v0-v2, DescribeConfigs v0-v4, Vote v2, Envelope v0,
     # AllocateProducerIds v0 (req + resp); 26 coordinator record versions (dump-log offsets/txn decoders);
     # SaslHandshake v0-v1, SaslAuthenticate v0-v2 (req + resp; kafka-cluster's client)
     # + UpdateFeatures v0-v1, Describe/Create/DeleteAcls v0-v3 (req + resp; controller admin APIs)
@@ -134,6 +134,7 @@ def test_case_lists_cover_every_spec():
     # + DescribeTopicPartitions v0, DescribeClientQuotas v0-v1, DescribeLogDirs v0-v4 (req + resp; a broker's reads)
     # + Kafka 4.x's Fetch v18, Metadata v13, UpdateFeatures v2, AddRaftVoter v1, AlterPartitionReassignments v1,
     # DescribeCluster v2
+    # + DescribeDelegationToken v0-v3 (req + resp; listed by Kafka's controllers)
 
 
 def test_nan_keeps_its_bytes():

@@ -30,6 +30,7 @@ API_TABLE = {
     57: (2, 0),  # UpdateFeatures (Kafka 3.9's spec with 4.0's v2, not in the reference table)
     73: (0, 0),  # AssignReplicasToDirs (KIP-858, Kafka 3.9's spec, not in the reference table)
     38: (3, 2), 39: (2, 2), 40: (2, 2),  # Create/Renew/ExpireDelegationToken (Kafka 3.9's ApiVersions ranges)
+    41: (3, 2),  # DescribeDelegationToken (Kafka 3.9's ApiVersions range; its controllers list it)
     75: (0, 0), 48: (1, 1), 35: (4, 2),  # DescribeTopicPartitions, DescribeClientQuotas, DescribeLogDirs (a broker's)
 }
 

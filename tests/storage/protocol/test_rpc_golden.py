@@ -610,6 +610,29 @@ HAND = [
         "ExpireDelegationTokenResponse", expiry_timestamp_ms=-1), "0000 ffffffffffffffff 00000000"),
     Body("ExpireDelegationTokenResponse", 2, lambda: M(
         "ExpireDelegationTokenResponse", error_code=66, expiry_timestamp_ms=0), "0042 0000000000000000 00000000 00"),
+    # ---- DescribeDelegationToken (41): v2 is flexible, v3 adds the requester to each token
+    Body("DescribeDelegationTokenRequest", 0, lambda: M(
+        "DescribeDelegationTokenRequest", owners=None), "ffffffff"),
+    Body("DescribeDelegationTokenRequest", 3, lambda: M(
+        "DescribeDelegationTokenRequest", owners=[S("DescribeDelegationTokenRequest", "DescribeDelegationTokenOwner",
+                                                    principal_type="User", principal_name="bob")]), """
+        02 05 55736572 04 626f62 00 00       # Owners [User:bob], owner and top-level tags
+    """),
+    Body("DescribeDelegationTokenResponse", 0, lambda: M(
+        "DescribeDelegationTokenResponse", error_code=-1), "ffff 00000000 00000000"),
+    Body("DescribeDelegationTokenResponse", 3, lambda: M(
+        "DescribeDelegationTokenResponse", tokens=[S(
+            "DescribeDelegationTokenResponse", "DescribedDelegationToken", principal_type="User",
+            principal_name="alice", token_requester_principal_type="User", token_requester_principal_name="bob",
+            issue_timestamp=1000, expiry_timestamp=2000, max_timestamp=3000, token_id="t1", hmac=b"\x01",
+            renewers=[])]), """
+        0000 02                              # NONE, Tokens [
+        05 55736572 06 616c696365            #   owner User:alice
+        05 55736572 04 626f62                #   requester User:bob
+        00000000000003e8 00000000000007d0 0000000000000bb8   # issue, expiry, max
+        03 7431 02 01 01 00                  #   TokenId "t1", Hmac, Renewers [], tags]
+        00000000 00                          # ThrottleTimeMs, tags
+    """),
     # ---- DescribeAcls (29), CreateAcls (30), DeleteAcls (31): v1 adds the pattern type, v2 is flexible
     Body("DescribeAclsRequest", 0, lambda: M(
         "DescribeAclsRequest", resource_type_filter=2, resource_name_filter="t", principal_filter=None,

@@ -39,6 +39,8 @@ OURS_ONLY = {"ClearElrRecord", "AllocateProducerIdsRequest", "AllocateProducerId
              # ACL APIs Kafka's controllers serve (not in the reference copy)
              "DescribeAclsRequest", "DescribeAclsResponse", "CreateAclsRequest", "CreateAclsResponse",
              "DeleteAclsRequest", "DeleteAclsResponse",
+             # listed by Kafka's controllers, answered UNKNOWN_SERVER_ERROR (Kafka 3.9's spec, v0-3)
+             "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse",
              # admin APIs Kafka's controllers serve (not in the reference copy)
              "UpdateFeaturesRequest", "UpdateFeaturesResponse",
              "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse",
@@ -209,7 +211,8 @@ def test_our_schema_files_hold_facts_only():
 KAFKA_4X_SCHEMAS = REPO.parent / "shared" / "reference" / "kafka-4x" / "schemas"
 FOUR_X_VERSIONS = ("FetchRequest", "FetchResponse", "MetadataRequest", "MetadataResponse", "AddRaftVoterRequest",
                    "AddRaftVoterResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse",
-                   "UpdateFeaturesRequest", "UpdateFeaturesResponse", "ClearElrRecord")
+                   "UpdateFeaturesRequest", "UpdateFeaturesResponse", "ClearElrRecord",
+                   "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse")
 
 
 def _fields_4x(fields, where: str):
