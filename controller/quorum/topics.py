@@ -148,6 +148,12 @@ def _placed_partitions(ctx: ControllerContext, topic, brokers: _Brokers) -> list
     except PlacementError as e:
         raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): {e}") \
             from None
+    return _with_isrs(placements, brokers, factor)
+
+
+def _with_isrs(placements: list, brokers: _Brokers, factor: int) -> list[tuple[list, list]]:
+    """Return each placement's (replicas, ISR): the replicas on active brokers, in order; a placement with none
+    fails the request, as Kafka's does."""
     parts, active = [], brokers.active()
     for replicas in placements:
         isr = [b for b in replicas if b in active]
@@ -347,14 +353,7 @@ def _new_partitions(ctx: ControllerContext, topic, info, brokers: _Brokers) -> l
             placements = place(ctx.image, ctx.rng, additional, factor, brokers.layout())
         except PlacementError as e:
             raise ApiError(E.INVALID_REPLICATION_FACTOR, str(e)) from None
-    parts, active = [], brokers.active()
-    for replicas in placements:
-        isr = [b for b in replicas if b in active]
-        if not isr:
-            raise ApiError(E.INVALID_REPLICATION_FACTOR, f"Unable to replicate the partition {factor} time(s): All "
-                                                         "brokers are currently fenced or in controlled shutdown.")
-        parts.append((replicas, isr))
-    return brokers.partition_records(info.topic_id, current, parts)
+    return brokers.partition_records(info.topic_id, current, _with_isrs(placements, brokers, factor))
 
 
 def create_partitions(ctx: ControllerContext, request) -> ControllerResult:
