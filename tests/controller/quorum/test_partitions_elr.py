@@ -205,3 +205,32 @@ def test_fencing_visits_topics_in_kafkas_brokers_to_isrs_order_as_a_real_4_2_log
             for r in broker_fencing.fence(_ctx(image), 1) if r.name == "PartitionChangeRecord"]
     assert len(real) == len(ours) == 51
     assert ours == real
+
+
+def _alter_isr(image, isr: list[int], partition_epoch: int):
+    """Run AlterPartition v3 from the leader (broker 1) of t-0 asking for `isr`; return (record fields, image)."""
+    from kraftsman.controller.quorum.reassignment import alter_partition
+
+    data = S("AlterPartitionRequest", "PartitionData", partition_index=0, leader_epoch=0,
+             partition_epoch=partition_epoch, leader_recovery_state=0, new_isr_with_epochs=[
+                 S("AlterPartitionRequest", "BrokerState", broker_id=b, broker_epoch=10 + b) for b in isr])
+    topic_data = S("AlterPartitionRequest", "TopicData", topic_id=image.topics.by_name["t"].topic_id, partitions=[data])
+    request = M("AlterPartitionRequest", broker_id=1, broker_epoch=11, topics=[topic_data])
+    result = alter_partition(_ctx(image, version=3), request)
+    assert result.response.topics[0].partitions[0].error_code == 0
+    return [_fields(r) for r in result.records], replay(image, result.records)
+
+
+def test_alter_partition_shrinks_the_isr_into_the_elr_and_an_expansion_to_min_isr_empties_it():
+    """KIP-966 through AlterPartition: below min ISR the members a leader drops stay eligible (the high watermark
+    cannot move), and once the ISR is back at min ISR the ELR goes, members that did not rejoin included."""
+    image = _elr_cluster(*[broker_record(b, 10 + b) for b in (1, 2, 3)], *topic(partition(0, [1, 2, 3], 1)),
+                         min_isr=2)
+    fields, image = _alter_isr(image, [1], partition_epoch=0)
+    assert fields == [{"partitionId": 0, "isr": [1], "eligibleLeaderReplicas": [2, 3]}]
+    assert list(image.topics.index.in_elr(3).values()) == [[0]]
+    fields, image = _alter_isr(image, [1, 2], partition_epoch=1)
+    assert fields == [{"partitionId": 0, "isr": [1, 2], "eligibleLeaderReplicas": []}]
+    p = image.topics.by_name["t"].partition(0)
+    assert (p.isr, p.elr, p.last_known_elr or []) == ([1, 2], [], [])     # LastKnownElr never written
+    assert image.topics.index.in_elr(2) == {} and image.topics.index.in_elr(3) == {}
