@@ -9,7 +9,8 @@ Rules:
   is a WARN line (ClientUtils), none left is Kafka's ConfigException. One bootstrap node per address, ids -1, -2,
   ... in the order given (Kafka's Cluster shuffles them).
 - Then Admin.api_versions_of_every_node, asked again every 50 ms while the answer lists no node (awaitBrokers;
-  Kafka waits without end, kraftsman until the deadline: then a TimeoutException in Kafka's form, exit 69); each
+  Kafka waits without end, kraftsman until the deadline: then a TimeoutException in Kafka's form, exit 69, also
+  when an ask after an empty answer runs into the deadline); each
   node is `<node> -> (` its APIs `)` (node_versions) or
   `<node> -> ERROR: <the Java exception>`: DisconnectException when the node cannot be asked (after NetworkClient's
   WARN line when it refused the connection), its authentication exception's class and message when TLS or SASL
@@ -139,13 +140,23 @@ def _every_node(r: jopt.Run, bootstrap: list) -> list:
 
 
 def _await_nodes(admin) -> list:
-    """Return the nodes' answers once the cluster lists a node, asking every 50 ms until the deadline."""
+    """Return the nodes' answers once the cluster lists a node, asking every 50 ms until the deadline (a cluster
+    that answered and then let an ask run out the deadline was still listing no node: the same timeout)."""
     import time
 
+    from kraftsman.controller.client import sync_client as sc
+
+    answered = False
     while True:
-        found = admin.api_versions_of_every_node()
+        try:
+            found = admin.api_versions_of_every_node()
+        except sc.RequestTimeout:
+            if not answered or time.monotonic() < admin.deadline:
+                raise
+            found = None
         if found:
             return found
+        answered = True
         if time.monotonic() + AWAIT_S >= admin.deadline:
             raise jopt.KafkaError("Timed out waiting for the cluster's metadata to list a node (Kafka's tool waits "
                                   "for one without end)", jopt.TIMEOUT_EXCEPTION, status=ExitStatus.UNAVAILABLE)

@@ -237,3 +237,22 @@ def test_a_cluster_that_lists_no_broker_is_awaited_until_the_deadline():
     assert masked(err) == ('Exception in thread "main" org.apache.kafka.common.errors.TimeoutException: Timed out '
                            "waiting for the cluster's metadata to list a node (Kafka's tool waits for one without "
                            "end)\n\tat <frames>\n")
+
+
+def test_an_ask_that_the_deadline_cuts_short_is_the_same_timeout():
+    """The cluster answered, listing no node, then took longer than the time left: still 'no node listed in time',
+    not 'Request METADATA failed' (CI once met this race with the test above)."""
+    import time
+
+    empty = metadata_handler([])
+
+    def slow(header, request):
+        if header.request_api_key == 3:
+            time.sleep(0.35)
+        return empty(header, request)
+    with FakeServer(ranges={18: (0, 4), 3: (0, 12)}) as server:
+        server.handler = slow
+        status, out, err = kb("--bootstrap-server", server.address, "--timeout", "1")
+    assert (status, out) == (69, "")
+    assert masked(err).startswith('Exception in thread "main" org.apache.kafka.common.errors.TimeoutException: '
+                                  "Timed out waiting for the cluster's metadata to list a node")
