@@ -134,7 +134,8 @@ def segment_paths(directory: Path) -> list[Path]:
 
 
 def recover_segments(directory: Path) -> tuple[list[Segment], ScannedBatches]:
-    """Open every segment, index its batches and cut a bad tail off the last one."""
+    """Open every segment, index its batches and cut a bad tail off the last one; the caller fsyncs what it keeps
+    (FileLog.open syncs every segment, then the directory)."""
     segments: list[Segment] = []
     scanned = ScannedBatches()
     paths = segment_paths(directory)
@@ -168,8 +169,7 @@ def _scan(segment: Segment, scanned: ScannedBatches, *, strict: bool) -> int:
             raise StorageError(f"corrupt metadata log segment before the last one: {e}") from None
         _refuse_if_not_a_torn_tail(segment, e, scanned.end_offset if len(scanned) else segment.base_offset)
     if good_end < segment.size:
-        segment.truncate(good_end)
-        segment.sync()
+        segment.truncate(good_end)  # made durable with the rest by the caller (FileLog's _sync_recovered)
     return found
 
 

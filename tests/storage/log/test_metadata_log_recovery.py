@@ -260,3 +260,31 @@ def test_a_voter_with_a_damaged_log_refuses_to_start_in_one_line(tmp_path):
     assert status == 1 and "Traceback" not in err.getvalue()
     assert any(SEGMENT in line and "refusing to truncate" in line for line in lines), lines
     assert len((partition / SEGMENT).read_bytes()) == sum(len(b.data) for b in batches)
+
+
+def test_a_cut_torn_tail_is_fsynced_once_and_after_the_cut(tmp_path, monkeypatch):
+    """Recovery makes the cut durable: the segment is fsynced after its ftruncate, and once (every segment is
+    synced at the end of open(), the cut one with them)."""
+    batches = build(tmp_path)
+    with open(tmp_path / SEGMENT, "ab") as f:
+        f.write(b"\x00\x00\x00\x00\x00\x00\x00\x2a\x00\x00\x01")  # a write torn by a crash
+    events = []
+    real_fsync, real_ftruncate = os.fsync, os.ftruncate
+
+    def name(fd):
+        return os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+
+    def fsync(fd):
+        events.append(("fsync", name(fd)))
+        real_fsync(fd)
+
+    def ftruncate(fd, size):
+        events.append(("ftruncate", name(fd)))
+        real_ftruncate(fd, size)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "ftruncate", ftruncate)
+    FileLog.open(tmp_path).close()
+    segment = [e for e in events if e[1] == SEGMENT]
+    assert segment == [("ftruncate", SEGMENT), ("fsync", SEGMENT)]
+    monkeypatch.undo()
+    assert_holds(tmp_path, batches)
