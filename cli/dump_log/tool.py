@@ -149,7 +149,16 @@ def run(argv: list[str], env: Environment) -> int:
 
         return _usage(env, DESCRIPTION, kafka_release(env))
     return run_app(app, with_optional_arguments(list(argv)), env, prog=PROG, tool_env_name="dump_log",
-                   usage_error=_one_line_usage_error)
+                   usage_error=_one_line_usage_error, help_texts=_release_texts(env))
+
+
+def _release_texts(env: Environment) -> dict:
+    """Return what the release spoken changes in the declared options: Kafka 3.9's tool has no
+    --share-group-state-decoder, so a 3.9 run does not offer it (completion; the usage table is its own)."""
+    from ..common.kafka_release import kafka_release
+    from ..common.release_help import NOT_IN_RELEASE
+
+    return {(None, "share_group_state_decoder"): NOT_IN_RELEASE} if kafka_release(env) == "3.9" else {}
 
 
 def main() -> None:

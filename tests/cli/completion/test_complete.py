@@ -151,6 +151,15 @@ def test_release_versions_and_feature_levels():
     assert candidates("kafka-features -b h:1 disable --feature gr") == ["group.version"]
 
 
+def test_a_flag_the_release_lacks_is_not_offered():
+    """kafka-dump-log's --share-group-state-decoder is Kafka 4.0's: 3.9's tool refuses it, so 3.9 does not offer it
+    (completion asks the program, which speaks the release KRAFTSMAN_KAFKA_VERSION names)."""
+    assert candidates("kafka-dump-log --sh") == []
+    assert candidates("kafka-dump-log --sh", {"KRAFTSMAN_KAFKA_VERSION": "4.0"}) == ["--share-group-state-decoder"]
+    assert candidates("kafka-dump-log --sk") == ["--skip-record-metadata"]      # the release's own flags stay
+    assert candidates("kafka-dump-log --sh") == []                              # and the hiding lasted one run
+
+
 def test_profile_names(tmp_path):
     config = tmp_path / "kraftsman" / "config.yaml"
     config.parent.mkdir()
