@@ -116,8 +116,9 @@ def _dump(env: Environment, values: dict) -> int:
     from ..common.kafka_release import kafka_release, version_line
 
     release = kafka_release(env)
-    if values["share_group_state_decoder"] and release == "3.9":  # a 4.0 flag: 3.9's tool does not know it
-        env.stderr.write(f"{PROG}: unrecognized arguments: {SHARE_GROUP_STATE_DECODER}\n")
+    refused = [flag for flag in OPTIONS_4X if values[_parameter(flag)]] if release == "3.9" else []
+    if refused:                       # Kafka 4.0's flags: 3.9's tool does not know them
+        env.stderr.write(f"{PROG}: unrecognized arguments: {' '.join(refused)}\n")
         return ExitStatus.ERROR
     if values["show_help"]:
         return _usage(env, DESCRIPTION, release)
@@ -153,12 +154,17 @@ def run(argv: list[str], env: Environment) -> int:
 
 
 def _release_texts(env: Environment) -> dict:
-    """Return what the release spoken changes in the declared options: Kafka 3.9's tool has no
-    --share-group-state-decoder, so a 3.9 run does not offer it (completion; the usage table is its own)."""
+    """Return what the release spoken changes in the declared options: Kafka 3.9's tool lacks 4.0's flags
+    (OPTIONS_4X), so a 3.9 run does not offer them (completion; the usage table is its own)."""
     from ..common.kafka_release import kafka_release
     from ..common.release_help import NOT_IN_RELEASE
 
-    return {(None, "share_group_state_decoder"): NOT_IN_RELEASE} if kafka_release(env) == "3.9" else {}
+    return {(None, _parameter(flag)): NOT_IN_RELEASE for flag in OPTIONS_4X} if kafka_release(env) == "3.9" else {}
+
+
+def _parameter(flag: str) -> str:
+    """Return the typer parameter name of a long flag (--share-group-state-decoder: share_group_state_decoder)."""
+    return flag.removeprefix("--").replace("-", "_")
 
 
 def main() -> None:
